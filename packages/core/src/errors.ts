@@ -1,0 +1,155 @@
+/**
+ * Every failure the SDK reports is an {@link OidcError} with a stable `code`.
+ * Messages say what happened and what to do; they never contain a token, a code or a secret.
+ */
+
+/** Stable, machine-readable error codes. `switch (err.code)` narrows on this union. */
+export type OidcErrorCode =
+  // Caller mistakes, detected before any request is sent.
+  | 'invalid_options'
+  | 'client_secret_in_browser'
+  | 'pkce_with_client_secret'
+  // Transport.
+  | 'request_timeout'
+  | 'network_error'
+  // Provider metadata.
+  | 'discovery_failed'
+  | 'discovery_issuer_mismatch'
+  | 'invalid_provider_metadata'
+  // Authorization response (the redirect back to the client).
+  | 'authorization_error'
+  | 'authorization_response_invalid'
+  | 'state_missing'
+  | 'state_mismatch'
+  | 'iss_missing'
+  | 'iss_mismatch'
+  // Token endpoint.
+  | 'token_endpoint_error'
+  | 'token_response_invalid'
+  | 'id_token_missing'
+  // JWKS.
+  | 'jwks_fetch_failed'
+  | 'jwks_invalid'
+  // ID token validation, one code per rule.
+  | 'id_token_malformed'
+  | 'id_token_alg_not_allowed'
+  | 'id_token_unknown_kid'
+  | 'id_token_signature_invalid'
+  | 'id_token_iss_mismatch'
+  | 'id_token_aud_mismatch'
+  | 'id_token_azp_missing'
+  | 'id_token_azp_mismatch'
+  | 'id_token_expired'
+  | 'id_token_iat_missing'
+  | 'id_token_iat_future'
+  | 'id_token_nbf_future'
+  | 'id_token_nonce_missing'
+  | 'id_token_nonce_mismatch'
+  | 'id_token_auth_time_missing'
+  | 'id_token_auth_time_too_old'
+  | 'id_token_sub_missing'
+  | 'id_token_sub_mismatch'
+  | 'id_token_at_hash_missing'
+  | 'id_token_at_hash_mismatch'
+  | 'id_token_c_hash_missing'
+  | 'id_token_c_hash_mismatch'
+  // UserInfo.
+  | 'userinfo_error'
+  | 'userinfo_sub_mismatch'
+  // Stateful wrappers (browser, node).
+  | 'transaction_not_found'
+  | 'transaction_expired'
+  | 'transaction_invalid'
+  | 'login_required'
+  | 'refresh_token_missing'
+  | 'popup_blocked'
+  | 'popup_closed';
+
+const OIDC_ERROR_MARK = Symbol.for('oidc-rp.error');
+
+/** Base class of every error the SDK throws. */
+export class OidcError extends Error {
+  readonly code: OidcErrorCode;
+  override readonly cause?: unknown;
+
+  constructor(code: OidcErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message);
+    this.name = 'OidcError';
+    this.code = code;
+    if (options && 'cause' in options) this.cause = options.cause;
+    Object.defineProperty(this, OIDC_ERROR_MARK, { value: true });
+  }
+}
+
+/** The provider redirected back with `error` (RFC 6749 4.1.2.1). */
+export class AuthorizationResponseError extends OidcError {
+  readonly error: string;
+  readonly error_description: string | undefined;
+  readonly state: string | undefined;
+
+  constructor(params: { error: string; error_description?: string | undefined; state?: string | undefined }) {
+    super(
+      'authorization_error',
+      `The provider ended the login with "${safeErrorValue(params.error)}"` +
+        (params.error_description ? `: ${truncate(params.error_description)}` : '') +
+        '. Start a new login; if it keeps failing, check the client registration and requested scopes.',
+    );
+    this.name = 'AuthorizationResponseError';
+    this.error = params.error;
+    this.error_description = params.error_description;
+    this.state = params.state;
+  }
+}
+
+/** The token endpoint answered with an OAuth error body (RFC 6749 5.2) or an unexpected status. */
+export class TokenEndpointError extends OidcError {
+  readonly status: number;
+  readonly error: string;
+  readonly error_description: string | undefined;
+
+  constructor(params: { status: number; error: string; error_description?: string | undefined }) {
+    super(
+      'token_endpoint_error',
+      `The token endpoint refused the request (HTTP ${params.status}, "${safeErrorValue(params.error)}")` +
+        (params.error_description ? `: ${truncate(params.error_description)}` : '') +
+        '. ' +
+        hintFor(params.error),
+    );
+    this.name = 'TokenEndpointError';
+    this.status = params.status;
+    this.error = params.error;
+    this.error_description = params.error_description;
+  }
+}
+
+/** True for errors thrown by any copy of oidc-rp (works across duplicate installs). */
+export function isOidcError(value: unknown): value is OidcError {
+  return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[OIDC_ERROR_MARK] === true;
+}
+
+function hintFor(error: string): string {
+  switch (error) {
+    case 'invalid_grant':
+      return 'The code or refresh token is expired, already used or revoked: start a new login.';
+    case 'invalid_client':
+      return 'Check the client ID and secret, and the client authentication method.';
+    case 'unauthorized_client':
+      return 'The client is not allowed this grant: check its registration.';
+    case 'unsupported_grant_type':
+      return 'This endpoint does not serve that grant: check the token endpoint configured for it.';
+    case 'invalid_scope':
+      return 'Request only scopes registered for the client.';
+    default:
+      return 'Check the request parameters and the client registration.';
+  }
+}
+
+// Error values are short ASCII identifiers; anything else from the wire is not echoed.
+function safeErrorValue(value: string): string {
+  return /^[\x20-\x21\x23-\x5b\x5d-\x7e]{1,64}$/.test(value) ? value : 'unrecognised error';
+}
+
+function truncate(text: string): string {
+  const clean = text.replace(/[\u0000-\u001f\u007f]/g, ' ');
+  return clean.length > 200 ? `${clean.slice(0, 200)}…` : clean;
+}

@@ -1,0 +1,121 @@
+/** Plain data shared by every protocol step. */
+
+export type GrantType = 'authorization_code' | 'refresh_token' | 'client_credentials';
+
+/** Every response type the service supports. `id_token` alone is only delivered by `form_post`. */
+export type ResponseType = 'code' | 'code id_token' | 'code token id_token' | 'token' | 'id_token token' | 'id_token';
+
+export type ResponseMode = 'query' | 'fragment' | 'form_post';
+
+/**
+ * OpenID Provider metadata (OIDC Discovery 1.0 names), plus two oidc-rp extensions that
+ * describe providers whose token endpoint differs per grant, like this service.
+ */
+export interface ProviderMetadata {
+  issuer: string;
+  authorization_endpoint: string;
+  /** Default token endpoint, used for any grant not listed in `token_endpoint_by_grant`. */
+  token_endpoint: string;
+  /** oidc-rp extension: a token endpoint per grant (the service: `/oidc/token` for codes, `/oauth/token` otherwise). */
+  token_endpoint_by_grant?: Partial<Record<GrantType, string>>;
+  /**
+   * oidc-rp extension: `true` when the provider takes `client_secret` *or* `code_verifier`
+   * at the code exchange, never both (this service). Otherwise PKCE and client
+   * authentication are sent together, as RFC 9700 recommends.
+   */
+  pkce_replaces_client_secret?: boolean;
+  jwks_uri?: string;
+  userinfo_endpoint?: string;
+  revocation_endpoint?: string;
+  end_session_endpoint?: string;
+  authorization_response_iss_parameter_supported?: boolean;
+  id_token_signing_alg_values_supported?: string[];
+  token_endpoint_auth_methods_supported?: string[];
+  code_challenge_methods_supported?: string[];
+  response_types_supported?: string[];
+  response_modes_supported?: string[];
+  scopes_supported?: string[];
+  [extension: string]: unknown;
+}
+
+export type ClientAuthMethod = 'client_secret_post' | 'client_secret_basic' | 'none';
+
+/** How a client identifies itself at the token endpoint. */
+export interface ClientConfig {
+  clientId: string;
+  /** Confidential clients only. Never given to a browser. */
+  clientSecret?: string;
+  /** Default: `client_secret_post` when a secret is set (the service's way), else `none`. */
+  authMethod?: ClientAuthMethod;
+}
+
+/** Network settings accepted by every function that talks to the provider. */
+export interface HttpOptions {
+  /** Custom fetch (tests, proxies, instrumentation). Default: the global fetch. */
+  fetch?: typeof fetch;
+  /** Per-request timeout in milliseconds. Default 10 000. */
+  timeout?: number;
+  /** Aborts the request when signalled. */
+  signal?: AbortSignal;
+}
+
+/**
+ * What the client must persist between sending the user to the provider and the callback.
+ * Plain JSON: safe to store in sessionStorage or seal into a cookie.
+ */
+export interface AuthorizationTransaction {
+  state: string;
+  nonce?: string;
+  codeVerifier?: string;
+  redirectUri: string;
+  responseType: ResponseType;
+  responseMode: ResponseMode;
+  scope: string;
+  clientId: string;
+  issuer: string;
+  maxAge?: number;
+  /** Epoch seconds. */
+  createdAt: number;
+  /** Caller data carried through the login (e.g. the page to return to). Not sent to the provider. */
+  appState?: unknown;
+}
+
+/** Standard ID token claims (OIDC Core 2 and 5.1), open to custom claims. */
+export interface IdTokenClaims {
+  iss: string;
+  sub: string;
+  aud: string | string[];
+  exp: number;
+  iat: number;
+  nbf?: number;
+  auth_time?: number;
+  nonce?: string;
+  azp?: string;
+  at_hash?: string;
+  c_hash?: string;
+  acr?: string;
+  amr?: string[];
+  sid?: string;
+  name?: string;
+  given_name?: string;
+  family_name?: string;
+  preferred_username?: string;
+  email?: string;
+  email_verified?: boolean;
+  picture?: string;
+  [claim: string]: unknown;
+}
+
+/** One normalised shape for every token response, whatever the grant or endpoint. */
+export interface TokenSet {
+  accessToken: string;
+  /** Always `"Bearer"`: the service sends `Bearer` and `bearer`, compared case-insensitively. */
+  tokenType: 'Bearer';
+  /** Epoch seconds; from `expires_in`, else a JWT access token's `exp`, else undefined (unknown lifetime). */
+  expiresAt?: number;
+  refreshToken?: string;
+  idToken?: string;
+  /** Validated ID token claims, when an ID token came with the response and was validated. */
+  claims?: IdTokenClaims;
+  scope?: string;
+}

@@ -1,0 +1,4 @@
+import { defineConfig } from 'tsup';
+import { libraryBuild } from '../../tsup.shared';
+
+export default defineConfig(libraryBuild());

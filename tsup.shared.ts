@@ -1,0 +1,15 @@
+import type { Options } from 'tsup';
+
+/** One build shape for every publishable package: ESM (.mjs) + CJS (.cjs) + declarations. */
+export function libraryBuild(entry: Record<string, string> | string[] = ['src/index.ts']): Options {
+  return {
+    entry,
+    format: ['esm', 'cjs'],
+    dts: true,
+    clean: true,
+    sourcemap: true,
+    target: 'es2022',
+    treeshake: true,
+    outExtension: ({ format }) => ({ js: format === 'esm' ? '.mjs' : '.cjs' }),
+  };
+}
