@@ -150,6 +150,7 @@ function safeErrorValue(value: string): string {
 }
 
 function truncate(text: string): string {
-  const clean = text.replace(/[\u0000-\u001f\u007f]/g, ' ');
+  let clean = '';
+  for (const char of text) clean += char < ' ' || char === '\u007f' ? ' ' : char;
   return clean.length > 200 ? `${clean.slice(0, 200)}…` : clean;
 }

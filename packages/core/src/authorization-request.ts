@@ -1,0 +1,219 @@
+/**
+ * Building the authorization request (the redirect to the provider) for every response
+ * type the service supports, enforcing each flow's rules before anything leaves the app.
+ */
+
+import { assertSecureUrl } from './discovery';
+import { OidcError } from './errors';
+import { codeChallengeS256, createCodeVerifier, createNonce, createState } from './pkce';
+import type { AuthorizationTransaction, ProviderMetadata, ResponseMode, ResponseType } from './types';
+
+/** Input of {@link buildAuthorizationRequest}. */
+export interface AuthorizationRequestParams {
+  provider: ProviderMetadata;
+  clientId: string;
+  /** Must be registered with the provider exactly as given. */
+  redirectUri: string;
+  /** Space-separated string or list; include `openid` for an ID token. */
+  scope: string | string[];
+  /** Default `'code'`. */
+  responseType?: ResponseType;
+  /** Default: `query` for `code`, `form_post` for `id_token`, `fragment` otherwise. Never `query` when tokens come back. */
+  responseMode?: ResponseMode;
+  /** PKCE S256. Default: on whenever the response type includes `code`; not allowed otherwise. */
+  pkce?: boolean;
+  /** Maximum authentication age in seconds (`max_age`); the ID token's `auth_time` is then checked. */
+  maxAge?: number;
+  prompt?: string;
+  loginHint?: string;
+  /** Caller data carried in the transaction (e.g. the page to return to). Never sent. */
+  appState?: unknown;
+  /** Additional query parameters. They may not set any parameter this function controls. */
+  extra?: Record<string, string>;
+}
+
+/** Output of {@link buildAuthorizationRequest}. */
+export interface AuthorizationRequest {
+  /** Where to send the user agent. */
+  url: URL;
+  /** Persist it until the callback; it holds the state, nonce and code verifier. */
+  transaction: AuthorizationTransaction;
+}
+
+const RESPONSE_TYPES: readonly ResponseType[] = [
+  'code',
+  'code id_token',
+  'code token id_token',
+  'token',
+  'id_token token',
+  'id_token',
+];
+const RESPONSE_MODES: readonly ResponseMode[] = ['query', 'fragment', 'form_post'];
+
+// Parameters this module sets or checks: `extra` may not touch them.
+const PROTECTED = new Set([
+  'response_type',
+  'response_mode',
+  'client_id',
+  'redirect_uri',
+  'scope',
+  'state',
+  'nonce',
+  'code_challenge',
+  'code_challenge_method',
+  'max_age',
+  'prompt',
+  'login_hint',
+  'request',
+  'request_uri',
+]);
+
+/**
+ * Builds the authorization URL and the transaction to persist until the callback.
+ * Generates `state`, a `nonce` whenever `openid` is requested, and a PKCE verifier for
+ * code flows. Throws `invalid_options` for a request the flow does not allow.
+ *
+ * @example
+ * ```ts
+ * const provider = serviceProvider('http://127.0.0.1:4000/demo');
+ * const { url, transaction } = await buildAuthorizationRequest({
+ *   provider,
+ *   clientId: 'spa',
+ *   redirectUri: 'http://127.0.0.1:5173/callback',
+ *   scope: ['openid', 'profile', 'offline_access'],
+ * });
+ * sessionStorage.setItem(`oidc:${transaction.state}`, JSON.stringify(transaction));
+ * location.assign(url);
+ * ```
+ */
+export async function buildAuthorizationRequest(params: AuthorizationRequestParams): Promise<AuthorizationRequest> {
+  const { provider, clientId, redirectUri } = params;
+  const responseType = params.responseType ?? 'code';
+  if (!RESPONSE_TYPES.includes(responseType)) {
+    throw invalid(`responseType must be one of ${RESPONSE_TYPES.map((t) => `"${t}"`).join(', ')}.`);
+  }
+  const responseMode = params.responseMode ?? defaultResponseMode(responseType);
+  if (!RESPONSE_MODES.includes(responseMode)) {
+    throw invalid('responseMode must be "query", "fragment" or "form_post".');
+  }
+  if (typeof clientId !== 'string' || clientId === '') throw invalid('clientId is required.');
+  checkRedirectUri(redirectUri);
+  if (typeof provider?.authorization_endpoint !== 'string') {
+    throw invalid('The provider metadata has no authorization_endpoint.');
+  }
+  assertSecureUrl(provider.authorization_endpoint, "The provider's authorization_endpoint");
+
+  const scope = normaliseScope(params.scope);
+  const scopes = scope.split(' ');
+  const hasCode = responseType.split(' ').includes('code');
+  const returnsIdToken = responseType.split(' ').includes('id_token');
+
+  if (responseType === 'id_token' && responseMode !== 'form_post') {
+    throw invalid('responseType "id_token" is only delivered with responseMode "form_post".');
+  }
+  if (responseType !== 'code' && responseMode === 'query') {
+    throw invalid(
+      `responseType "${responseType}" returns tokens, which must never travel in the query: use "fragment" or "form_post".`,
+    );
+  }
+  if (returnsIdToken && !scopes.includes('openid')) {
+    throw invalid(`responseType "${responseType}" returns an ID token, which requires "openid" in the scope.`);
+  }
+  if (params.pkce === true && !hasCode) {
+    throw invalid(`PKCE needs an authorization code; responseType "${responseType}" returns none. Remove pkce: true.`);
+  }
+  const usePkce = hasCode && params.pkce !== false;
+  if (params.maxAge !== undefined && !(Number.isInteger(params.maxAge) && params.maxAge >= 0)) {
+    throw invalid('maxAge must be a whole number of seconds, 0 or more.');
+  }
+  checkOptionalString(params.prompt, 'prompt');
+  checkOptionalString(params.loginHint, 'loginHint');
+  const extra = checkExtra(params.extra);
+
+  const state = createState();
+  const nonce = scopes.includes('openid') ? createNonce() : undefined;
+  const codeVerifier = usePkce ? createCodeVerifier() : undefined;
+
+  const url = new URL(provider.authorization_endpoint);
+  const query = url.searchParams;
+  query.set('response_type', responseType);
+  query.set('client_id', clientId);
+  query.set('redirect_uri', redirectUri);
+  query.set('scope', scope);
+  query.set('state', state);
+  if (nonce !== undefined) query.set('nonce', nonce);
+  if (codeVerifier !== undefined) {
+    query.set('code_challenge', await codeChallengeS256(codeVerifier));
+    query.set('code_challenge_method', 'S256');
+  }
+  // Sent only when it differs from the response type's default (OAuth 2.0 Multiple Response Types).
+  if (responseMode !== (responseType === 'code' ? 'query' : 'fragment')) query.set('response_mode', responseMode);
+  if (params.maxAge !== undefined) query.set('max_age', String(params.maxAge));
+  if (params.prompt !== undefined) query.set('prompt', params.prompt);
+  if (params.loginHint !== undefined) query.set('login_hint', params.loginHint);
+  for (const [name, value] of extra) query.set(name, value);
+
+  const transaction: AuthorizationTransaction = {
+    state,
+    redirectUri,
+    responseType,
+    responseMode,
+    scope,
+    clientId,
+    issuer: provider.issuer,
+    createdAt: Math.floor(Date.now() / 1000),
+  };
+  if (nonce !== undefined) transaction.nonce = nonce;
+  if (codeVerifier !== undefined) transaction.codeVerifier = codeVerifier;
+  if (params.maxAge !== undefined) transaction.maxAge = params.maxAge;
+  if (params.appState !== undefined) transaction.appState = params.appState;
+  return { url, transaction };
+}
+
+function defaultResponseMode(responseType: ResponseType): ResponseMode {
+  if (responseType === 'code') return 'query';
+  return responseType === 'id_token' ? 'form_post' : 'fragment';
+}
+
+function normaliseScope(scope: string | string[]): string {
+  const list = typeof scope === 'string' ? scope.split(/\s+/) : Array.isArray(scope) ? scope : undefined;
+  if (!list?.every((item) => typeof item === 'string')) {
+    throw invalid('scope must be a space-separated string or a list of strings.');
+  }
+  const unique = [...new Set(list.map((item) => item.trim()).filter((item) => item !== ''))];
+  if (unique.length === 0) throw invalid('scope is required, e.g. "openid profile".');
+  if (unique.some((item) => /\s|"|\\/.test(item))) throw invalid('A scope value may not contain spaces, quotes or backslashes.');
+  return unique.join(' ');
+}
+
+function checkRedirectUri(redirectUri: string): void {
+  let url: URL | undefined;
+  try {
+    url = typeof redirectUri === 'string' ? new URL(redirectUri) : undefined;
+  } catch {
+    url = undefined;
+  }
+  if (!url) throw invalid('redirectUri must be an absolute URL registered with the provider.');
+  if (url.hash || redirectUri.includes('#')) throw invalid('redirectUri must not contain a fragment (#...).');
+}
+
+function checkOptionalString(value: unknown, name: string): void {
+  if (value !== undefined && typeof value !== 'string') throw invalid(`${name} must be a string.`);
+}
+
+function checkExtra(extra: Record<string, string> | undefined): [string, string][] {
+  if (extra === undefined) return [];
+  if (typeof extra !== 'object' || extra === null) throw invalid('extra must be an object of string values.');
+  const entries = Object.entries(extra);
+  for (const [name, value] of entries) {
+    if (PROTECTED.has(name)) {
+      throw invalid(`extra may not set "${name}": it is a protocol parameter the SDK sets; use the matching option instead.`);
+    }
+    if (typeof value !== 'string') throw invalid(`extra.${name} must be a string.`);
+  }
+  return entries;
+}
+
+function invalid(message: string): OidcError {
+  return new OidcError('invalid_options', message);
+}

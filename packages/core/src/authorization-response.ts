@@ -1,0 +1,196 @@
+/**
+ * Parsing the authorization response (the provider's redirect back, or its form_post) and
+ * checking it against the transaction: duplicates, `state`, RFC 9207 `iss`, `error`, then
+ * the parameters the response type must carry. Nothing here touches the network.
+ */
+
+import { AuthorizationResponseError, OidcError } from './errors';
+import type { AuthorizationTransaction, ProviderMetadata, ResponseType } from './types';
+
+/** The checked parameters of an authorization response; only those the response type asked for. */
+export interface AuthorizationResponse {
+  code?: string;
+  state: string;
+  iss?: string;
+  idToken?: string;
+  accessToken?: string;
+  /** Present with `accessToken`; always a case variant of `Bearer`. */
+  tokenType?: string;
+  /** Seconds, present when the provider sent a valid `expires_in` with the access token. */
+  expiresIn?: number;
+  scope?: string;
+}
+
+const FRONT_CHANNEL_SECRETS = ['code', 'access_token', 'id_token', 'refresh_token'];
+
+/**
+ * Reads an authorization response and checks it against the transaction that started the login.
+ *
+ * `input` is the callback URL (an `URL` or an absolute URL string) for the `query` and
+ * `fragment` modes, or the POST body (`URLSearchParams` or the raw
+ * `application/x-www-form-urlencoded` string) for `form_post`.
+ *
+ * Throws, in this order: `authorization_response_invalid` (tokens or a code in the query of
+ * a fragment-mode response; duplicate parameters), `state_missing`, `state_mismatch`,
+ * `iss_mismatch`, `iss_missing` (when the provider advertises RFC 9207),
+ * {@link AuthorizationResponseError} (the provider sent `error`), then
+ * `authorization_response_invalid` for a parameter the response type requires that is
+ * missing. `invalid_options` when the input does not fit the transaction's response mode.
+ *
+ * @example
+ * ```ts
+ * const response = parseAuthorizationResponse(location.href, transaction, provider);
+ * // { code: '...', state: '...', iss: 'http://127.0.0.1:4000/demo' }
+ * ```
+ */
+export function parseAuthorizationResponse(
+  input: URL | string | URLSearchParams,
+  transaction: AuthorizationTransaction,
+  provider: ProviderMetadata,
+): AuthorizationResponse {
+  if (transaction.issuer !== provider.issuer) {
+    throw new OidcError(
+      'invalid_options',
+      'The transaction was started with another provider than the one given: pass the provider the login began with.',
+    );
+  }
+  const params = responseParameters(input, transaction);
+
+  const seen = new Set<string>();
+  for (const name of params.keys()) {
+    if (seen.has(name)) throw malformed(`the parameter "${safeName(name)}" appears more than once`);
+    seen.add(name);
+  }
+
+  const state = params.get('state');
+  if (!state) {
+    throw new OidcError(
+      'state_missing',
+      'The authorization response carries no state, so it cannot be tied to a login this app started. Start a new login.',
+    );
+  }
+  if (state !== transaction.state) {
+    throw new OidcError(
+      'state_mismatch',
+      'The authorization response belongs to another login attempt (its state differs from the one sent). Start a new login.',
+    );
+  }
+
+  const iss = params.get('iss') ?? undefined;
+  if (iss !== undefined && iss !== provider.issuer) {
+    throw new OidcError(
+      'iss_mismatch',
+      `The authorization response was issued by "${iss.slice(0, 200)}", not by "${provider.issuer}": it may come from ` +
+        'another provider (mix-up attack). Start a new login.',
+    );
+  }
+  if (iss === undefined && provider.authorization_response_iss_parameter_supported === true) {
+    throw new OidcError(
+      'iss_missing',
+      'The authorization response has no "iss" although the provider always sends one (RFC 9207). Start a new login.',
+    );
+  }
+
+  const error = params.get('error');
+  if (error !== null) {
+    throw new AuthorizationResponseError({
+      error,
+      error_description: params.get('error_description') ?? undefined,
+      state,
+    });
+  }
+
+  return requiredParameters(params, transaction.responseType, state, iss);
+}
+
+/** Picks the parameter set the transaction's response mode says the response travels in. */
+function responseParameters(input: URL | string | URLSearchParams, transaction: AuthorizationTransaction): URLSearchParams {
+  const mode = transaction.responseMode;
+  if (input instanceof URLSearchParams) {
+    if (mode !== 'form_post') throw wrongInput(mode);
+    return input;
+  }
+  const url = input instanceof URL ? input : parseAbsoluteUrl(input);
+  if (mode === 'form_post') {
+    if (url || typeof input !== 'string') {
+      throw new OidcError(
+        'invalid_options',
+        'This login uses response_mode=form_post: pass the POST body (URLSearchParams or the raw form string), not a URL.',
+      );
+    }
+    return new URLSearchParams(input);
+  }
+  if (!url) throw wrongInput(mode);
+  if (mode === 'query') return url.searchParams;
+
+  // Tokens in the query leak into logs and Referer headers; a genuine response never puts them there.
+  if (FRONT_CHANNEL_SECRETS.some((name) => url.searchParams.has(name))) {
+    throw malformed('tokens or a code arrived in the query although this flow returns them in the fragment');
+  }
+  const fragment = new URLSearchParams(url.hash.slice(1));
+  // A provider that cannot honour the fragment mode may report the error in the query.
+  if ([...fragment.keys()].length === 0 && url.searchParams.has('error')) return url.searchParams;
+  return fragment;
+}
+
+function requiredParameters(
+  params: URLSearchParams,
+  responseType: ResponseType,
+  state: string,
+  iss: string | undefined,
+): AuthorizationResponse {
+  const parts = responseType.split(' ');
+  const result: AuthorizationResponse = { state };
+  if (iss !== undefined) result.iss = iss;
+  const take = (name: string) => {
+    const value = params.get(name);
+    if (!value) throw malformed(`"${name}" is missing, but response_type "${responseType}" requires it`);
+    return value;
+  };
+  if (parts.includes('code')) result.code = take('code');
+  if (parts.includes('id_token')) result.idToken = take('id_token');
+  if (parts.includes('token')) {
+    result.accessToken = take('access_token');
+    const tokenType = take('token_type');
+    if (tokenType.toLowerCase() !== 'bearer') {
+      throw malformed(`the token_type is "${safeName(tokenType)}", but only Bearer tokens are supported`);
+    }
+    result.tokenType = tokenType;
+    const expiresIn = params.get('expires_in');
+    if (expiresIn !== null) {
+      if (!/^\d{1,10}$/.test(expiresIn)) throw malformed('"expires_in" is not a whole number of seconds');
+      result.expiresIn = Number(expiresIn);
+    }
+    const scope = params.get('scope');
+    if (scope) result.scope = scope;
+  }
+  return result;
+}
+
+function parseAbsoluteUrl(input: string): URL | undefined {
+  if (typeof input !== 'string') return undefined;
+  try {
+    return new URL(input);
+  } catch {
+    return undefined;
+  }
+}
+
+function wrongInput(mode: string): OidcError {
+  return new OidcError(
+    'invalid_options',
+    `This login uses response_mode=${mode}: pass the full callback URL (e.g. location.href or the request URL).`,
+  );
+}
+
+function malformed(what: string): OidcError {
+  return new OidcError(
+    'authorization_response_invalid',
+    `The authorization response is malformed: ${what}. Start a new login; if it persists, check the provider.`,
+  );
+}
+
+// Parameter names and token types are echoed only when they look like identifiers.
+function safeName(value: string): string {
+  return /^[A-Za-z0-9_.-]{1,40}$/.test(value) ? value : '(unprintable)';
+}

@@ -1,0 +1,224 @@
+/**
+ * Provider metadata: fetched by OpenID Connect Discovery 1.0 with an exact issuer check,
+ * or built from the service's documented paths ({@link serviceProvider}).
+ */
+
+import { OidcError } from './errors';
+import { discardBody, isJsonObject, readJson, sendRequest } from './http';
+import type { GrantType, HttpOptions, ProviderMetadata } from './types';
+
+/** Options of {@link discover}. */
+export interface DiscoveryOptions extends HttpOptions {
+  /** Accept plain-http issuers and endpoints off loopback. Development only. Default false. */
+  allowInsecure?: boolean;
+}
+
+const ENDPOINTS = [
+  'authorization_endpoint',
+  'token_endpoint',
+  'jwks_uri',
+  'userinfo_endpoint',
+  'revocation_endpoint',
+  'end_session_endpoint',
+] as const;
+const REQUIRED = ['authorization_endpoint', 'token_endpoint', 'jwks_uri'] as const;
+const STRING_LISTS = [
+  'id_token_signing_alg_values_supported',
+  'token_endpoint_auth_methods_supported',
+  'code_challenge_methods_supported',
+  'response_types_supported',
+  'response_modes_supported',
+  'scopes_supported',
+] as const;
+const FLAGS = ['authorization_response_iss_parameter_supported', 'pkce_replaces_client_secret'] as const;
+const GRANTS: readonly GrantType[] = ['authorization_code', 'refresh_token', 'client_credentials'];
+
+/**
+ * Fetches `{issuer}/.well-known/openid-configuration` and checks it. The document's
+ * `issuer` must equal `issuer` exactly (`discovery_issuer_mismatch`), including any
+ * trailing slash; the issuer and every endpoint must be https (or http on loopback)
+ * unless `allowInsecure`.
+ *
+ * @example
+ * ```ts
+ * const provider = await discover('http://127.0.0.1:4000/demo');
+ * provider.authorization_endpoint; // 'http://127.0.0.1:4000/demo/oidc/authorize'
+ * ```
+ */
+export async function discover(issuer: string, options: DiscoveryOptions = {}): Promise<ProviderMetadata> {
+  const issuerUrl = parseUrl(issuer, 'The issuer');
+  if (issuerUrl.search || issuerUrl.hash) {
+    throw new OidcError('invalid_options', 'The issuer must not contain a query or fragment: pass the bare issuer URL.');
+  }
+  if (!options.allowInsecure) assertSecureUrl(issuer, 'The issuer');
+  const url = `${issuer.replace(/\/$/, '')}/.well-known/openid-configuration`;
+
+  const document = await sendRequest(
+    url,
+    { method: 'GET', headers: { Accept: 'application/json' } },
+    options,
+    'the discovery endpoint',
+    async (response) => {
+      if (!response.ok) {
+        await discardBody(response);
+        throw new OidcError(
+          'discovery_failed',
+          `The discovery document could not be fetched (HTTP ${response.status}); check the issuer URL.`,
+        );
+      }
+      const body = await readJson(response);
+      if (!body.ok) {
+        throw new OidcError(
+          'discovery_failed',
+          `The discovery response is not a usable JSON document (${body.problem}); check the issuer URL.`,
+        );
+      }
+      return body.value;
+    },
+  );
+  return checkMetadata(document, issuer, options.allowInsecure === true);
+}
+
+/**
+ * Metadata of the service from its documented paths, without a network round trip:
+ * authorize `/oidc/authorize`; code exchange `/oidc/token`; refresh and client credentials
+ * `/oauth/token`; JWKS `/oidc/jwks`; userinfo `/oidc/userinfo`; revocation `/oauth/revoke`;
+ * logout `/oidc/logout`. The issuer is `baseUrl` without a trailing slash.
+ *
+ * @example
+ * ```ts
+ * const provider = serviceProvider('http://127.0.0.1:4000/demo');
+ * tokenEndpointFor(provider, 'refresh_token'); // 'http://127.0.0.1:4000/demo/oauth/token'
+ * ```
+ */
+export function serviceProvider(baseUrl: string, overrides: Partial<ProviderMetadata> = {}): ProviderMetadata {
+  assertSecureUrl(baseUrl, 'The service base URL');
+  const base = baseUrl.replace(/\/+$/, '');
+  return {
+    issuer: base,
+    authorization_endpoint: `${base}/oidc/authorize`,
+    token_endpoint: `${base}/oidc/token`,
+    token_endpoint_by_grant: {
+      authorization_code: `${base}/oidc/token`,
+      refresh_token: `${base}/oauth/token`,
+      client_credentials: `${base}/oauth/token`,
+    },
+    jwks_uri: `${base}/oidc/jwks`,
+    userinfo_endpoint: `${base}/oidc/userinfo`,
+    revocation_endpoint: `${base}/oauth/revoke`,
+    end_session_endpoint: `${base}/oidc/logout`,
+    authorization_response_iss_parameter_supported: true,
+    pkce_replaces_client_secret: true,
+    id_token_signing_alg_values_supported: ['RS256', 'ES256'],
+    code_challenge_methods_supported: ['S256'],
+    token_endpoint_auth_methods_supported: ['client_secret_post', 'none'],
+    ...overrides,
+  };
+}
+
+/**
+ * The token endpoint that serves `grant`: `token_endpoint_by_grant[grant]`, else `token_endpoint`.
+ *
+ * @example
+ * ```ts
+ * const provider = serviceProvider('https://login.example.com/acme');
+ * tokenEndpointFor(provider, 'authorization_code'); // '.../oidc/token'
+ * tokenEndpointFor(provider, 'client_credentials'); // '.../oauth/token'
+ * ```
+ */
+export function tokenEndpointFor(provider: ProviderMetadata, grant: GrantType): string {
+  return provider.token_endpoint_by_grant?.[grant] ?? provider.token_endpoint;
+}
+
+/**
+ * Throws `invalid_options` unless `url` is https, or http on a loopback host
+ * (`localhost`, `127.0.0.0/8`, `[::1]`). `what` names the URL in the message.
+ *
+ * @example
+ * ```ts
+ * assertSecureUrl('https://login.example.com/acme', 'The issuer'); // ok
+ * assertSecureUrl('http://127.0.0.1:4000/demo', 'The issuer');     // ok (loopback)
+ * assertSecureUrl('http://login.example.com', 'The issuer');       // throws invalid_options
+ * ```
+ */
+export function assertSecureUrl(url: string, what: string): void {
+  if (isSecure(parseUrl(url, what))) return;
+  throw new OidcError(
+    'invalid_options',
+    `${what} must use https (plain http is accepted only for localhost, 127.0.0.0/8 and [::1]).`,
+  );
+}
+
+function isSecure(url: URL): boolean {
+  return url.protocol === 'https:' || (url.protocol === 'http:' && isLoopback(url.hostname));
+}
+
+function isLoopback(hostname: string): boolean {
+  return (
+    hostname === 'localhost' ||
+    hostname.endsWith('.localhost') ||
+    hostname === '[::1]' ||
+    /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname)
+  );
+}
+
+function parseUrl(url: string, what: string): URL {
+  const parsed = tryParseUrl(url);
+  if (!parsed) throw new OidcError('invalid_options', `${what} must be an absolute URL.`);
+  return parsed;
+}
+
+function tryParseUrl(url: unknown): URL | undefined {
+  if (typeof url !== 'string') return undefined;
+  try {
+    return new URL(url);
+  } catch {
+    return undefined;
+  }
+}
+
+function checkMetadata(document: unknown, issuer: string, allowInsecure: boolean): ProviderMetadata {
+  const invalid = (what: string) =>
+    new OidcError(
+      'invalid_provider_metadata',
+      `The provider's discovery document is invalid: ${what}. Check the issuer URL, or configure the provider metadata by hand.`,
+    );
+  if (!isJsonObject(document)) throw invalid('it is not a JSON object');
+  if (typeof document.issuer !== 'string') throw invalid('"issuer" is missing');
+  if (document.issuer !== issuer) {
+    throw new OidcError(
+      'discovery_issuer_mismatch',
+      `The discovery document names the issuer "${document.issuer}" but "${issuer}" was requested; ` +
+        'use exactly the issuer the provider publishes (including any trailing slash).',
+    );
+  }
+  for (const field of REQUIRED) {
+    if (document[field] === undefined) throw invalid(`"${field}" is missing`);
+  }
+  const checkEndpoint = (value: unknown, field: string) => {
+    if (typeof value !== 'string') throw invalid(`"${field}" is not a string`);
+    const url = tryParseUrl(value);
+    if (!url) throw invalid(`"${field}" is not an absolute URL`);
+    if (!allowInsecure && !isSecure(url)) throw invalid(`"${field}" is not https`);
+  };
+  for (const field of ENDPOINTS) {
+    if (document[field] !== undefined) checkEndpoint(document[field], field);
+  }
+  for (const field of STRING_LISTS) {
+    const value = document[field];
+    if (value !== undefined && !(Array.isArray(value) && value.every((item) => typeof item === 'string'))) {
+      throw invalid(`"${field}" is not a list of strings`);
+    }
+  }
+  for (const field of FLAGS) {
+    if (document[field] !== undefined && typeof document[field] !== 'boolean') throw invalid(`"${field}" is not a boolean`);
+  }
+  const byGrant = document.token_endpoint_by_grant;
+  if (byGrant !== undefined) {
+    if (!isJsonObject(byGrant)) throw invalid('"token_endpoint_by_grant" is not an object');
+    for (const grant of GRANTS) {
+      if (byGrant[grant] !== undefined) checkEndpoint(byGrant[grant], `token_endpoint_by_grant.${grant}`);
+    }
+  }
+  return document as ProviderMetadata;
+}

@@ -1,0 +1,154 @@
+/**
+ * The one way core talks to the provider: applies {@link HttpOptions} (custom fetch,
+ * timeout, caller signal) and turns transport failures into `request_timeout` /
+ * `network_error`. The timeout covers the response body too, so a server that sends
+ * headers and then stalls cannot hang the caller. Internal module.
+ */
+
+import { OidcError, isOidcError } from './errors';
+import { fromUtf8 } from './encoding';
+import type { HttpOptions } from './types';
+
+const DEFAULT_TIMEOUT_MS = 10_000;
+// setTimeout fires at once for delays above 2^31 - 1 ms; treat those as "no timeout".
+const MAX_TIMER_MS = 2_147_483_647;
+
+/** Largest JSON body core reads from a provider (discovery, token, userinfo responses). */
+export const MAX_JSON_BYTES = 1024 * 1024;
+
+/**
+ * Sends one request and runs `read` on the response, both within the timeout.
+ * `what` names the endpoint in error messages ("the token endpoint").
+ * OidcErrors thrown by `read` pass through unchanged.
+ */
+export async function sendRequest<T>(
+  url: string,
+  init: RequestInit,
+  http: HttpOptions | undefined,
+  what: string,
+  read: (response: Response) => Promise<T>,
+): Promise<T> {
+  const timeout = http?.timeout ?? DEFAULT_TIMEOUT_MS;
+  if (typeof timeout !== 'number' || Number.isNaN(timeout) || timeout <= 0) {
+    throw new OidcError('invalid_options', 'The timeout option must be a positive number of milliseconds.');
+  }
+  const fetchFn = http?.fetch ?? globalThis.fetch;
+  if (typeof fetchFn !== 'function') {
+    throw new OidcError('invalid_options', 'No fetch is available: pass one with the fetch option.');
+  }
+  const where = `${what} (${describeUrl(url)})`;
+  const callerSignal = http?.signal;
+  if (callerSignal?.aborted) throw abortedError(where, callerSignal.reason);
+
+  const controller = new AbortController();
+  let timedOut = false;
+  const timer =
+    timeout <= MAX_TIMER_MS
+      ? setTimeout(() => {
+          timedOut = true;
+          controller.abort();
+        }, timeout)
+      : undefined;
+  const onCallerAbort = () => controller.abort(callerSignal?.reason);
+  callerSignal?.addEventListener('abort', onCallerAbort, { once: true });
+  // A custom fetch may ignore the signal: the race makes the timeout hold regardless.
+  const abandoned = new Promise<never>((_, reject) => {
+    controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true });
+  });
+
+  try {
+    const work = (async () => read(await fetchFn(url, { ...init, signal: controller.signal })))();
+    return await Promise.race([work, abandoned]);
+  } catch (error) {
+    if (timedOut) {
+      throw new OidcError(
+        'request_timeout',
+        `The request to ${where} timed out after ${timeout} ms; check that the provider is reachable, or raise the timeout option.`,
+      );
+    }
+    if (callerSignal?.aborted) throw abortedError(where, callerSignal.reason);
+    if (isOidcError(error)) throw error;
+    throw new OidcError(
+      'network_error',
+      `The request to ${where} failed before a complete response arrived; check the network and the provider URL.`,
+      { cause: error },
+    );
+  } finally {
+    clearTimeout(timer);
+    callerSignal?.removeEventListener('abort', onCallerAbort);
+  }
+}
+
+/** The outcome of reading a body as JSON: the value, or why there is none. */
+export type JsonBody = { ok: true; value: unknown } | { ok: false; problem: 'empty' | 'too large' | 'not JSON' };
+
+/** Reads at most `maxBytes` of the body and parses it as UTF-8 JSON. Never throws on bad content. */
+export async function readJson(response: Response, maxBytes = MAX_JSON_BYTES): Promise<JsonBody> {
+  const bytes = await readBounded(response, maxBytes);
+  if (bytes === undefined) return { ok: false, problem: 'too large' };
+  if (bytes.length === 0) return { ok: false, problem: 'empty' };
+  try {
+    return { ok: true, value: JSON.parse(fromUtf8(bytes)) };
+  } catch {
+    return { ok: false, problem: 'not JSON' };
+  }
+}
+
+/** True for a JSON object (not null, not an array). */
+export function isJsonObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Releases a body the caller does not need (keeps connections reusable). Not awaited:
+ * some fetch implementations (mocks, proxies) never settle a cancel.
+ */
+export async function discardBody(response: Response): Promise<void> {
+  response.body?.cancel().catch(() => undefined);
+}
+
+/** The body's bytes, or undefined when it is larger than `maxBytes` (reading stops there). */
+async function readBounded(response: Response, maxBytes: number): Promise<Uint8Array | undefined> {
+  const declared = Number(response.headers.get('content-length'));
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    await discardBody(response);
+    return undefined;
+  }
+  if (!response.body) return new Uint8Array(0);
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > maxBytes) {
+      reader.cancel().catch(() => undefined); // not awaited, as in discardBody
+      return undefined;
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return bytes;
+}
+
+function abortedError(where: string, reason: unknown): OidcError {
+  return new OidcError('network_error', `The request to ${where} was aborted by the caller's signal.`, {
+    cause: reason,
+  });
+}
+
+// Origin and path only: a query string is never echoed into a message.
+function describeUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.origin}${parsed.pathname}`;
+  } catch {
+    return 'an invalid URL';
+  }
+}

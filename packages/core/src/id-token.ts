@@ -1,0 +1,269 @@
+/**
+ * ID token validation (OIDC Core 3.1.3.7, 3.2.2.11, 3.3.2.12) as one straight line of
+ * small checks, each throwing an {@link OidcError} with its own code. Messages name the
+ * claim, what was expected and what came, and never contain the token, a nonce, a code,
+ * an access token or a hash.
+ */
+
+import { compactVerify } from 'jose';
+import type { JWK } from 'jose';
+import { type OidcErrorCode, OidcError } from './errors';
+import { findJwksKey, selectVerificationKey } from './jwks';
+import { decodeUnverifiedJwt, parseJsonObject } from './jwt';
+import { tokenHash } from './token-hashes';
+import type { HttpOptions, IdTokenClaims, ProviderMetadata } from './types';
+
+/** Options for {@link validateIdToken}. */
+export interface IdTokenValidationOptions {
+  provider: ProviderMetadata;
+  clientId: string;
+  /** The nonce sent with the login request: the claim is then required and must equal it. */
+  nonce?: string | undefined;
+  /** The `max_age` sent with the login request, in seconds: `auth_time` is then required and checked. */
+  maxAge?: number | undefined;
+  /** Allowed clock skew in seconds. Default 60. */
+  clockTolerance?: number | undefined;
+  /** The access token that came with the ID token: `at_hash`, when present, must match it. */
+  accessToken?: string | undefined;
+  /** The code that came with the ID token: `c_hash`, when present, must match it. */
+  code?: string | undefined;
+  /**
+   * The ID token came from the authorization endpoint (hybrid/implicit): `at_hash` and
+   * `c_hash` are then required for the access token and code given.
+   */
+  frontChannel?: boolean | undefined;
+  /** Accepted signing algorithms, asymmetric only. Default: those the provider lists, RS256 when it lists none. */
+  algorithms?: string[] | undefined;
+  http?: HttpOptions | undefined;
+  /** Seconds between JWKS refetches caused by an unknown `kid`. Default 30. */
+  jwksRefetchCooldown?: number | undefined;
+}
+
+/** Every signing algorithm an ID token may use here: asymmetric ones only, never `none` or HMAC. */
+const ASYMMETRIC_ALGORITHMS = 'RS256 RS384 RS512 PS256 PS384 PS512 ES256 ES384 ES512 EdDSA Ed25519'.split(' ');
+
+/**
+ * Verifies an ID token's signature against the provider's JWKS (cached; see
+ * {@link clearJwksCache}) and checks its claims: `iss`, `aud`, `azp`, `exp`, `iat`, `nbf`,
+ * `sub`, `nonce`, `auth_time` against `maxAge`, `at_hash` and `c_hash`. Resolves the
+ * verified claims; rejects with an {@link OidcError} whose `code` names the failed rule.
+ *
+ * @example
+ * ```ts
+ * import { validateIdToken } from '@oidc-rp/core';
+ *
+ * const claims = await validateIdToken(tokens.idToken, {
+ *   provider,
+ *   clientId: 'my-client',
+ *   nonce: transaction.nonce,
+ * });
+ * console.log(claims.sub);
+ * ```
+ */
+export async function validateIdToken(idToken: string, options: IdTokenValidationOptions): Promise<IdTokenClaims> {
+  const tolerance = seconds(options.clockTolerance, 'clockTolerance') ?? 60;
+  const maxAge = seconds(options.maxAge, 'maxAge');
+  const allowed = allowedAlgorithms(options);
+
+  const token = typeof idToken === 'string' ? decodeUnverifiedJwt(idToken) : undefined;
+  if (!token) fail('id_token_malformed', 'not a compact JWS of three base64url JSON segments.');
+  const { alg, kid } = checkHeader(token.header, allowed);
+  const key = await findSigningKey(alg, kid, options);
+  const claims = await verifySignature(idToken, key, alg);
+
+  const now = Math.floor(Date.now() / 1000);
+  const clock = `now ${now}, tolerance ${tolerance} s`;
+  checkIssuer(claims, options.provider.issuer);
+  checkAudience(claims, options.clientId);
+  checkAuthorizedParty(claims, options.clientId);
+  checkExpiry(claims, now - tolerance, clock);
+  checkIssuedAt(claims, now + tolerance, clock);
+  checkNotBefore(claims, now + tolerance, clock);
+  checkSubject(claims);
+  checkNonce(claims, options.nonce);
+  checkAuthTime(claims, maxAge, now - tolerance, clock);
+  await checkTokenHash(claims, 'at_hash', options.accessToken, alg, options.frontChannel);
+  await checkTokenHash(claims, 'c_hash', options.code, alg, options.frontChannel);
+  return claims as IdTokenClaims;
+}
+
+function allowedAlgorithms({ algorithms, provider }: IdTokenValidationOptions): string[] {
+  if (!algorithms) {
+    const advertised = provider.id_token_signing_alg_values_supported;
+    return Array.isArray(advertised) ? ASYMMETRIC_ALGORITHMS.filter((alg) => advertised.includes(alg)) : ['RS256'];
+  }
+  if (algorithms.length && algorithms.every((alg) => ASYMMETRIC_ALGORITHMS.includes(alg))) return algorithms;
+  throw new OidcError(
+    'invalid_options',
+    `The algorithms option must list only some of ${ASYMMETRIC_ALGORITHMS.join(', ')}.`,
+  );
+}
+
+// Runs before any key lookup: `none` and HMAC never reach the JWKS.
+function checkHeader(
+  { alg, kid }: Record<string, unknown>,
+  allowed: string[],
+): { alg: string; kid: string | undefined } {
+  if (typeof alg !== 'string' || (kid !== undefined && typeof kid !== 'string')) {
+    fail('id_token_malformed', 'the header needs a string "alg" and, if any, a string "kid".');
+  }
+  if (!allowed.includes(alg)) {
+    fail(
+      'id_token_alg_not_allowed',
+      `"alg" is ${show(alg)}, expected one of [${allowed}]. Unsigned and HMAC-signed tokens are never ` +
+        'accepted; allow another asymmetric algorithm with the algorithms option.',
+    );
+  }
+  return { alg, kid };
+}
+
+async function findSigningKey(alg: string, kid: string | undefined, options: IdTokenValidationOptions): Promise<JWK> {
+  const jwksUri = options.provider.jwks_uri;
+  if (typeof jwksUri !== 'string') {
+    throw new OidcError('invalid_provider_metadata', 'The provider metadata needs a jwks_uri to verify ID tokens.');
+  }
+  const key = await findJwksKey(jwksUri, (keys) => selectVerificationKey(keys, alg, kid), {
+    http: options.http,
+    refetchCooldown: seconds(options.jwksRefetchCooldown, 'jwksRefetchCooldown') ?? 30,
+  });
+  if (key) return key;
+  const wanted = kid === undefined ? 'that fits a token without "kid"' : `with "kid" ${show(kid)}`;
+  return fail(
+    'id_token_unknown_kid',
+    `the provider's JWKS has no ${alg} key ${wanted}, even after a recent refetch. ` +
+      'The token was not signed by this provider, or its keys changed: retry later.',
+  );
+}
+
+async function verifySignature(idToken: string, key: JWK, alg: string): Promise<Record<string, unknown>> {
+  let payload: Uint8Array;
+  try {
+    ({ payload } = await compactVerify(idToken, key, { algorithms: [alg] }));
+  } catch (cause) {
+    throw new OidcError(
+      'id_token_signature_invalid',
+      "Invalid ID token: the signature does not verify with the provider's key.",
+      { cause },
+    );
+  }
+  return parseJsonObject(payload) ?? fail('id_token_malformed', 'the payload is not a JSON object.');
+}
+
+function checkIssuer({ iss }: Record<string, unknown>, issuer: string): void {
+  if (iss !== issuer) fail('id_token_iss_mismatch', `"iss" is ${show(iss)}, expected the issuer ${show(issuer)}.`);
+}
+
+function checkAudience({ aud }: Record<string, unknown>, clientId: string): void {
+  if (typeof aud === 'string' ? aud !== clientId : !Array.isArray(aud) || !aud.includes(clientId)) {
+    fail(
+      'id_token_aud_mismatch',
+      `"aud" is ${show(aud)}, expected the client ID ${show(clientId)}: the token was issued to another client.`,
+    );
+  }
+}
+
+function checkAuthorizedParty({ aud, azp }: Record<string, unknown>, clientId: string): void {
+  if (azp === undefined && Array.isArray(aud) && aud.length > 1) {
+    fail('id_token_azp_missing', `several audiences but no "azp", expected "azp" ${show(clientId)}.`);
+  }
+  if (azp !== undefined && azp !== clientId) {
+    fail('id_token_azp_mismatch', `"azp" is ${show(azp)}, expected the client ID ${show(clientId)}.`);
+  }
+}
+
+function checkExpiry(claims: Record<string, unknown>, earliest: number, clock: string): void {
+  const exp = numericDate(claims, 'exp') ?? fail('id_token_malformed', 'no numeric "exp" claim.');
+  if (exp <= earliest) {
+    fail('id_token_expired', `"exp" ${exp} has passed (${clock}); start a new login (check the clock if it repeats).`);
+  }
+}
+
+function checkIssuedAt(claims: Record<string, unknown>, latest: number, clock: string): void {
+  const iat = numericDate(claims, 'iat') ?? fail('id_token_iat_missing', 'no numeric "iat" claim.');
+  if (iat > latest) fail('id_token_iat_future', `"iat" ${iat} is in the future (${clock}); check this machine's clock.`);
+}
+
+function checkNotBefore(claims: Record<string, unknown>, latest: number, clock: string): void {
+  const nbf = numericDate(claims, 'nbf');
+  if (nbf !== undefined && nbf > latest) {
+    fail('id_token_nbf_future', `"nbf" ${nbf} is in the future (${clock}); check this machine's clock.`);
+  }
+}
+
+function checkSubject({ sub }: Record<string, unknown>): void {
+  if (typeof sub !== 'string' || !sub) fail('id_token_sub_missing', 'no "sub" claim (a non-empty string).');
+}
+
+// Never echoes either nonce.
+function checkNonce(claims: Record<string, unknown>, nonce: string | undefined): void {
+  if (nonce === undefined) return;
+  if (claims.nonce === undefined) {
+    fail('id_token_nonce_missing', 'no "nonce" claim, but the login request sent one; start a new login.');
+  }
+  if (claims.nonce !== nonce) {
+    fail('id_token_nonce_mismatch', '"nonce" is not the one this login sent: it answers another login; start a new one.');
+  }
+}
+
+function checkAuthTime(
+  claims: Record<string, unknown>,
+  maxAge: number | undefined,
+  earliest: number,
+  clock: string,
+): void {
+  const authTime = numericDate(claims, 'auth_time');
+  if (maxAge === undefined) return;
+  if (authTime === undefined) {
+    fail('id_token_auth_time_missing', `no numeric "auth_time", which max_age ${maxAge} requires.`);
+  }
+  if (authTime + maxAge < earliest) {
+    fail(
+      'id_token_auth_time_too_old',
+      `"auth_time" ${authTime} is more than max_age ${maxAge} s ago (${clock}); start a new login.`,
+    );
+  }
+}
+
+// Never echoes the hash or the value it binds.
+async function checkTokenHash(
+  claims: Record<string, unknown>,
+  claim: 'at_hash' | 'c_hash',
+  value: string | undefined,
+  alg: string,
+  frontChannel: boolean | undefined,
+): Promise<void> {
+  if (value === undefined) return;
+  const what = claim === 'at_hash' ? 'an access token' : 'a code';
+  if (claims[claim] === undefined) {
+    if (frontChannel) {
+      fail(`id_token_${claim}_missing`, `no "${claim}", required with ${what} from the authorization endpoint.`);
+    }
+  } else if (claims[claim] !== (await tokenHash(value, alg))) {
+    fail(`id_token_${claim}_mismatch`, `"${claim}" does not match ${what} that came with it; start a new login.`);
+  }
+}
+
+/** A time claim: undefined when absent; a malformed token when present but not a finite number. */
+function numericDate(claims: Record<string, unknown>, name: string): number | undefined {
+  const value = claims[name];
+  if (value === undefined || Number.isFinite(value)) return value as number | undefined;
+  return fail('id_token_malformed', `"${name}" is not a number of seconds.`);
+}
+
+function seconds(value: number | undefined, name: string): number | undefined {
+  if (value === undefined || (Number.isFinite(value) && value >= 0)) return value;
+  throw new OidcError('invalid_options', `The ${name} option must be a number of seconds, zero or more.`);
+}
+
+function fail(code: OidcErrorCode, problem: string): never {
+  throw new OidcError(code, `Invalid ID token: ${problem}`);
+}
+
+// A value from the token, shown only when short and printable; arrays item by item.
+function show(value: unknown): string {
+  if (typeof value === 'string') {
+    return /^[\x20-\x7e]{1,100}$/.test(value) ? JSON.stringify(value) : 'an unprintable or long string';
+  }
+  if (Array.isArray(value)) return value.length < 6 ? `[${value.map(show)}]` : `${value.length} values`;
+  return value === undefined ? 'missing' : typeof value;
+}

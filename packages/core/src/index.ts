@@ -1,0 +1,27 @@
+export * from './errors';
+export type * from './types';
+export { createCodeVerifier, codeChallengeS256, createState, createNonce } from './pkce';
+export { discover, serviceProvider, tokenEndpointFor, assertSecureUrl } from './discovery';
+export type { DiscoveryOptions } from './discovery';
+export { buildAuthorizationRequest } from './authorization-request';
+export type { AuthorizationRequest, AuthorizationRequestParams } from './authorization-request';
+export { parseAuthorizationResponse } from './authorization-response';
+export type { AuthorizationResponse } from './authorization-response';
+export { exchangeCode, refreshTokens, clientCredentials, processTokenResponse } from './token-endpoint';
+export type {
+  TokenCallBase,
+  ExchangeCodeParams,
+  RefreshTokensParams,
+  ClientCredentialsParams,
+} from './token-endpoint';
+export { validateIdToken } from './id-token';
+export type { IdTokenValidationOptions } from './id-token';
+export { clearJwksCache } from './jwks';
+export { fetchUserInfo } from './userinfo';
+export type { UserInfo, UserInfoParams } from './userinfo';
+export { revokeToken } from './revocation';
+export type { RevokeTokenParams } from './revocation';
+export { buildEndSessionUrl } from './logout';
+export type { EndSessionParams } from './logout';
+export { completeAuthorization } from './authorization-flow';
+export type { CompleteAuthorizationParams } from './authorization-flow';

@@ -1,0 +1,62 @@
+/**
+ * Reading compact JWTs (RFC 7519) WITHOUT verifying them. Internal: nothing decoded here
+ * may be trusted. The ID-token validator reads the header to pick a key and the payload's
+ * shape to reject malformed tokens early, then takes its claims from the verified bytes;
+ * the token client reads an access token's `exp` only to schedule a refresh.
+ */
+
+import { fromBase64url, fromUtf8 } from './encoding';
+
+/** A compact JWS split in three and its header and payload parsed, signature unchecked. */
+export interface UnverifiedJwt {
+  header: Record<string, unknown>;
+  payload: Record<string, unknown>;
+}
+
+// Unpadded base64url. The signature may be empty (`alg: none`), so that the validator, not
+// the parser, is the one that refuses unsigned tokens, with its own error.
+const SEGMENT = /^[A-Za-z0-9_-]*$/;
+
+/**
+ * Splits a compact JWS and parses its header and payload as JSON objects.
+ * Returns undefined when the token is not three base64url segments of JSON objects.
+ * The result is NOT verified: use it to choose a key, never as claims.
+ */
+export function decodeUnverifiedJwt(token: string): UnverifiedJwt | undefined {
+  const parts = token.split('.');
+  if (parts.length !== 3 || !parts.every((part) => SEGMENT.test(part))) return undefined;
+  const header = decodeJsonSegment(parts[0] as string);
+  const payload = decodeJsonSegment(parts[1] as string);
+  return header && payload ? { header, payload } : undefined;
+}
+
+/** Parses UTF-8 bytes as a JSON object; undefined for invalid UTF-8, invalid JSON or a non-object. */
+export function parseJsonObject(bytes: Uint8Array): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(fromUtf8(bytes));
+    return typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The numeric `exp` of a JWT, read without verification: only fit for scheduling (when to
+ * refresh an access token), never for trusting it. Undefined for opaque tokens.
+ */
+export function readUnverifiedJwtExpiry(token: string): number | undefined {
+  const exp = decodeUnverifiedJwt(token)?.payload.exp;
+  return typeof exp === 'number' && Number.isFinite(exp) ? exp : undefined;
+}
+
+function decodeJsonSegment(segment: string): Record<string, unknown> | undefined {
+  let bytes: Uint8Array;
+  try {
+    bytes = fromBase64url(segment);
+  } catch {
+    return undefined; // a length no base64 string can have
+  }
+  return parseJsonObject(bytes);
+}

@@ -1,0 +1,53 @@
+/** RP-initiated logout (OpenID Connect RP-Initiated Logout 1.0). */
+
+import { assertSecureUrl } from './discovery';
+import { OidcError } from './errors';
+import type { ProviderMetadata } from './types';
+
+/** Input of {@link buildEndSessionUrl}. */
+export interface EndSessionParams {
+  provider: ProviderMetadata;
+  clientId: string;
+  /** The ID token of the session being ended: lets the provider skip the "log out?" question. */
+  idTokenHint?: string;
+  /** Where the provider sends the user afterwards; must be registered for the client. */
+  postLogoutRedirectUri?: string;
+  state?: string;
+}
+
+/**
+ * The provider's logout URL to send the user agent to, or `undefined` when the provider
+ * has no `end_session_endpoint` (then clearing the local session is all there is).
+ *
+ * @example
+ * ```ts
+ * const url = buildEndSessionUrl({
+ *   provider: serviceProvider('http://127.0.0.1:4000/demo'),
+ *   clientId: 'spa',
+ *   idTokenHint: tokens.idToken,
+ *   postLogoutRedirectUri: 'http://127.0.0.1:5173/',
+ * });
+ * if (url) location.assign(url);
+ * ```
+ */
+export function buildEndSessionUrl(params: EndSessionParams): URL | undefined {
+  const { provider, clientId, idTokenHint, postLogoutRedirectUri, state } = params;
+  const endpoint = provider.end_session_endpoint;
+  if (endpoint === undefined) return undefined;
+  if (typeof endpoint !== 'string') throw new OidcError('invalid_options', 'The provider end_session_endpoint must be a URL.');
+  assertSecureUrl(endpoint, "The provider's end_session_endpoint");
+  if (typeof clientId !== 'string' || clientId === '') throw new OidcError('invalid_options', 'clientId is required.');
+  if (postLogoutRedirectUri !== undefined) {
+    try {
+      new URL(postLogoutRedirectUri);
+    } catch {
+      throw new OidcError('invalid_options', 'postLogoutRedirectUri must be an absolute URL registered with the provider.');
+    }
+  }
+  const url = new URL(endpoint);
+  url.searchParams.set('client_id', clientId);
+  if (idTokenHint !== undefined) url.searchParams.set('id_token_hint', idTokenHint);
+  if (postLogoutRedirectUri !== undefined) url.searchParams.set('post_logout_redirect_uri', postLogoutRedirectUri);
+  if (state !== undefined) url.searchParams.set('state', state);
+  return url;
+}

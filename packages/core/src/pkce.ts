@@ -1,0 +1,73 @@
+/**
+ * PKCE (RFC 7636, S256 only) and the other one-time random values of a login: `state`
+ * (CSRF protection) and `nonce` (binds the ID token to this login). All of them come from
+ * the platform CSPRNG (`crypto.getRandomValues`), 32 bytes = 256 bits, base64url.
+ */
+
+import { OidcError } from './errors';
+import { base64url, randomBase64url, sha256 } from './encoding';
+
+const RANDOM_BYTES = 32;
+
+// RFC 7636 4.1: 43-128 characters of the unreserved set.
+const VERIFIER = /^[A-Za-z0-9\-._~]{43,128}$/;
+
+/**
+ * A fresh PKCE code verifier: 43 characters, base64url of 32 random bytes.
+ * Keep it with the login transaction; send it only to the token endpoint.
+ *
+ * @example
+ * ```ts
+ * const verifier = createCodeVerifier();
+ * const challenge = await codeChallengeS256(verifier);
+ * ```
+ */
+export function createCodeVerifier(): string {
+  return randomBase64url(RANDOM_BYTES);
+}
+
+/**
+ * The S256 code challenge of a verifier: base64url(SHA-256(ASCII(verifier))).
+ * Rejects with `invalid_options` for a verifier outside 43-128 unreserved characters.
+ *
+ * @example
+ * ```ts
+ * // RFC 7636 Appendix B
+ * await codeChallengeS256('dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk');
+ * // → 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM'
+ * ```
+ */
+export async function codeChallengeS256(verifier: string): Promise<string> {
+  if (typeof verifier !== 'string' || !VERIFIER.test(verifier)) {
+    throw new OidcError(
+      'invalid_options',
+      'A PKCE code verifier must be 43 to 128 characters of A-Z, a-z, 0-9, "-", ".", "_" and "~"; ' +
+        'create one with createCodeVerifier().',
+    );
+  }
+  return base64url(await sha256(verifier));
+}
+
+/**
+ * A fresh `state` value for an authorization request (256 bits, base64url).
+ *
+ * @example
+ * ```ts
+ * const state = createState(); // e.g. 'q3W0...' (43 characters)
+ * ```
+ */
+export function createState(): string {
+  return randomBase64url(RANDOM_BYTES);
+}
+
+/**
+ * A fresh `nonce` for an authorization request that asks for an ID token (256 bits, base64url).
+ *
+ * @example
+ * ```ts
+ * const nonce = createNonce();
+ * ```
+ */
+export function createNonce(): string {
+  return randomBase64url(RANDOM_BYTES);
+}

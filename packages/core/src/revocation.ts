@@ -1,0 +1,56 @@
+/** Token revocation (RFC 7009): tells the provider a token is no longer needed. */
+
+import { assertSecureUrl } from './discovery';
+import { OidcError } from './errors';
+import { discardBody, readJson, sendRequest } from './http';
+import { type TokenCallBase, applyClientAuth, authMethodOf, tokenEndpointError } from './token-endpoint';
+
+/** Input of {@link revokeToken}. */
+export interface RevokeTokenParams extends TokenCallBase {
+  token: string;
+  tokenTypeHint?: 'refresh_token' | 'access_token';
+}
+
+/**
+ * Revokes a refresh or access token. Resolves `true` once the provider accepted the request
+ * (RFC 7009 answers 200 even for tokens it did not know), `false` without any request when
+ * the provider has no `revocation_endpoint`. An error answer → `TokenEndpointError`.
+ *
+ * @example
+ * ```ts
+ * await revokeToken({
+ *   provider: serviceProvider('http://127.0.0.1:4000/demo'),
+ *   client: { clientId: 'spa' },
+ *   token: tokens.refreshToken!,
+ *   tokenTypeHint: 'refresh_token',
+ * });
+ * ```
+ */
+export async function revokeToken(params: RevokeTokenParams): Promise<boolean> {
+  const { provider, client, token, tokenTypeHint } = params;
+  const endpoint = provider.revocation_endpoint;
+  if (endpoint === undefined) return false;
+  if (typeof endpoint !== 'string') throw new OidcError('invalid_options', 'The provider revocation_endpoint must be a URL.');
+  assertSecureUrl(endpoint, "The provider's revocation_endpoint");
+  if (typeof token !== 'string' || token === '') throw new OidcError('invalid_options', 'token is required.');
+  if (tokenTypeHint !== undefined && tokenTypeHint !== 'refresh_token' && tokenTypeHint !== 'access_token') {
+    throw new OidcError('invalid_options', 'tokenTypeHint must be "refresh_token" or "access_token".');
+  }
+  const body = new URLSearchParams({ token });
+  if (tokenTypeHint !== undefined) body.set('token_type_hint', tokenTypeHint);
+  const headers = applyClientAuth(body, client, authMethodOf(client));
+
+  return sendRequest(
+    endpoint,
+    { method: 'POST', headers, body, redirect: 'manual' },
+    params.http,
+    'the revocation endpoint',
+    async (response) => {
+      if (response.ok) {
+        await discardBody(response);
+        return true;
+      }
+      throw tokenEndpointError(response.status, await readJson(response));
+    },
+  );
+}

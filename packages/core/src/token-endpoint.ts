@@ -1,0 +1,309 @@
+/**
+ * The token endpoint client (RFC 6749 section 3.2): code exchange, refresh and client
+ * credentials. Request building (endpoint per grant, client authentication, the service's
+ * "secret XOR verifier" rule) is kept apart from response processing
+ * ({@link processTokenResponse}), which turns any answer into a `TokenSet` or a typed error.
+ */
+
+import { assertSecureUrl, tokenEndpointFor } from './discovery';
+import { OidcError, TokenEndpointError } from './errors';
+import { type JsonBody, isJsonObject, readJson, sendRequest } from './http';
+import { validateIdToken } from './id-token';
+import { readUnverifiedJwtExpiry } from './jwt';
+import type { ClientAuthMethod, ClientConfig, GrantType, HttpOptions, ProviderMetadata, TokenSet } from './types';
+
+/** What every call to the token endpoint needs. */
+export interface TokenCallBase {
+  provider: ProviderMetadata;
+  client: ClientConfig;
+  http?: HttpOptions;
+}
+
+/** Input of {@link exchangeCode}. */
+export interface ExchangeCodeParams extends TokenCallBase {
+  code: string;
+  /** The redirect URI of the authorization request, exactly. */
+  redirectUri: string;
+  /** The PKCE verifier of the transaction, when the login used PKCE. */
+  codeVerifier?: string;
+}
+
+/** Input of {@link refreshTokens}. */
+export interface RefreshTokensParams extends TokenCallBase {
+  refreshToken: string;
+  /** Narrower scope than the original grant, if wanted. */
+  scope?: string;
+  /** The `sub` of the current session: a refreshed ID token must name the same user. */
+  expectedSubject?: string;
+  /** Seconds of clock skew accepted when validating a refreshed ID token. Default 60. */
+  clockTolerance?: number;
+}
+
+/** Input of {@link clientCredentials}. */
+export interface ClientCredentialsParams extends TokenCallBase {
+  scope?: string;
+  /** Additional body parameters (e.g. `audience`, `resource`); protocol parameters are refused. */
+  extra?: Record<string, string>;
+}
+
+const FORM = 'application/x-www-form-urlencoded';
+const PROTECTED_BODY = new Set([
+  'grant_type',
+  'client_id',
+  'client_secret',
+  'client_assertion',
+  'client_assertion_type',
+  'scope',
+  'code',
+  'code_verifier',
+  'redirect_uri',
+  'refresh_token',
+]);
+
+/**
+ * Redeems an authorization code. With a `codeVerifier` on a provider whose profile says
+ * `pkce_replaces_client_secret` (the service), only `client_id` and `code_verifier` are
+ * sent; explicitly asking for secret authentication then fails with
+ * `pkce_with_client_secret` before any request. Other providers get both.
+ * Does not validate the ID token: {@link completeAuthorization} does the whole callback.
+ *
+ * @example
+ * ```ts
+ * const tokens = await exchangeCode({
+ *   provider: serviceProvider('http://127.0.0.1:4000/demo'),
+ *   client: { clientId: 'web', clientSecret: 'web-secret' },
+ *   code,
+ *   redirectUri: 'http://127.0.0.1:3000/callback',
+ * });
+ * ```
+ */
+export async function exchangeCode(params: ExchangeCodeParams): Promise<TokenSet> {
+  const { provider, client, code, redirectUri, codeVerifier } = params;
+  requireString(code, 'code');
+  requireString(redirectUri, 'redirectUri');
+  if (codeVerifier !== undefined) requireString(codeVerifier, 'codeVerifier');
+  const body = new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: redirectUri });
+
+  let method = authMethodOf(client);
+  if (codeVerifier !== undefined) {
+    body.set('code_verifier', codeVerifier);
+    if (provider.pkce_replaces_client_secret === true) {
+      if (client.authMethod === 'client_secret_post' || client.authMethod === 'client_secret_basic') {
+        throw new OidcError(
+          'pkce_with_client_secret',
+          'This provider takes a client secret or a PKCE code verifier at the code exchange, never both; ' +
+            `remove authMethod "${client.authMethod}" (the verifier authenticates the exchange) or log in without PKCE.`,
+        );
+      }
+      method = 'none';
+    }
+  }
+  return postToTokenEndpoint(provider, client, 'authorization_code', body, method, params.http);
+}
+
+/**
+ * Uses a refresh token. When the response carries an ID token it is validated (no nonce)
+ * and, with `expectedSubject`, must name the same user (`id_token_sub_mismatch`).
+ * When the provider returns no new refresh token the result has none: the caller keeps
+ * or drops the old one.
+ *
+ * @example
+ * ```ts
+ * const fresh = await refreshTokens({
+ *   provider: serviceProvider('http://127.0.0.1:4000/demo'),
+ *   client: { clientId: 'spa' },
+ *   refreshToken: tokens.refreshToken!,
+ *   expectedSubject: tokens.claims?.sub,
+ * });
+ * ```
+ */
+export async function refreshTokens(params: RefreshTokensParams): Promise<TokenSet> {
+  const { provider, client, refreshToken } = params;
+  requireString(refreshToken, 'refreshToken');
+  const body = new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken });
+  if (params.scope !== undefined) body.set('scope', params.scope);
+  const tokens = await postToTokenEndpoint(provider, client, 'refresh_token', body, authMethodOf(client), params.http);
+  if (tokens.idToken === undefined) return tokens;
+
+  const claims = await validateIdToken(tokens.idToken, {
+    provider,
+    clientId: client.clientId,
+    accessToken: tokens.accessToken,
+    ...(params.clockTolerance !== undefined ? { clockTolerance: params.clockTolerance } : {}),
+    ...(params.http !== undefined ? { http: params.http } : {}),
+  });
+  if (params.expectedSubject !== undefined && claims.sub !== params.expectedSubject) {
+    throw new OidcError(
+      'id_token_sub_mismatch',
+      'The ID token returned by the refresh names another user than the current session; log the user in again.',
+    );
+  }
+  return { ...tokens, claims };
+}
+
+/**
+ * Client credentials grant (RFC 6749 4.4): a token for the client itself. Needs a client secret.
+ *
+ * @example
+ * ```ts
+ * const { accessToken, expiresAt } = await clientCredentials({
+ *   provider: serviceProvider('http://127.0.0.1:4000/demo'),
+ *   client: { clientId: 'service', clientSecret: process.env.CLIENT_SECRET! },
+ *   scope: 'api.read',
+ * });
+ * ```
+ */
+export async function clientCredentials(params: ClientCredentialsParams): Promise<TokenSet> {
+  const { provider, client } = params;
+  const method = authMethodOf(client);
+  if (method === 'none') {
+    throw new OidcError('invalid_options', 'The client credentials grant needs a client secret: set client.clientSecret.');
+  }
+  const body = new URLSearchParams({ grant_type: 'client_credentials' });
+  if (params.scope !== undefined) body.set('scope', params.scope);
+  for (const [name, value] of Object.entries(params.extra ?? {})) {
+    if (PROTECTED_BODY.has(name)) {
+      throw new OidcError('invalid_options', `extra may not set "${name}": use the matching option instead.`);
+    }
+    if (typeof value !== 'string') throw new OidcError('invalid_options', `extra.${name} must be a string.`);
+    body.set(name, value);
+  }
+  return postToTokenEndpoint(provider, client, 'client_credentials', body, method, params.http);
+}
+
+/**
+ * Turns a token endpoint response into a `TokenSet`. Exported for custom grants.
+ * Non-2xx → {@link TokenEndpointError} (`error`/`error_description` from an RFC 6749
+ * error body; otherwise `server_error` for 5xx and `invalid_response` for the rest, the
+ * body never echoed). 2xx with an unusable body → `token_response_invalid`.
+ *
+ * @example
+ * ```ts
+ * const response = await fetch(tokenEndpoint, { method: 'POST', body: customGrantBody });
+ * const tokens = await processTokenResponse(response);
+ * ```
+ */
+export async function processTokenResponse(response: Response): Promise<TokenSet> {
+  const body = await readJson(response);
+  if (!response.ok) throw tokenEndpointError(response.status, body);
+  if (!body.ok) throw invalidResponse(`its body is ${body.problem === 'empty' ? 'empty' : body.problem}`);
+  const value = body.value;
+  if (!isJsonObject(value)) throw invalidResponse('its body is not a JSON object');
+
+  const accessToken = value.access_token;
+  if (typeof accessToken !== 'string' || accessToken === '') throw invalidResponse('"access_token" is missing or not a string');
+  if (typeof value.token_type !== 'string') throw invalidResponse('"token_type" is missing or not a string');
+  if (value.token_type.toLowerCase() !== 'bearer') {
+    throw invalidResponse('"token_type" is not Bearer, the only type supported');
+  }
+  const tokens: TokenSet = { accessToken, tokenType: 'Bearer' };
+  for (const [field, key] of [
+    ['refresh_token', 'refreshToken'],
+    ['id_token', 'idToken'],
+    ['scope', 'scope'],
+  ] as const) {
+    const item = value[field];
+    if (item === undefined || item === null) continue;
+    if (typeof item !== 'string') throw invalidResponse(`"${field}" is not a string`);
+    if (item !== '') tokens[key] = item;
+  }
+  const expiresAt = expiryOf(value.expires_in, accessToken);
+  if (expiresAt !== undefined) tokens.expiresAt = expiresAt;
+  return tokens;
+}
+
+/**
+ * The error for a non-2xx answer of the token or revocation endpoint: the RFC 6749 5.2 body's
+ * `error` and `error_description` when there is one; else `server_error` (5xx) or
+ * `invalid_response`, never echoing the body.
+ */
+export function tokenEndpointError(status: number, body: JsonBody): TokenEndpointError {
+  const value = body.ok && isJsonObject(body.value) ? body.value : undefined;
+  if (value && typeof value.error === 'string' && value.error !== '') {
+    return new TokenEndpointError({
+      status,
+      error: value.error,
+      error_description: typeof value.error_description === 'string' ? value.error_description : undefined,
+    });
+  }
+  return new TokenEndpointError({ status, error: status >= 500 ? 'server_error' : 'invalid_response' });
+}
+
+/** `expires_in` seconds from now; else the `exp` of a JWT access token; else unknown. */
+function expiryOf(expiresIn: unknown, accessToken: string): number | undefined {
+  if (typeof expiresIn === 'number' && Number.isFinite(expiresIn) && expiresIn >= 0) {
+    return Math.floor(Date.now() / 1000) + Math.floor(expiresIn);
+  }
+  return readUnverifiedJwtExpiry(accessToken);
+}
+
+/** A client's effective authentication method (see `ClientConfig.authMethod`); checks the secret is there. */
+export function authMethodOf(client: ClientConfig): ClientAuthMethod {
+  if (typeof client?.clientId !== 'string' || client.clientId === '') {
+    throw new OidcError('invalid_options', 'client.clientId is required.');
+  }
+  const method = client.authMethod ?? (client.clientSecret ? 'client_secret_post' : 'none');
+  if (method !== 'none' && method !== 'client_secret_post' && method !== 'client_secret_basic') {
+    throw new OidcError(
+      'invalid_options',
+      'client.authMethod must be "client_secret_post", "client_secret_basic" or "none".',
+    );
+  }
+  if (method !== 'none' && (typeof client.clientSecret !== 'string' || client.clientSecret === '')) {
+    throw new OidcError('invalid_options', `client.authMethod "${method}" needs client.clientSecret.`);
+  }
+  return method;
+}
+
+async function postToTokenEndpoint(
+  provider: ProviderMetadata,
+  client: ClientConfig,
+  grant: GrantType,
+  body: URLSearchParams,
+  method: ClientAuthMethod,
+  http: HttpOptions | undefined,
+): Promise<TokenSet> {
+  const url = tokenEndpointFor(provider, grant);
+  if (typeof url !== 'string') throw new OidcError('invalid_options', 'The provider metadata has no token_endpoint.');
+  assertSecureUrl(url, `The token endpoint for ${grant}`);
+  const headers = applyClientAuth(body, client, method);
+  return sendRequest(
+    url,
+    { method: 'POST', headers, body, redirect: 'manual' },
+    http,
+    'the token endpoint',
+    processTokenResponse,
+  );
+}
+
+/**
+ * Adds client authentication to a token, revocation or similar request body and returns
+ * the request headers. `client_secret_basic` encodes id and secret per RFC 6749 2.3.1.
+ */
+export function applyClientAuth(body: URLSearchParams, client: ClientConfig, method: ClientAuthMethod): Headers {
+  const headers = new Headers({ 'Content-Type': FORM, Accept: 'application/json' });
+  if (method === 'client_secret_basic') {
+    const credentials = `${formEncode(client.clientId)}:${formEncode(client.clientSecret ?? '')}`;
+    headers.set('Authorization', `Basic ${btoa(credentials)}`);
+    return headers;
+  }
+  body.set('client_id', client.clientId);
+  if (method === 'client_secret_post') body.set('client_secret', client.clientSecret ?? '');
+  return headers;
+}
+
+// application/x-www-form-urlencoded encoding of one value (spaces become "+"); ASCII out.
+function formEncode(value: string): string {
+  return new URLSearchParams([['', value]]).toString().slice(1);
+}
+
+function requireString(value: unknown, name: string): void {
+  if (typeof value !== 'string' || value === '') throw new OidcError('invalid_options', `${name} is required.`);
+}
+
+function invalidResponse(what: string): OidcError {
+  return new OidcError(
+    'token_response_invalid',
+    `The token endpoint answered 2xx but ${what}. Check that the token endpoint URL is right and the provider is healthy.`,
+  );
+}
