@@ -1,0 +1,362 @@
+/**
+ * `createNodeClient`: a confidential client for backends. It keeps only what a backend
+ * needs beyond core's protocol functions: the provider (resolved once), the client's
+ * credentials, the sealed-transaction key, and the client-credentials token cache.
+ */
+
+import {
+  OidcError,
+  buildAuthorizationRequest,
+  buildEndSessionUrl,
+  clientCredentials,
+  completeAuthorization,
+  discover,
+  refreshTokens,
+} from '@oidc-rp/core';
+import type {
+  AuthorizationTransaction,
+  ClientConfig,
+  GrantType,
+  HttpOptions,
+  ProviderMetadata,
+  ResponseMode,
+  ResponseType,
+  TokenSet,
+} from '@oidc-rp/core';
+import { type CallbackInput, assertCallbackMode, readCallbackRequest } from './callback-input';
+import {
+  type ClientCredentialsOptions,
+  type InvalidateOptions,
+  createClientCredentialsSource,
+} from './client-credentials';
+import { type NodeClientOptions, checkResponse, checkScope, resolveOptions } from './options';
+import { withRetry } from './retry';
+import { sealTransaction, unsealTransaction } from './sealed-transaction';
+import { MemoryTokenCache } from './token-cache';
+import { type CallbackResult, type HandleLoginOptions, createWebHandlers } from './web-handlers';
+
+/**
+ * Options of one login; unset ones fall back to the client's options.
+ *
+ * @example
+ * ```ts
+ * await client.startLogin({ responseType: 'code id_token', maxAge: 300, appState: { returnTo: '/orders' } });
+ * ```
+ */
+export interface StartLoginOptions {
+  scope?: string | string[];
+  responseType?: ResponseType;
+  /** `query` (code only) or `form_post`. */
+  responseMode?: ResponseMode;
+  pkce?: boolean;
+  /** Seconds: the maximum authentication age (`max_age`); checked against `auth_time`. */
+  maxAge?: number;
+  prompt?: string;
+  loginHint?: string;
+  /** Your data carried through the login in the transaction (e.g. the page to return to). Never sent to the provider. */
+  appState?: unknown;
+  /** Extra authorize parameters; protocol parameters cannot be overridden. */
+  extra?: Record<string, string>;
+}
+
+/**
+ * The URL to send the user to, and the transaction to keep until the callback.
+ *
+ * @example
+ * ```ts
+ * const { url, transaction }: LoginStart = await client.startLogin();
+ * session.loginTransaction = transaction; // or: await client.sealTransaction(transaction) into a cookie
+ * return Response.redirect(url, 302);
+ * ```
+ */
+export interface LoginStart {
+  url: URL;
+  transaction: AuthorizationTransaction;
+}
+
+/**
+ * Options of `refresh`.
+ *
+ * @example
+ * ```ts
+ * const tokens = await client.refresh(session.refreshToken, { expectedSubject: session.sub });
+ * session.refreshToken = tokens.refreshToken; // rotated: the old one is now spent
+ * ```
+ */
+export interface RefreshOptions {
+  /** Ask for fewer scopes than originally granted. */
+  scope?: string;
+  /** The `sub` of the logged-in user: a returned ID token must be for the same user. */
+  expectedSubject?: string;
+}
+
+/**
+ * Options of `endSessionUrl` (RP-initiated logout).
+ *
+ * @example
+ * ```ts
+ * const url = await client.endSessionUrl({ idTokenHint: session.idToken, postLogoutRedirectUri: 'https://app.example.com/' });
+ * return Response.redirect(url ?? 'https://app.example.com/', 302);
+ * ```
+ */
+export interface EndSessionOptions {
+  idTokenHint?: string;
+  postLogoutRedirectUri?: string;
+  state?: string;
+}
+
+/**
+ * A confidential OpenID Connect client for a backend. Create it with {@link createNodeClient}.
+ *
+ * @example
+ * ```ts
+ * const client: NodeClient = createNodeClient(options);
+ * app.get('/login', (c) => client.handleLogin(c.req.raw));
+ * const { accessToken } = await client.getClientCredentialsToken({ scope: 'api.read' });
+ * ```
+ */
+export interface NodeClient {
+  /** Builds the authorization request: send the user to `url`, keep `transaction` (e.g. sealed in a cookie). */
+  startLogin(options?: StartLoginOptions): Promise<LoginStart>;
+  /** Validates the provider's response, redeems the code and validates the ID token(s). */
+  finishLogin(input: CallbackInput, transaction: AuthorizationTransaction): Promise<TokenSet>;
+  /** Redeems a refresh token; the result carries the rotated refresh token (or the same one if the provider does not rotate). */
+  refresh(refreshToken: string, options?: RefreshOptions): Promise<TokenSet>;
+  /** A client-credentials access token, from the cache while fresh; one request per scope however many callers. */
+  getClientCredentialsToken(options?: ClientCredentialsOptions): Promise<TokenSet>;
+  /** Drops a cached client-credentials token (call it when a resource server answers 401). */
+  invalidate(options?: InvalidateOptions): Promise<void>;
+  /** Seals a transaction with `cookieSecret` into a compact encrypted string. */
+  sealTransaction(transaction: AuthorizationTransaction): Promise<string>;
+  /** Opens a sealed transaction; `transaction_expired` / `transaction_invalid` when it cannot be trusted. */
+  unsealTransaction(sealed: string): Promise<AuthorizationTransaction>;
+  /** Web-standard login route: a 302 to the provider with the sealed transaction cookie. */
+  handleLogin(request: Request, options?: HandleLoginOptions): Promise<Response>;
+  /** Web-standard callback route: finishes the login from the callback request and its cookie. */
+  handleCallback(request: Request): Promise<CallbackResult>;
+  /** The provider's RP-initiated logout URL, or undefined when it has none. */
+  endSessionUrl(options?: EndSessionOptions): Promise<URL | undefined>;
+  /** The provider metadata in use (discovered on first call when created with `issuer`). */
+  getProvider(): Promise<ProviderMetadata>;
+}
+
+/**
+ * Creates a confidential client. Options are checked at once: a missing secret, an
+ * http issuer off loopback, an unknown grant or a response type a backend cannot receive
+ * throw OidcError `invalid_options` with what to change.
+ *
+ * @example
+ * ```ts
+ * import { createNodeClient, serviceProvider } from '@oidc-rp/node';
+ *
+ * const client = createNodeClient({
+ *   provider: serviceProvider('http://127.0.0.1:4000/demo'), // or: issuer: 'https://id.example.com'
+ *   clientId: 'web',
+ *   clientSecret: 'web-secret',
+ *   redirectUri: 'http://127.0.0.1:3000/callback',
+ *   scope: 'openid profile email',
+ *   cookieSecret: process.env.COOKIE_SECRET, // >= 32 random characters
+ * });
+ *
+ * const { url, transaction } = await client.startLogin({ appState: { returnTo: '/' } });
+ * // ...redirect to url; at the callback:
+ * const tokens = await client.finishLogin(callbackRequest, transaction);
+ * console.log(tokens.claims?.sub);
+ * ```
+ */
+export function createNodeClient(options: NodeClientOptions): NodeClient {
+  const opts = resolveOptions(options);
+  const http: HttpOptions = {
+    ...(opts.fetch ? { fetch: opts.fetch } : {}),
+    ...(opts.timeout !== undefined ? { timeout: opts.timeout } : {}),
+  };
+  const clientConfig: ClientConfig = {
+    clientId: opts.clientId,
+    clientSecret: opts.clientSecret,
+    // Only when set: core then knows the method was chosen explicitly.
+    ...(opts.authMethod ? { authMethod: opts.authMethod } : {}),
+  };
+  const issuer = opts.provider?.issuer ?? (opts.issuer as string);
+
+  let discovered: Promise<ProviderMetadata> | undefined;
+  function getProvider(): Promise<ProviderMetadata> {
+    if (opts.provider) return Promise.resolve(opts.provider);
+    discovered ??= discover(issuer, http).catch((error: unknown) => {
+      discovered = undefined; // a failed discovery is tried again on the next call
+      throw error;
+    });
+    return discovered;
+  }
+
+  function requireGrant(grant: GrantType, method: string): void {
+    if (!opts.grants.has(grant)) {
+      throw new OidcError(
+        'invalid_options',
+        `${method} uses the ${grant} grant, which this client was created without; add "${grant}" to the grants option.`,
+      );
+    }
+  }
+
+  function cookieSecrets(): string[] {
+    if (opts.cookieSecrets.length === 0) {
+      throw new OidcError(
+        'invalid_options',
+        'Sealing login transactions needs the cookieSecret option: at least 32 random characters, the same on every instance.',
+      );
+    }
+    return opts.cookieSecrets;
+  }
+
+  const cc = createClientCredentialsSource({
+    cache: opts.tokenCache ?? new MemoryTokenCache({ maxEntries: opts.tokenCacheMaxEntries }),
+    keyPrefix: `oidc-rp:cc:${issuer}:${opts.clientId}:`,
+    renewBeforeExpiry: opts.renewBeforeExpiry,
+    unknownLifetimeTtl: opts.unknownLifetimeTtl,
+    request: (scope) =>
+      withRetry(async () => {
+        const provider = await getProvider();
+        return clientCredentials({ provider, client: clientConfig, http, ...(scope ? { scope } : {}) });
+      }, opts.retry),
+  });
+
+  async function finish(
+    params: URL | string | URLSearchParams,
+    transaction: AuthorizationTransaction,
+  ): Promise<TokenSet> {
+    const provider = await getProvider();
+    return completeAuthorization({
+      provider,
+      client: clientConfig,
+      input: params,
+      transaction,
+      http,
+      ...(opts.clockTolerance !== undefined ? { clockTolerance: opts.clockTolerance } : {}),
+    });
+  }
+
+  const client: NodeClient = {
+    getProvider,
+
+    async startLogin(login = {}) {
+      requireGrant('authorization_code', 'startLogin()');
+      const redirectUri = opts.redirectUri;
+      if (!redirectUri) {
+        throw new OidcError('invalid_options', 'Logins need the redirectUri option: the registered URL of your callback route.');
+      }
+      const scope = login.scope ?? opts.scope;
+      checkScope(scope, 'The login scope');
+      const responseType = login.responseType ?? opts.responseType;
+      const responseMode = login.responseMode ?? opts.responseMode ?? (responseType === 'code' ? 'query' : 'form_post');
+      checkResponse(responseType, responseMode);
+      const withCode = responseType.includes('code');
+      const pkce = login.pkce ?? (withCode ? opts.pkce : undefined);
+
+      const provider = await getProvider();
+      if (pkce && withCode && opts.authMethod && provider.pkce_replaces_client_secret) {
+        throw new OidcError(
+          'pkce_with_client_secret',
+          `This provider takes a client secret or a PKCE verifier at the code exchange, never both, and authMethod "${opts.authMethod}" ` +
+            'was set explicitly with PKCE on. Remove authMethod (the verifier then replaces the secret) or pass pkce: false.',
+        );
+      }
+      return buildAuthorizationRequest({
+        provider,
+        clientId: opts.clientId,
+        redirectUri,
+        scope,
+        responseType,
+        responseMode,
+        ...(pkce !== undefined ? { pkce } : {}),
+        ...(login.maxAge !== undefined ? { maxAge: login.maxAge } : {}),
+        ...(login.prompt !== undefined ? { prompt: login.prompt } : {}),
+        ...(login.loginHint !== undefined ? { loginHint: login.loginHint } : {}),
+        ...(login.appState !== undefined ? { appState: login.appState } : {}),
+        ...(login.extra !== undefined ? { extra: login.extra } : {}),
+      });
+    },
+
+    async finishLogin(input, transaction) {
+      requireGrant('authorization_code', 'finishLogin()');
+      checkTransaction(transaction, opts.clientId, issuer);
+      if (input instanceof Request) {
+        const { params, mode } = await readCallbackRequest(input);
+        assertCallbackMode(mode, transaction.responseMode);
+        return finish(params, transaction);
+      }
+      return finish(input, transaction);
+    },
+
+    async refresh(refreshToken, refreshOptions = {}) {
+      requireGrant('refresh_token', 'refresh()');
+      if (typeof refreshToken !== 'string' || refreshToken === '') {
+        throw new OidcError(
+          'refresh_token_missing',
+          'refresh() needs the refresh token of an earlier token response; ask for the offline_access scope to get one.',
+        );
+      }
+      const provider = await getProvider();
+      const tokens = await refreshTokens({
+        provider,
+        client: clientConfig,
+        http,
+        refreshToken,
+        ...(refreshOptions.scope !== undefined ? { scope: refreshOptions.scope } : {}),
+        ...(refreshOptions.expectedSubject !== undefined ? { expectedSubject: refreshOptions.expectedSubject } : {}),
+        ...(opts.clockTolerance !== undefined ? { clockTolerance: opts.clockTolerance } : {}),
+      });
+      // A provider that does not rotate keeps the old refresh token valid.
+      return tokens.refreshToken ? tokens : { ...tokens, refreshToken };
+    },
+
+    async getClientCredentialsToken(ccOptions = {}) {
+      requireGrant('client_credentials', 'getClientCredentialsToken()');
+      if (ccOptions.scope !== undefined) checkScope(ccOptions.scope, 'The client-credentials scope');
+      return cc.get(ccOptions);
+    },
+
+    invalidate: (invalidateOptions) => cc.invalidate(invalidateOptions),
+
+    async sealTransaction(transaction) {
+      return sealTransaction(transaction, { secret: cookieSecrets(), maxAge: opts.transactionMaxAge });
+    },
+
+    async unsealTransaction(sealed) {
+      return unsealTransaction(sealed, { secret: cookieSecrets() });
+    },
+
+    async endSessionUrl(endOptions = {}) {
+      const provider = await getProvider();
+      return buildEndSessionUrl({ provider, clientId: opts.clientId, ...endOptions });
+    },
+
+    handleLogin: (request, loginOptions) => web.handleLogin(request, loginOptions),
+    handleCallback: (request) => web.handleCallback(request),
+  };
+
+  const web = createWebHandlers({
+    client,
+    finish: async (callback, transaction) => {
+      checkTransaction(transaction, opts.clientId, issuer);
+      assertCallbackMode(callback.mode, transaction.responseMode);
+      return finish(callback.params, transaction);
+    },
+    redirectUri: () => opts.redirectUri,
+    cookieName: opts.cookieName,
+    transactionMaxAge: opts.transactionMaxAge,
+  });
+
+  return client;
+}
+
+/** The transaction must be one this client started (same client and provider). */
+function checkTransaction(transaction: AuthorizationTransaction, clientId: string, issuer: string): void {
+  if (typeof transaction !== 'object' || transaction === null || typeof transaction.state !== 'string') {
+    throw new OidcError('transaction_invalid', 'finishLogin() needs the transaction returned by startLogin() for this login.');
+  }
+  if (transaction.clientId !== clientId || transaction.issuer.replace(/\/+$/, '') !== issuer.replace(/\/+$/, '')) {
+    throw new OidcError(
+      'transaction_invalid',
+      'The login transaction was started by another client or for another provider; start a new login with this client.',
+    );
+  }
+}

@@ -1,0 +1,51 @@
+/**
+ * @oidc-rp/node: OpenID Connect for backends. Code flow (query, form_post, hybrid) with a
+ * sealed transaction cookie, refresh with rotation, and client-credentials tokens from a
+ * shared cache with single flight and retries.
+ *
+ * @example
+ * ```ts
+ * import { createNodeClient, serviceProvider } from '@oidc-rp/node';
+ *
+ * const client = createNodeClient({
+ *   provider: serviceProvider('http://127.0.0.1:4000/demo'),
+ *   clientId: 'web',
+ *   clientSecret: 'web-secret',
+ *   redirectUri: 'http://127.0.0.1:3000/callback',
+ *   cookieSecret: 'a-long-random-secret-of-at-least-32-chars',
+ * });
+ * ```
+ */
+
+export { createNodeClient } from './client';
+export type { EndSessionOptions, LoginStart, NodeClient, RefreshOptions, StartLoginOptions } from './client';
+export type { NodeClientOptions, RetryOptions } from './options';
+export type { CallbackInput } from './callback-input';
+export type { CallbackResult, HandleLoginOptions } from './web-handlers';
+export type { ClientCredentialsOptions, InvalidateOptions } from './client-credentials';
+export { MemoryTokenCache } from './token-cache';
+export type { CachedToken, MemoryTokenCacheOptions, TokenCache } from './token-cache';
+export { sealTransaction, unsealTransaction } from './sealed-transaction';
+export type { SealOptions } from './sealed-transaction';
+export { isRetryableError } from './retry';
+
+// The core pieces a backend meets directly, so one import is enough.
+export {
+  AuthorizationResponseError,
+  OidcError,
+  TokenEndpointError,
+  discover,
+  isOidcError,
+  serviceProvider,
+} from '@oidc-rp/core';
+export type {
+  AuthorizationTransaction,
+  ClientAuthMethod,
+  GrantType,
+  IdTokenClaims,
+  OidcErrorCode,
+  ProviderMetadata,
+  ResponseMode,
+  ResponseType,
+  TokenSet,
+} from '@oidc-rp/core';

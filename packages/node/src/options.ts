@@ -1,0 +1,336 @@
+/**
+ * The options of {@link createNodeClient}, validated once at creation so that a wrong
+ * setting fails at start-up with a message saying what to change, not at the first login.
+ */
+
+import { OidcError, assertSecureUrl } from '@oidc-rp/core';
+import type { ClientAuthMethod, GrantType, ProviderMetadata, ResponseMode, ResponseType } from '@oidc-rp/core';
+import type { TokenCache } from './token-cache';
+
+/**
+ * Retry policy for client-credentials requests (network errors and HTTP 5xx only).
+ *
+ * @example
+ * ```ts
+ * createNodeClient({ ...options, retry: { retries: 3, baseDelay: 200, maxDelay: 5_000 } });
+ * createNodeClient({ ...options, retry: false }); // one attempt only
+ * ```
+ */
+export interface RetryOptions {
+  /** Retries after the first attempt. Default 2 (three attempts in all). */
+  retries?: number;
+  /** Milliseconds; the cap of the first backoff, doubled on every retry. Default 100. */
+  baseDelay?: number;
+  /** Milliseconds; no backoff is ever longer. Default 2 000. */
+  maxDelay?: number;
+}
+
+/**
+ * Settings of a confidential client. Give the provider either as `issuer` (found by
+ * OpenID Connect Discovery on first use) or as `provider` metadata (for this service:
+ * `serviceProvider(baseUrl)`).
+ *
+ * @example
+ * ```ts
+ * const options: NodeClientOptions = {
+ *   issuer: 'https://id.example.com/acme',
+ *   clientId: 'web',
+ *   clientSecret: process.env.CLIENT_SECRET!,
+ *   redirectUri: 'https://app.example.com/callback',
+ *   scope: 'openid profile email offline_access',
+ *   responseMode: 'form_post',
+ *   cookieSecret: process.env.COOKIE_SECRET!,
+ * };
+ * ```
+ */
+export interface NodeClientOptions {
+  /** Issuer URL for discovery. https, or http on loopback (localhost, 127.0.0.0/8, [::1]). */
+  issuer?: string;
+  /** Provider metadata given directly, e.g. `serviceProvider('https://id.example.com/acme')`. */
+  provider?: ProviderMetadata;
+  clientId: string;
+  /** Required: this package is for clients that can keep a secret (backends). */
+  clientSecret: string;
+  /** Set only to force a method; the default follows the provider (`client_secret_post` for this service). */
+  authMethod?: Exclude<ClientAuthMethod, 'none'>;
+  /** Where the provider sends the user back. Required for logins. */
+  redirectUri?: string;
+  /** Grants this client uses; calling a method for another grant fails. Default: all three. */
+  grants?: GrantType[];
+  /** Default scope of logins. Default `openid`. */
+  scope?: string | string[];
+  /** Default response type of logins. Default `code`. */
+  responseType?: ResponseType;
+  /** Default response mode of logins: `query` or `form_post`. Default `query` for `code`, `form_post` otherwise. */
+  responseMode?: ResponseMode;
+  /** PKCE on logins with a code. Default true. `false` gives the classic secret-only code exchange. */
+  pkce?: boolean;
+  /**
+   * Secret from which the transaction cookie key is derived (at least 32 characters of
+   * high entropy). An array rotates secrets: the first seals, all of them unseal.
+   */
+  cookieSecret?: string | string[];
+  /** Seconds a sealed login transaction stays valid. Default 600. */
+  transactionMaxAge?: number;
+  /** Base name of the transaction cookies. Default `oidc-rp.tx`. */
+  cookieName?: string;
+  /** Custom fetch (proxies, instrumentation, tests). Default the global fetch. */
+  fetch?: typeof fetch;
+  /** Per-request timeout in milliseconds. Default 10 000. */
+  timeout?: number;
+  /** Seconds of clock skew accepted when validating ID tokens. Default 60. */
+  clockTolerance?: number;
+  /** Where client-credentials tokens are kept. Default an in-memory cache of `tokenCacheMaxEntries`. */
+  tokenCache?: TokenCache;
+  /** Size bound of the default in-memory cache. Default 100. */
+  tokenCacheMaxEntries?: number;
+  /** Seconds before expiry at which a cached token is renewed. Default 60 (at most half the lifetime). */
+  renewBeforeExpiry?: number;
+  /** Seconds to cache a token whose lifetime the provider did not state. Default 300. */
+  unknownLifetimeTtl?: number;
+  /** Retries of client-credentials requests; `false` disables them. */
+  retry?: RetryOptions | false;
+}
+
+/** Options after validation, with every default applied. Internal. */
+export interface ResolvedOptions {
+  issuer: string | undefined;
+  provider: ProviderMetadata | undefined;
+  clientId: string;
+  clientSecret: string;
+  authMethod: Exclude<ClientAuthMethod, 'none'> | undefined;
+  redirectUri: string | undefined;
+  grants: ReadonlySet<GrantType>;
+  scope: string | string[];
+  responseType: ResponseType;
+  responseMode: ResponseMode | undefined;
+  pkce: boolean;
+  cookieSecrets: string[];
+  transactionMaxAge: number;
+  cookieName: string;
+  fetch: typeof fetch | undefined;
+  timeout: number | undefined;
+  clockTolerance: number | undefined;
+  tokenCache: TokenCache | undefined;
+  tokenCacheMaxEntries: number;
+  renewBeforeExpiry: number;
+  unknownLifetimeTtl: number;
+  retry: Required<RetryOptions>;
+}
+
+export const GRANTS: readonly GrantType[] = ['authorization_code', 'refresh_token', 'client_credentials'];
+export const RESPONSE_TYPES: readonly ResponseType[] = [
+  'code',
+  'code id_token',
+  'code token id_token',
+  'token',
+  'id_token token',
+  'id_token',
+];
+const AUTH_METHODS = ['client_secret_post', 'client_secret_basic'];
+export const MIN_COOKIE_SECRET_LENGTH = 32;
+
+/** Validates the options of `createNodeClient`; throws OidcError('invalid_options'). */
+export function resolveOptions(options: NodeClientOptions): ResolvedOptions {
+  if (typeof options !== 'object' || options === null) fail('createNodeClient needs an options object.');
+
+  const { issuer, provider } = options;
+  if ((issuer === undefined) === (provider === undefined)) {
+    fail('Pass exactly one of `issuer` (discovery) or `provider` (metadata, e.g. serviceProvider(baseUrl)).');
+  }
+  if (issuer !== undefined) {
+    if (typeof issuer !== 'string' || issuer === '') fail('`issuer` must be the provider URL, e.g. https://id.example.com.');
+    assertSecureUrl(issuer, 'the issuer');
+  }
+  if (provider !== undefined) checkProvider(provider);
+
+  nonEmptyString(options.clientId, '`clientId` is required: the client ID from the client registration.');
+  nonEmptyString(
+    options.clientSecret,
+    '`clientSecret` is required: @oidc-rp/node is for confidential clients. ' +
+      'An app that cannot keep a secret (single-page, mobile) uses @oidc-rp/browser with PKCE instead.',
+  );
+  if (options.authMethod !== undefined && !AUTH_METHODS.includes(options.authMethod)) {
+    fail(`\`authMethod\` must be one of ${AUTH_METHODS.join(', ')}.`);
+  }
+
+  const grants = resolveGrants(options.grants);
+  const redirectUri = options.redirectUri;
+  if (redirectUri !== undefined) checkRedirectUri(redirectUri);
+  else if (options.grants?.includes('authorization_code')) {
+    fail('`redirectUri` is required for the authorization_code grant: the registered URL of your callback route.');
+  }
+
+  const scope = options.scope ?? 'openid';
+  checkScope(scope, '`scope`');
+  const responseType = options.responseType ?? 'code';
+  const responseMode = options.responseMode;
+  checkResponse(responseType, responseMode);
+
+  const cookieSecrets = resolveCookieSecrets(options.cookieSecret);
+  const cookieName = options.cookieName ?? 'oidc-rp.tx';
+  if (typeof cookieName !== 'string' || !/^[A-Za-z0-9._-]{1,64}$/.test(cookieName)) {
+    fail('`cookieName` must be 1-64 characters of letters, digits, ".", "_" and "-".');
+  }
+  if (options.fetch !== undefined && typeof options.fetch !== 'function') fail('`fetch` must be a function.');
+  if (options.pkce !== undefined && typeof options.pkce !== 'boolean') fail('`pkce` must be true or false.');
+  if (options.tokenCache !== undefined) checkTokenCache(options.tokenCache);
+
+  return {
+    issuer,
+    provider,
+    clientId: options.clientId,
+    clientSecret: options.clientSecret,
+    authMethod: options.authMethod,
+    redirectUri,
+    grants,
+    scope,
+    responseType,
+    responseMode,
+    pkce: options.pkce ?? true,
+    cookieSecrets,
+    transactionMaxAge: positive(options.transactionMaxAge, 600, '`transactionMaxAge` (seconds)'),
+    cookieName,
+    fetch: options.fetch,
+    timeout: options.timeout === undefined ? undefined : positive(options.timeout, 0, '`timeout` (milliseconds)'),
+    clockTolerance:
+      options.clockTolerance === undefined
+        ? undefined
+        : nonNegative(options.clockTolerance, 0, '`clockTolerance` (seconds)'),
+    tokenCache: options.tokenCache,
+    tokenCacheMaxEntries: integerAtLeast(options.tokenCacheMaxEntries, 100, 1, '`tokenCacheMaxEntries`'),
+    renewBeforeExpiry: nonNegative(options.renewBeforeExpiry, 60, '`renewBeforeExpiry` (seconds)'),
+    unknownLifetimeTtl: positive(options.unknownLifetimeTtl, 300, '`unknownLifetimeTtl` (seconds)'),
+    retry: resolveRetry(options.retry),
+  };
+}
+
+/**
+ * Checks a response type and mode for a backend: a server never sees a URL fragment,
+ * so anything but `code` needs `form_post`, and `fragment` is refused.
+ */
+export function checkResponse(responseType: ResponseType, responseMode: ResponseMode | undefined): void {
+  if (!RESPONSE_TYPES.includes(responseType)) {
+    fail(`Unsupported response type "${String(responseType)}"; use one of: ${RESPONSE_TYPES.join(', ')}.`);
+  }
+  if (responseMode === undefined) return;
+  if (responseMode !== 'query' && responseMode !== 'form_post') {
+    fail(
+      `Response mode "${String(responseMode)}" cannot reach a backend (a server never sees a URL fragment); ` +
+        'use "form_post", or "query" with response type "code".',
+    );
+  }
+  if (responseMode === 'query' && responseType !== 'code') {
+    fail(`Response type "${responseType}" returns tokens from the authorize endpoint: use response mode "form_post".`);
+  }
+}
+
+/** Throws OidcError('invalid_options') unless `scope` is a non-empty string or array of scope tokens. */
+export function checkScope(scope: unknown, what: string): void {
+  const list = typeof scope === 'string' ? scope.split(' ').filter(Boolean) : scope;
+  if (!Array.isArray(list) || list.length === 0 || !list.every((s) => typeof s === 'string' && /^[\x21\x23-\x5b\x5d-\x7e]+$/.test(s))) {
+    fail(`${what} must be a non-empty space-separated string or array of scope names.`);
+  }
+}
+
+export function fail(message: string): never {
+  throw new OidcError('invalid_options', message);
+}
+
+function checkProvider(provider: ProviderMetadata): void {
+  if (typeof provider !== 'object' || provider === null) fail('`provider` must be provider metadata.');
+  for (const field of ['issuer', 'authorization_endpoint', 'token_endpoint'] as const) {
+    if (typeof provider[field] !== 'string' || provider[field] === '') {
+      fail(`\`provider.${field}\` is missing; build the metadata with serviceProvider(baseUrl) or use \`issuer\`.`);
+    }
+  }
+  assertSecureUrl(provider.issuer, 'the issuer');
+  assertSecureUrl(provider.token_endpoint, 'the token endpoint');
+  for (const endpoint of Object.values(provider.token_endpoint_by_grant ?? {})) {
+    if (endpoint !== undefined) assertSecureUrl(endpoint, 'the token endpoint');
+  }
+}
+
+function checkRedirectUri(redirectUri: string): void {
+  let url: URL | undefined;
+  try {
+    url = new URL(redirectUri);
+  } catch {
+    // reported below
+  }
+  if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:') || url.hash !== '') {
+    fail('`redirectUri` must be an absolute http(s) URL without a fragment, exactly as registered for the client.');
+  }
+}
+
+function resolveGrants(grants: GrantType[] | undefined): ReadonlySet<GrantType> {
+  if (grants === undefined) return new Set(GRANTS);
+  if (!Array.isArray(grants) || grants.length === 0) fail('`grants` must be a non-empty array.');
+  for (const grant of grants) {
+    if (!GRANTS.includes(grant)) {
+      fail(`Unknown grant "${String(grant)}" in \`grants\`; this client supports ${GRANTS.join(', ')}.`);
+    }
+  }
+  return new Set(grants);
+}
+
+function resolveCookieSecrets(secret: string | string[] | undefined): string[] {
+  if (secret === undefined) return [];
+  const secrets = Array.isArray(secret) ? secret : [secret];
+  if (secrets.length === 0) fail('`cookieSecret` must not be an empty array.');
+  for (const s of secrets) {
+    if (typeof s !== 'string' || s.length < MIN_COOKIE_SECRET_LENGTH) {
+      fail(
+        `\`cookieSecret\` must be at least ${MIN_COOKIE_SECRET_LENGTH} characters of random data ` +
+          '(e.g. `openssl rand -base64 32`), the same on every instance.',
+      );
+    }
+  }
+  return secrets;
+}
+
+function checkTokenCache(cache: TokenCache): void {
+  if (
+    typeof cache !== 'object' ||
+    cache === null ||
+    typeof cache.get !== 'function' ||
+    typeof cache.set !== 'function' ||
+    typeof cache.delete !== 'function'
+  ) {
+    fail('`tokenCache` must implement get(key), set(key, value, ttlSeconds) and delete(key).');
+  }
+}
+
+function resolveRetry(retry: RetryOptions | false | undefined): Required<RetryOptions> {
+  if (retry === false) return { retries: 0, baseDelay: 0, maxDelay: 0 };
+  if (retry !== undefined && (typeof retry !== 'object' || retry === null)) fail('`retry` must be an object or false.');
+  return {
+    retries: integerAtLeast(retry?.retries, 2, 0, '`retry.retries`', 10),
+    baseDelay: nonNegative(retry?.baseDelay, 100, '`retry.baseDelay` (milliseconds)'),
+    maxDelay: nonNegative(retry?.maxDelay, 2_000, '`retry.maxDelay` (milliseconds)'),
+  };
+}
+
+function nonEmptyString(value: unknown, message: string): void {
+  if (typeof value !== 'string' || value === '') fail(message);
+}
+
+function positive(value: number | undefined, fallback: number, what: string): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) fail(`${what} must be a positive number.`);
+  return value;
+}
+
+function nonNegative(value: number | undefined, fallback: number, what: string): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) fail(`${what} must be a number >= 0.`);
+  return value;
+}
+
+function integerAtLeast(value: number | undefined, fallback: number, min: number, what: string, max = Number.MAX_SAFE_INTEGER): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value < min || value > max) {
+    fail(`${what} must be an integer from ${min}${max === Number.MAX_SAFE_INTEGER ? '' : ` to ${max}`}.`);
+  }
+  return value;
+}

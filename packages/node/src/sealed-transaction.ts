@@ -1,0 +1,140 @@
+/**
+ * A login transaction sealed into a compact JWE (`dir` + A256GCM): encrypted, so the
+ * browser cannot read the PKCE verifier or nonce, and authenticated, so it cannot change
+ * them. The key is derived from a configured secret with HKDF, so every instance that
+ * shares the secret can unseal: a fleet of backends needs no sticky sessions.
+ */
+
+import { OidcError } from '@oidc-rp/core';
+import type { AuthorizationTransaction } from '@oidc-rp/core';
+import { EncryptJWT, jwtDecrypt } from 'jose';
+import { MIN_COOKIE_SECRET_LENGTH } from './options';
+
+/**
+ * How to seal: the secret(s) and the lifetime.
+ *
+ * @example
+ * ```ts
+ * // Rotation: seal with the new secret, still open cookies sealed with the old one.
+ * const options: SealOptions = { secret: [process.env.COOKIE_SECRET!, process.env.OLD_COOKIE_SECRET!], maxAge: 600 };
+ * ```
+ */
+export interface SealOptions {
+  /** At least 32 characters. An array rotates: the first seals, every one unseals. */
+  secret: string | string[];
+  /** Seconds the sealed value stays valid. Default 600 (10 minutes). */
+  maxAge?: number;
+}
+
+const DEFAULT_MAX_AGE = 600;
+// Domain separation: this key is only ever used for sealed login transactions.
+const HKDF_INFO = new TextEncoder().encode('oidc-rp/node sealed login transaction v1');
+
+/**
+ * Seals a login transaction into a compact string fit for a cookie (about 700 bytes).
+ *
+ * @example
+ * ```ts
+ * const { url, transaction } = await client.startLogin();
+ * const sealed = await sealTransaction(transaction, { secret: process.env.COOKIE_SECRET! });
+ * // Set-Cookie: oidc-rp.tx=<sealed>; HttpOnly; Secure; SameSite=Lax; Max-Age=600
+ * ```
+ */
+export async function sealTransaction(transaction: AuthorizationTransaction, options: SealOptions): Promise<string> {
+  const [secret] = secretsOf(options.secret);
+  const maxAge = options.maxAge ?? DEFAULT_MAX_AGE;
+  if (!Number.isFinite(maxAge) || maxAge <= 0) {
+    throw new OidcError('invalid_options', 'The transaction maxAge must be a positive number of seconds.');
+  }
+  if (typeof transaction !== 'object' || transaction === null || typeof transaction.state !== 'string') {
+    throw new OidcError('invalid_options', 'sealTransaction needs the transaction returned by startLogin().');
+  }
+  const now = Math.floor(Date.now() / 1000);
+  return new EncryptJWT({ tx: transaction })
+    .setProtectedHeader({ alg: 'dir', enc: 'A256GCM' })
+    .setIssuedAt(now)
+    .setExpirationTime(now + Math.floor(maxAge))
+    .encrypt(await deriveKey(secret as string));
+}
+
+/**
+ * Opens a value made by {@link sealTransaction}. Rejects with OidcError
+ * `transaction_expired` after its max age, and `transaction_invalid` when it was changed,
+ * sealed with another secret, or is not a sealed transaction at all.
+ *
+ * @example
+ * ```ts
+ * const transaction = await unsealTransaction(cookieValue, { secret: process.env.COOKIE_SECRET! });
+ * const tokens = await client.finishLogin(request, transaction);
+ * ```
+ */
+export async function unsealTransaction(sealed: string, options: Pick<SealOptions, 'secret'>): Promise<AuthorizationTransaction> {
+  const secrets = secretsOf(options.secret);
+  if (typeof sealed !== 'string' || sealed.length > 8192 || !/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]*){4}$/.test(sealed)) {
+    throw invalid('it is not a sealed transaction');
+  }
+  for (const secret of secrets) {
+    try {
+      const { payload } = await jwtDecrypt(sealed, await deriveKey(secret), {
+        keyManagementAlgorithms: ['dir'],
+        contentEncryptionAlgorithms: ['A256GCM'],
+        requiredClaims: ['exp', 'iat'],
+      });
+      const tx = payload.tx;
+      if (!isTransaction(tx)) throw invalid('its content is not a login transaction');
+      return tx;
+    } catch (error) {
+      if (error instanceof OidcError) throw error;
+      const code = (error as { code?: unknown }).code;
+      // Wrong key or changed bytes: the next secret (rotation) may still open it.
+      if (code === 'ERR_JWE_DECRYPTION_FAILED') continue;
+      if (code === 'ERR_JWT_EXPIRED') {
+        throw new OidcError(
+          'transaction_expired',
+          'The login transaction has expired (the user took longer than its max age to log in): start a new login.',
+        );
+      }
+      throw invalid('it is malformed', error);
+    }
+  }
+  throw invalid('it was changed or sealed with a different cookieSecret');
+}
+
+/** The secrets of an option value, each checked for length. */
+function secretsOf(secret: string | string[]): string[] {
+  const secrets = Array.isArray(secret) ? secret : [secret];
+  if (secrets.length === 0 || secrets.some((s) => typeof s !== 'string' || s.length < MIN_COOKIE_SECRET_LENGTH)) {
+    throw new OidcError(
+      'invalid_options',
+      `The cookie secret must be at least ${MIN_COOKIE_SECRET_LENGTH} characters of random data (e.g. \`openssl rand -base64 32\`).`,
+    );
+  }
+  return secrets;
+}
+
+async function deriveKey(secret: string): Promise<Uint8Array> {
+  const material = await crypto.subtle.importKey('raw', new TextEncoder().encode(secret), 'HKDF', false, ['deriveBits']);
+  const bits = await crypto.subtle.deriveBits(
+    { name: 'HKDF', hash: 'SHA-256', salt: new Uint8Array(32), info: HKDF_INFO },
+    material,
+    256,
+  );
+  return new Uint8Array(bits);
+}
+
+function isTransaction(value: unknown): value is AuthorizationTransaction {
+  if (typeof value !== 'object' || value === null) return false;
+  const tx = value as Record<string, unknown>;
+  return ['state', 'redirectUri', 'responseType', 'responseMode', 'scope', 'clientId', 'issuer'].every(
+    (field) => typeof tx[field] === 'string',
+  );
+}
+
+function invalid(why: string, cause?: unknown): OidcError {
+  return new OidcError(
+    'transaction_invalid',
+    `The login transaction cookie was rejected: ${why}. Start a new login; if this keeps happening, ` +
+      'check that every instance uses the same cookieSecret.',
+    cause === undefined ? undefined : { cause },
+  );
+}

@@ -1,0 +1,184 @@
+import { describe, expect, it } from 'vitest';
+import { type NodeClientOptions, createNodeClient, serviceProvider } from '../src/index';
+
+const valid: NodeClientOptions = {
+  provider: serviceProvider('https://id.example.com/acme'),
+  clientId: 'web',
+  clientSecret: 'web-secret',
+  redirectUri: 'https://app.example.com/callback',
+};
+
+function creationError(options: Partial<NodeClientOptions> & Record<string, unknown>) {
+  try {
+    createNodeClient(options as NodeClientOptions);
+  } catch (error) {
+    return error as { code: string; message: string };
+  }
+  throw new Error('expected createNodeClient to throw');
+}
+
+describe('createNodeClient: options are validated at creation', () => {
+  it('accepts a provider preset or an https issuer', () => {
+    expect(() => createNodeClient(valid)).not.toThrow();
+    const { provider: _, ...rest } = valid;
+    expect(() => createNodeClient({ ...rest, issuer: 'https://id.example.com/acme' })).not.toThrow();
+  });
+
+  it('refuses a missing or empty client secret and points public clients to the browser package', () => {
+    const { clientSecret: _, ...withoutSecret } = valid;
+    for (const options of [withoutSecret, { ...valid, clientSecret: '' }]) {
+      const error = creationError(options);
+      expect(error.code).toBe('invalid_options');
+      expect(error.message).toContain('clientSecret');
+      expect(error.message).toContain('@oidc-rp/browser');
+    }
+  });
+
+  it('refuses a missing client ID', () => {
+    expect(creationError({ ...valid, clientId: '' })).toMatchObject({ code: 'invalid_options', message: expect.stringContaining('clientId') });
+  });
+
+  it('refuses an http issuer outside loopback, and allows it on loopback', () => {
+    const { provider: _, ...rest } = valid;
+    expect(creationError({ ...rest, issuer: 'http://id.example.com/acme' }).code).toBe('invalid_options');
+    const httpProvider = { ...serviceProvider('https://id.example.com/acme'), issuer: 'http://id.example.com/acme' };
+    expect(creationError({ ...valid, provider: httpProvider }).code).toBe('invalid_options');
+    const httpTokenEndpoint = { ...serviceProvider('https://id.example.com/acme'), token_endpoint: 'http://id.example.com/token' };
+    expect(creationError({ ...valid, provider: httpTokenEndpoint }).message).toContain('token endpoint');
+    for (const issuer of ['http://127.0.0.1:4000/demo', 'http://localhost:4000/demo', 'http://[::1]:4000/demo']) {
+      expect(() => createNodeClient({ ...rest, issuer })).not.toThrow();
+    }
+  });
+
+  it('wants exactly one of issuer and provider', () => {
+    const { provider: _, ...neither } = valid;
+    expect(creationError(neither).message).toContain('exactly one');
+    expect(creationError({ ...valid, issuer: 'https://id.example.com/acme' }).message).toContain('exactly one');
+  });
+
+  it('refuses provider metadata without a token endpoint', () => {
+    const { token_endpoint: _, ...provider } = serviceProvider('https://id.example.com/acme');
+    expect(creationError({ ...valid, provider: provider as never }).message).toContain('token_endpoint');
+  });
+
+  it('refuses an unknown grant, naming it', () => {
+    const error = creationError({ ...valid, grants: ['authorization_code', 'password' as never] });
+    expect(error.code).toBe('invalid_options');
+    expect(error.message).toContain('"password"');
+  });
+
+  it('requires a redirect URI when the authorization_code grant is asked for explicitly', () => {
+    const { redirectUri: _, ...rest } = valid;
+    expect(creationError({ ...rest, grants: ['authorization_code'] }).message).toContain('redirectUri');
+    expect(() => createNodeClient({ ...rest, grants: ['client_credentials'] })).not.toThrow();
+  });
+
+  it('refuses a redirect URI that is relative, not http(s) or has a fragment', () => {
+    for (const redirectUri of ['/callback', 'ftp://app.example.com/cb', 'https://app.example.com/cb#x']) {
+      expect(creationError({ ...valid, redirectUri }).code).toBe('invalid_options');
+    }
+  });
+
+  it('refuses response types the service does not have', () => {
+    const error = creationError({ ...valid, responseType: 'code token' as never });
+    expect(error.code).toBe('invalid_options');
+    expect(error.message).toContain('Unsupported response type');
+  });
+
+  it('refuses the fragment response mode, which a server never sees', () => {
+    const error = creationError({ ...valid, responseType: 'code id_token', responseMode: 'fragment' });
+    expect(error.message).toContain('form_post');
+  });
+
+  it('refuses tokens in the query (hybrid with query mode)', () => {
+    expect(creationError({ ...valid, responseType: 'code id_token', responseMode: 'query' }).message).toContain('form_post');
+  });
+
+  it('refuses a short cookie secret, in a single value or a rotation list', () => {
+    expect(creationError({ ...valid, cookieSecret: 'too-short' }).message).toContain('32');
+    expect(creationError({ ...valid, cookieSecret: ['x'.repeat(32), 'short'] }).message).toContain('32');
+    expect(() => createNodeClient({ ...valid, cookieSecret: 'x'.repeat(32) })).not.toThrow();
+  });
+
+  it('refuses nonsense numbers, cache and retry settings', () => {
+    const cases: Array<Partial<NodeClientOptions>> = [
+      { timeout: 0 },
+      { transactionMaxAge: -1 },
+      { renewBeforeExpiry: Number.NaN },
+      { unknownLifetimeTtl: 0 },
+      { tokenCacheMaxEntries: 0 },
+      { retry: { retries: 11 } },
+      { retry: { baseDelay: -5 } },
+      { tokenCache: { get() {} } as never },
+      { scope: [] },
+      { scope: 'openid "quoted"' },
+      { authMethod: 'none' as never },
+      { cookieName: 'bad name;' },
+    ];
+    for (const overrides of cases) expect(creationError({ ...valid, ...overrides }).code).toBe('invalid_options');
+  });
+
+  it('refuses a method for a grant the client was created without', async () => {
+    const client = createNodeClient({ ...valid, grants: ['client_credentials'] });
+    await expect(client.startLogin()).rejects.toMatchObject({ code: 'invalid_options', message: expect.stringContaining('authorization_code') });
+    await expect(client.refresh('rt')).rejects.toMatchObject({ code: 'invalid_options', message: expect.stringContaining('refresh_token') });
+  });
+
+  it('needs a cookie secret to seal transactions, and says so', async () => {
+    const client = createNodeClient(valid);
+    const { transaction } = await client.startLogin();
+    await expect(client.sealTransaction(transaction)).rejects.toMatchObject({
+      code: 'invalid_options',
+      message: expect.stringContaining('cookieSecret'),
+    });
+  });
+});
+
+describe('startLogin: what a backend asks for', () => {
+  const client = createNodeClient({ ...valid, scope: 'openid profile' });
+
+  it('uses the code flow with PKCE and the query mode by default', async () => {
+    const { url, transaction } = await client.startLogin({ appState: { returnTo: '/orders' } });
+    expect(url.searchParams.get('response_type')).toBe('code');
+    expect(url.searchParams.get('code_challenge_method')).toBe('S256');
+    expect(url.searchParams.get('scope')).toBe('openid profile');
+    expect(url.searchParams.has('response_mode')).toBe(false);
+    expect(transaction).toMatchObject({ responseMode: 'query', clientId: 'web', appState: { returnTo: '/orders' } });
+    expect(transaction.codeVerifier).toBeTypeOf('string');
+  });
+
+  it('delivers hybrid responses by form_post, since a server never sees a fragment', async () => {
+    const { url, transaction } = await client.startLogin({ responseType: 'code id_token' });
+    expect(url.searchParams.get('response_mode')).toBe('form_post');
+    expect(url.searchParams.get('nonce')).toBe(transaction.nonce);
+    expect(transaction.responseMode).toBe('form_post');
+  });
+
+  it('leaves PKCE out with pkce: false', async () => {
+    const { url, transaction } = await client.startLogin({ pkce: false });
+    expect(url.searchParams.has('code_challenge')).toBe(false);
+    expect(transaction.codeVerifier).toBeUndefined();
+  });
+
+  it('refuses per-login response settings a backend cannot receive', async () => {
+    await expect(client.startLogin({ responseType: 'code id_token', responseMode: 'query' })).rejects.toMatchObject({
+      code: 'invalid_options',
+    });
+    await expect(client.startLogin({ responseMode: 'fragment' })).rejects.toMatchObject({ code: 'invalid_options' });
+  });
+
+  it('refuses PKCE together with an explicitly chosen secret method against this service, before any request', async () => {
+    let requests = 0;
+    const explicit = createNodeClient({
+      ...valid,
+      authMethod: 'client_secret_post',
+      fetch: async () => {
+        requests++;
+        return new Response(null, { status: 500 });
+      },
+    });
+    await expect(explicit.startLogin()).rejects.toMatchObject({ code: 'pkce_with_client_secret' });
+    await expect(explicit.startLogin({ pkce: false })).resolves.toBeDefined();
+    expect(requests).toBe(0);
+  });
+});
