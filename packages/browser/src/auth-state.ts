@@ -1,0 +1,67 @@
+/**
+ * The observable state frameworks render from: `subscribe` + `getSnapshot`, shaped for
+ * React's `useSyncExternalStore`. A snapshot is frozen and replaced only when something in
+ * it changed, so its identity tells a framework whether to re-render.
+ */
+
+import type { IdTokenClaims, OidcError } from '@oidc-rp/core';
+
+/**
+ * The client's state at one moment. Immutable; a new object exactly when the state changed.
+ *
+ * @example
+ * ```ts
+ * const { status, user, error } = client.getSnapshot();
+ * if (status === 'authenticated') console.log(user?.name);
+ * ```
+ */
+export interface AuthSnapshot {
+  readonly status: 'loading' | 'authenticated' | 'unauthenticated' | 'error';
+  /** Validated ID token claims. */
+  readonly user?: IdTokenClaims;
+  /** Why the last login or refresh failed. */
+  readonly error?: OidcError;
+  /** Access token expiry, epoch seconds, when known. */
+  readonly expiresAt?: number;
+}
+
+/** A subscribable holder of the current {@link AuthSnapshot}. */
+export interface AuthState {
+  get(): AuthSnapshot;
+  /** Replaces the snapshot and notifies listeners, unless nothing changed. */
+  set(next: AuthSnapshot): void;
+  subscribe(listener: () => void): () => void;
+}
+
+/**
+ * Starts in `loading`.
+ *
+ * @example
+ * ```ts
+ * const state = createAuthState();
+ * const stop = state.subscribe(() => render(state.get()));
+ * ```
+ */
+export function createAuthState(): AuthState {
+  let snapshot: AuthSnapshot = Object.freeze({ status: 'loading' });
+  const listeners = new Set<() => void>();
+  return {
+    get: () => snapshot,
+    set(next) {
+      if (
+        next.status === snapshot.status &&
+        next.user === snapshot.user &&
+        next.error === snapshot.error &&
+        next.expiresAt === snapshot.expiresAt
+      ) {
+        return;
+      }
+      snapshot = Object.freeze({ ...next });
+      for (const listener of [...listeners]) listener();
+    },
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => void listeners.delete(listener);
+    },
+  };
+}

@@ -1,0 +1,174 @@
+/** The public shape of the browser client and of its method options. */
+
+import type { IdTokenClaims } from '@oidc-rp/core';
+import type { AuthSnapshot } from './auth-state';
+import type { BrowserClientEventName, BrowserClientEvents } from './events';
+
+/**
+ * Options of {@link BrowserClient.login}.
+ *
+ * @example
+ * ```ts
+ * await client.login({ appState: { returnTo: location.pathname }, loginHint: 'alice' });
+ * ```
+ */
+export interface LoginOptions {
+  /** Any JSON value, given back by `handleRedirectCallback` (e.g. the page to return to). Not sent to the provider. */
+  appState?: unknown;
+  /** Log in in a popup instead of leaving the page. Call from a click handler, or the browser blocks it. */
+  popup?: boolean;
+  prompt?: string;
+  loginHint?: string;
+  /** Extra authorization request parameters (protocol parameters cannot be overridden). */
+  extra?: Record<string, string>;
+}
+
+/**
+ * Options of {@link BrowserClient.logout}.
+ *
+ * @example
+ * ```ts
+ * await client.logout({ returnTo: 'http://127.0.0.1:5173/' });
+ * ```
+ */
+export interface LogoutOptions {
+  /** Where the provider sends the user afterwards (registered post-logout URI). Default: `postLogoutRedirectUri`. */
+  returnTo?: string;
+  /** Go to the provider's logout page when it offers one. Default true. */
+  redirect?: boolean;
+}
+
+/**
+ * What a finished login gives back.
+ *
+ * @example
+ * ```ts
+ * const { appState, user } = await client.handleRedirectCallback();
+ * ```
+ */
+export interface CallbackResult {
+  appState?: unknown;
+  user?: IdTokenClaims;
+}
+
+/**
+ * A logged-in (or not) user of a single-page app. Create one per app, at module level.
+ *
+ * @example
+ * ```ts
+ * const client = createBrowserClient({ issuer, clientId: 'spa', redirectUri });
+ * await client.init();
+ * if (client.getSnapshot().status !== 'authenticated') await client.login();
+ * ```
+ */
+export interface BrowserClient {
+  /**
+   * Finishes a login when the page is the callback, else restores the session from the token
+   * storage; then the status is no longer `loading`. Idempotent: every call shares one run.
+   *
+   * @example
+   * ```ts
+   * const { status } = await client.init();
+   * ```
+   */
+  init(): Promise<AuthSnapshot>;
+  /**
+   * Sends the user to the provider's login (or opens it in a popup and resolves once logged in).
+   * Rejects with `popup_blocked` / `popup_closed` in popup mode.
+   *
+   * @example
+   * ```ts
+   * button.onclick = () => client.login({ appState: { returnTo: location.pathname } });
+   * ```
+   */
+  login(options?: LoginOptions): Promise<void>;
+  /**
+   * Finishes the login the provider redirected back with (default: the current URL) and
+   * removes `code` and `state` from the address bar. Idempotent for the same URL, including
+   * concurrent calls (React StrictMode): every call gets the same result. Rejects with
+   * `transaction_not_found` for a callback this tab did not start (e.g. an altered `state`).
+   *
+   * @example
+   * ```ts
+   * const { appState } = await client.handleRedirectCallback();
+   * history.replaceState(null, '', (appState as { returnTo?: string })?.returnTo ?? '/');
+   * ```
+   */
+  handleRedirectCallback(url?: string): Promise<CallbackResult>;
+  /**
+   * True when `url` (default: the current URL) is the redirect URI carrying a login response.
+   *
+   * @example
+   * ```ts
+   * if (client.isRedirectCallback()) await client.handleRedirectCallback();
+   * ```
+   */
+  isRedirectCallback(url?: string): boolean;
+  /**
+   * A valid access token, refreshed first when it expires within `minValidity` seconds
+   * (default `refreshLeeway`, capped at half the token's lifetime). A token whose lifetime
+   * the provider did not state is returned as is. Throws `login_required` when there is no session.
+   *
+   * @example
+   * ```ts
+   * const token = await client.getAccessToken({ minValidity: 60 });
+   * ```
+   */
+  getAccessToken(options?: { minValidity?: number }): Promise<string>;
+  /**
+   * The validated ID token claims of the logged-in user.
+   *
+   * @example
+   * ```ts
+   * const name = client.getUser()?.name;
+   * ```
+   */
+  getUser(): IdTokenClaims | undefined;
+  /**
+   * `fetch` with `Authorization: Bearer <access token>`; on a 401 it refreshes once and
+   * retries once. Use it for your own API only: every URL it is given receives the token.
+   *
+   * @example
+   * ```ts
+   * const response = await client.fetch('https://api.example.com/orders');
+   * ```
+   */
+  fetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response>;
+  /**
+   * Clears the local session (in every tab of the app), revokes the refresh token, and goes
+   * to the provider's logout page when it offers one.
+   *
+   * @example
+   * ```ts
+   * await client.logout({ returnTo: 'http://127.0.0.1:5173/' });
+   * ```
+   */
+  logout(options?: LogoutOptions): Promise<void>;
+  /**
+   * Calls `listener` after every snapshot change; returns the unsubscribe.
+   *
+   * @example
+   * ```ts
+   * const state = useSyncExternalStore(client.subscribe, client.getSnapshot);
+   * ```
+   */
+  subscribe(listener: () => void): () => void;
+  /**
+   * The current immutable snapshot; the same object until something changes.
+   *
+   * @example
+   * ```ts
+   * if (client.getSnapshot().status === 'error') showError(client.getSnapshot().error);
+   * ```
+   */
+  getSnapshot(): AuthSnapshot;
+  /**
+   * Listens to an event; returns the unsubscribe. Details never contain tokens.
+   *
+   * @example
+   * ```ts
+   * const off = client.on('error', (error) => console.warn(error.code, error.message));
+   * ```
+   */
+  on<E extends BrowserClientEventName>(event: E, handler: (detail: BrowserClientEvents[E]) => void): () => void;
+}

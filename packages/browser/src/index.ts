@@ -1,0 +1,10 @@
+export { createBrowserClient } from './client';
+export type { BrowserClient, CallbackResult, LoginOptions, LogoutOptions } from './browser-client';
+export type { AuthSnapshot } from './auth-state';
+export type { BrowserClientEventName, BrowserClientEvents } from './events';
+export type { BrowserClientOptions, ImplicitResponseType, TokenStorageOption } from './options';
+export { browserStorage, memoryStorage, webStorage, type StorageAdapter } from './storage';
+export { mutexLock, webLock, type Lock } from './lock';
+export { broadcastChannel, type Channel, type ChannelMessage } from './channel';
+export { browserNavigation, type Navigation } from './navigation';
+export { OidcError, isOidcError, type OidcErrorCode, type IdTokenClaims, type ProviderMetadata } from '@oidc-rp/core';

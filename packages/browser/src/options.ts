@@ -1,0 +1,175 @@
+/** The options of `createBrowserClient`, their defaults and their checks. */
+
+import { OidcError, type HttpOptions, type ProviderMetadata } from '@oidc-rp/core';
+import { broadcastChannel, type Channel } from './channel';
+import { webLock, type Lock } from './lock';
+import { browserNavigation, type Navigation } from './navigation';
+import { browserStorage, memoryStorage, type StorageAdapter } from './storage';
+
+/**
+ * The implicit flow: tokens come back in the URL fragment, no refresh token.
+ *
+ * @deprecated The service deprecates the implicit flow and strongly discourages it: tokens travel
+ * in the URL and the session cannot be renewed without a new redirect. Use `'code'` (PKCE).
+ *
+ * @example
+ * ```ts
+ * // Only for providers that offer nothing else:
+ * const responseType: ImplicitResponseType = 'id_token token';
+ * ```
+ */
+export type ImplicitResponseType = 'id_token token';
+
+/**
+ * Where tokens are kept.
+ * - `'memory'` (default): gone on reload and invisible to other tabs; the safest against XSS
+ *   reading tokens at rest, at the price of a new login after a reload.
+ * - `'sessionStorage'`: survives reloads of this tab; readable by any script on the page.
+ * - `'localStorage'`: shared by all tabs and kept after the browser closes; readable by any
+ *   script on the page. Tabs then share one session and its refreshes.
+ * - a {@link StorageAdapter} of your own.
+ *
+ * @example
+ * ```ts
+ * const tokenStorage: TokenStorageOption = 'sessionStorage';
+ * ```
+ */
+export type TokenStorageOption = 'memory' | 'sessionStorage' | 'localStorage' | StorageAdapter;
+
+/**
+ * Options of {@link createBrowserClient}. Either `issuer` (discovered) or `provider` is required.
+ *
+ * @example
+ * ```ts
+ * const options: BrowserClientOptions = {
+ *   issuer: 'http://127.0.0.1:4000/demo',
+ *   clientId: 'spa',
+ *   redirectUri: 'http://127.0.0.1:5173/callback',
+ *   postLogoutRedirectUri: 'http://127.0.0.1:5173/',
+ * };
+ * ```
+ */
+export interface BrowserClientOptions {
+  /** The provider's issuer; its metadata is fetched by OpenID Connect Discovery on first use. */
+  issuer?: string;
+  /** The provider's metadata, e.g. `serviceProvider(base)` from `@oidc-rp/core` (skips discovery). */
+  provider?: ProviderMetadata;
+  clientId: string;
+  /** Must be registered with the provider; the page at this URL calls `init()` or `handleRedirectCallback()`. */
+  redirectUri: string;
+  /** Where the provider sends the user after logout (must be registered). */
+  postLogoutRedirectUri?: string;
+  /** Default `'openid profile email offline_access'` (`offline_access` asks for a refresh token). */
+  scope?: string;
+  /**
+   * `'code'` (default): authorization code flow with PKCE.
+   * `'id_token token'`: the deprecated implicit flow, see {@link ImplicitResponseType}.
+   */
+  responseType?: 'code' | ImplicitResponseType;
+  /** Default `'memory'`; see {@link TokenStorageOption} for the trade-offs. */
+  tokenStorage?: TokenStorageOption;
+  /** Seconds before expiry from which `getAccessToken()` refreshes. Default 30. */
+  refreshLeeway?: number;
+  /** Network settings for calls to the provider (custom fetch, timeout). */
+  http?: HttpOptions;
+  /** Seconds of clock skew tolerated when validating ID tokens. Default 60. */
+  clockTolerance?: number;
+  /** Where login transactions wait for the callback. Default: sessionStorage. */
+  transactionStorage?: StorageAdapter;
+  /** Serialises refreshes. Default: {@link webLock} (Web Locks, in-tab fallback). */
+  lock?: Lock;
+  /** Tells other tabs about logins, refreshes and logouts. Default: {@link broadcastChannel}. */
+  channel?: Channel;
+  /** Location, history and popups. Default: {@link browserNavigation}. */
+  navigate?: Navigation;
+  /** Current time in epoch seconds. Default: from `Date.now()`. */
+  now?: () => number;
+}
+
+/** Options with defaults applied; the platform parts are created on first use (never on a server import). */
+export interface ResolvedOptions {
+  issuer: string;
+  provider: ProviderMetadata | undefined;
+  clientId: string;
+  redirectUri: string;
+  postLogoutRedirectUri: string | undefined;
+  scope: string;
+  responseType: 'code' | 'id_token token';
+  refreshLeeway: number;
+  http: HttpOptions | undefined;
+  clockTolerance: number | undefined;
+  now: () => number;
+  platform: () => Platform;
+}
+
+/** The injected parts, once created. */
+export interface Platform {
+  tokens: StorageAdapter;
+  transactions: StorageAdapter;
+  lock: Lock;
+  channel: Channel;
+  navigate: Navigation;
+}
+
+const DEFAULT_SCOPE = 'openid profile email offline_access';
+
+/** Checks `options` and applies the defaults. Throws OidcError `client_secret_in_browser` or `invalid_options`. */
+export function resolveOptions(options: BrowserClientOptions): ResolvedOptions {
+  if ('clientSecret' in options || 'client_secret' in options) {
+    throw new OidcError(
+      'client_secret_in_browser',
+      'A client secret cannot be kept secret in a browser: anyone can read it from the app bundle. ' +
+        'Remove clientSecret, register the app as a public client, and the login will use PKCE instead.',
+    );
+  }
+  const { clientId, redirectUri, provider, responseType = 'code', tokenStorage = 'memory', refreshLeeway = 30 } = options;
+  const issuer = provider?.issuer ?? options.issuer;
+  if (typeof clientId !== 'string' || !clientId) invalid('clientId must be the client ID registered for this app.');
+  if (!isAbsoluteUrl(redirectUri)) invalid('redirectUri must be the absolute URL registered for this app.');
+  if (!issuer) invalid('Pass issuer (discovery) or provider (metadata).');
+  if (responseType !== 'code' && responseType !== 'id_token token') invalid('responseType must be "code" or "id_token token".');
+  if (!(refreshLeeway >= 0)) invalid('refreshLeeway must be a number of seconds, 0 or more.');
+  if (typeof tokenStorage === 'string' && !/^(memory|sessionStorage|localStorage)$/.test(tokenStorage)) {
+    invalid('tokenStorage must be "memory", "sessionStorage", "localStorage" or a storage adapter.');
+  }
+
+  let platform: Platform | undefined;
+  return {
+    issuer,
+    provider,
+    clientId,
+    redirectUri,
+    postLogoutRedirectUri: options.postLogoutRedirectUri,
+    scope: options.scope ?? DEFAULT_SCOPE,
+    responseType,
+    refreshLeeway,
+    http: options.http,
+    clockTolerance: options.clockTolerance,
+    now: options.now ?? (() => Math.floor(Date.now() / 1000)),
+    platform: () =>
+      (platform ??= {
+        tokens:
+          typeof tokenStorage === 'object'
+            ? tokenStorage
+            : tokenStorage === 'memory'
+              ? memoryStorage()
+              : browserStorage(tokenStorage),
+        transactions: options.transactionStorage ?? browserStorage('sessionStorage'),
+        lock: options.lock ?? webLock(),
+        channel: options.channel ?? broadcastChannel(`oidc-rp:${issuer}:${clientId}`),
+        navigate: options.navigate ?? browserNavigation(),
+      }),
+  };
+}
+
+function isAbsoluteUrl(value: unknown): value is string {
+  try {
+    return !!new URL(value as string);
+  } catch {
+    return false;
+  }
+}
+
+function invalid(message: string): never {
+  throw new OidcError('invalid_options', message);
+}

@@ -1,0 +1,55 @@
+/**
+ * Login in a popup. The opener keeps the login transaction in memory (never in storage), so
+ * when the app loads inside the popup at the redirect URI it finds no transaction for the
+ * callback and hands the URL to its opener instead of redeeming the code itself.
+ */
+
+import { OidcError } from '@oidc-rp/core';
+
+const MESSAGE_TYPE = 'oidc-rp:callback';
+const CLOSED_POLL_MS = 500;
+
+/**
+ * Waits until the app inside `popup` relays its callback URL (see {@link relayToOpener}).
+ * Rejects with `popup_closed` when the user closes the popup first. Closes the popup either way.
+ */
+export function waitForPopupCallback(popup: Window): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const onMessage = (event: MessageEvent) => {
+      const data = event.data as { type?: unknown; url?: unknown } | null;
+      // Only our own origin, only this popup, only our message shape.
+      if (event.origin !== location.origin || event.source !== popup) return;
+      if (data?.type !== MESSAGE_TYPE || typeof data.url !== 'string') return;
+      finish();
+      resolve(data.url);
+    };
+    const timer = setInterval(() => {
+      if (!popup.closed) return;
+      finish();
+      reject(
+        new OidcError('popup_closed', 'The login popup was closed before the login finished; call login({ popup: true }) again.'),
+      );
+    }, CLOSED_POLL_MS);
+    const finish = () => {
+      clearInterval(timer);
+      removeEventListener('message', onMessage);
+      popup.close();
+    };
+    addEventListener('message', onMessage);
+  });
+}
+
+/**
+ * In a popup opened by this app: passes a callback URL to the opener (same origin only).
+ * Returns whether there was an opener to tell.
+ */
+export function relayToOpener(url: string): boolean {
+  try {
+    const opener = typeof window === 'undefined' ? null : (window.opener as Window | null);
+    if (!opener || opener === window || opener.location.origin !== location.origin) return false;
+    opener.postMessage({ type: MESSAGE_TYPE, url }, location.origin);
+    return true;
+  } catch {
+    return false; // a cross-origin opener throws on `location`
+  }
+}

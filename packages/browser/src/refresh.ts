@@ -1,0 +1,112 @@
+/**
+ * Renewing the access token with the refresh token, one refresh at a time in the tab and,
+ * through the lock, across tabs. Inside the lock the shared token storage is read again: if
+ * another tab rotated the refresh token meanwhile, its result is used and no request is sent,
+ * so rotation never hands a used refresh token to the provider.
+ */
+
+import {
+  OidcError,
+  isOidcError,
+  refreshTokens,
+  type ProviderMetadata,
+  type TokenEndpointError,
+} from '@oidc-rp/core';
+import type { ResolvedOptions } from './options';
+import { isFresh, type Session, type TokenStore } from './token-store';
+
+/** What the refresher needs from the client. */
+export interface RefreshContext {
+  options: ResolvedOptions;
+  tokens: () => TokenStore;
+  provider: () => Promise<ProviderMetadata>;
+  /** Makes `session` the current one; undefined ends it (with the reason, when there is one). */
+  adopt: (session: Session | undefined, error?: OidcError) => void;
+  /** Tells listeners and other tabs that `session` (or its end) was written to storage. */
+  announce: (sessionId: string, refreshed: Session | undefined) => void;
+  /** Reports a failed refresh (once per run, however many callers wait for it). */
+  failed: (error: unknown) => void;
+}
+
+/**
+ * Returns `refresh(rejected, minValidity)`: resolves with a session whose access token is not
+ * `rejected` and stays valid for `minValidity` seconds (as far as known). Concurrent calls in
+ * the tab share one run. Throws `login_required` when there is no session left to renew, and
+ * the token endpoint's error (the session ended on `invalid_grant`) when the provider refuses.
+ *
+ * @example
+ * ```ts
+ * const refresh = createRefresher(context);
+ * const session = await refresh(expiredAccessToken, 30);
+ * ```
+ */
+export function createRefresher(context: RefreshContext): (rejected: string | undefined, minValidity: number) => Promise<Session> {
+  const { options } = context;
+  const lockName = `oidc-rp:refresh:${options.issuer}:${options.clientId}`;
+  let running: Promise<Session> | undefined;
+
+  async function underLock(rejected: string | undefined, minValidity: number): Promise<Session> {
+    const tokens = context.tokens();
+    const stored = await tokens.read();
+    if (!stored) {
+      context.adopt(undefined);
+      throw new OidcError('login_required', 'There is no session to renew (the user logged out, possibly in another tab); log in again.');
+    }
+    if (stored.accessToken !== rejected && isFresh(stored, minValidity, options.now())) {
+      context.adopt(stored); // another tab refreshed while this one waited for the lock
+      return stored;
+    }
+    if (!stored.refreshToken) {
+      await tokens.clear();
+      context.adopt(undefined);
+      context.announce(stored.id, undefined);
+      throw new OidcError('login_required', 'The access token expired and the provider issued no refresh token; log in again.');
+    }
+    const provider = await context.provider();
+    let renewed;
+    try {
+      renewed = await refreshTokens({
+        provider,
+        client: { clientId: options.clientId },
+        refreshToken: stored.refreshToken,
+        expectedSubject: stored.claims?.sub,
+        http: options.http,
+        clockTolerance: options.clockTolerance,
+      });
+    } catch (error) {
+      if (isOidcError(error) && error.code === 'token_endpoint_error' && (error as TokenEndpointError).error === 'invalid_grant') {
+        // Expired, revoked or reused: this session is over everywhere.
+        await tokens.clear();
+        context.adopt(undefined, error);
+        context.announce(stored.id, undefined);
+      }
+      throw error;
+    }
+    const next: Session = {
+      ...stored,
+      accessToken: renewed.accessToken,
+      expiresAt: renewed.expiresAt,
+      receivedAt: options.now(),
+      refreshToken: renewed.refreshToken ?? stored.refreshToken,
+      idToken: renewed.idToken ?? stored.idToken,
+      claims: renewed.claims ?? stored.claims,
+      scope: renewed.scope ?? stored.scope,
+    };
+    await tokens.write(next);
+    context.adopt(next);
+    context.announce(next.id, next);
+    return next;
+  }
+
+  return (rejected, minValidity) =>
+    (running ??= options
+      .platform()
+      .lock.run(lockName, () => underLock(rejected, minValidity))
+      .catch((error: unknown) => {
+        context.failed(error);
+        throw error;
+      })
+      .finally(() => {
+        running = undefined;
+      }));
+}

@@ -1,0 +1,84 @@
+/**
+ * Where the client keeps login transactions and (by explicit choice) tokens: a tiny async
+ * key-value interface, so an app can plug in its own store (IndexedDB, an encrypted store...).
+ */
+
+/**
+ * Async key-value storage. Values are JSON strings written by the client.
+ *
+ * @example
+ * ```ts
+ * const storage: StorageAdapter = memoryStorage();
+ * await storage.set('k', '"v"');
+ * await storage.get('k'); // '"v"'
+ * ```
+ */
+export interface StorageAdapter {
+  get(key: string): Promise<string | null>;
+  set(key: string, value: string): Promise<void>;
+  remove(key: string): Promise<void>;
+  /** Every key currently stored; used to find and clean expired login transactions. */
+  keys(): Promise<string[]>;
+}
+
+/**
+ * A storage that lives in this page's memory: gone on reload, invisible to other tabs and to
+ * scripts that read `localStorage`. The default for tokens.
+ *
+ * @example
+ * ```ts
+ * const client = createBrowserClient({ ...options, tokenStorage: memoryStorage() });
+ * ```
+ */
+export function memoryStorage(): StorageAdapter {
+  const items = new Map<string, string>();
+  return {
+    get: async (key) => items.get(key) ?? null,
+    set: async (key, value) => void items.set(key, value),
+    remove: async (key) => void items.delete(key),
+    keys: async () => [...items.keys()],
+  };
+}
+
+/**
+ * Adapts a Web Storage object (`sessionStorage`, `localStorage`).
+ *
+ * @example
+ * ```ts
+ * const storage = webStorage(window.sessionStorage);
+ * ```
+ */
+export function webStorage(storage: Storage): StorageAdapter {
+  return {
+    get: async (key) => storage.getItem(key),
+    set: async (key, value) => storage.setItem(key, value),
+    remove: async (key) => storage.removeItem(key),
+    keys: async () => {
+      const keys: string[] = [];
+      for (let i = 0; i < storage.length; i++) {
+        const key = storage.key(i);
+        if (key !== null) keys.push(key);
+      }
+      return keys;
+    },
+  };
+}
+
+/**
+ * The browser's `sessionStorage` or `localStorage` when it can be used, else memory (SSR,
+ * storage disabled by the user, or a sandboxed frame where touching it throws).
+ *
+ * @example
+ * ```ts
+ * const storage = browserStorage('sessionStorage');
+ * ```
+ */
+export function browserStorage(kind: 'sessionStorage' | 'localStorage'): StorageAdapter {
+  try {
+    const storage = globalThis[kind];
+    if (storage) return webStorage(storage);
+  } catch {
+    // Access denied (e.g. cookies blocked): fall through to memory.
+  }
+  return memoryStorage();
+}

@@ -1,0 +1,68 @@
+/** The session: tokens and validated claims, kept in the storage chosen by `tokenStorage`. */
+
+import type { IdTokenClaims } from '@oidc-rp/core';
+import type { StorageAdapter } from './storage';
+
+/** What the client keeps about a logged-in user. */
+export interface Session {
+  /** Random id naming this session across tabs (not a token). */
+  id: string;
+  accessToken: string;
+  /** Access token expiry, epoch seconds; undefined when the provider did not say. */
+  expiresAt?: number;
+  /** When the access token was received, epoch seconds (to know its lifetime). */
+  receivedAt: number;
+  refreshToken?: string;
+  idToken?: string;
+  /** Claims of the ID token, validated when it was received. */
+  claims?: IdTokenClaims;
+  scope?: string;
+}
+
+/** Reads, writes and clears the one session of a client. */
+export interface TokenStore {
+  read(): Promise<Session | undefined>;
+  write(session: Session): Promise<void>;
+  clear(): Promise<void>;
+}
+
+/**
+ * A {@link TokenStore} under `key` in `storage`. Unreadable entries read as no session.
+ *
+ * @example
+ * ```ts
+ * const tokens = createTokenStore(memoryStorage(), 'oidc-rp.session:spa');
+ * const session = await tokens.read();
+ * ```
+ */
+export function createTokenStore(storage: StorageAdapter, key: string): TokenStore {
+  return {
+    async read() {
+      try {
+        const value = JSON.parse((await storage.get(key)) ?? 'null') as Session | null;
+        return value && typeof value.id === 'string' && typeof value.accessToken === 'string' ? value : undefined;
+      } catch {
+        return undefined;
+      }
+    },
+    write: (session) => storage.set(key, JSON.stringify(session)),
+    clear: () => storage.remove(key),
+  };
+}
+
+/**
+ * Whether the session's access token stays valid for more than `minValidity` seconds. The
+ * margin is capped at half the token's lifetime, so a short-lived token (say 5 s) is not
+ * refreshed on every call. A token of unknown lifetime counts as fresh: the resource's 401
+ * will tell (see the client's `fetch`).
+ *
+ * @example
+ * ```ts
+ * if (!isFresh(session, 30, Math.floor(Date.now() / 1000))) await refresh();
+ * ```
+ */
+export function isFresh(session: Session, minValidity: number, now: number): boolean {
+  if (session.expiresAt === undefined) return true;
+  const lifetime = Math.max(0, session.expiresAt - session.receivedAt);
+  return session.expiresAt - now > Math.min(minValidity, lifetime / 2);
+}

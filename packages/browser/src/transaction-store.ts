@@ -1,0 +1,73 @@
+/**
+ * Login transactions (state, nonce, PKCE verifier) between the redirect to the provider and
+ * the callback, one entry per `state`. Entries older than {@link TRANSACTION_TTL} seconds are
+ * refused and cleaned on every login and callback.
+ */
+
+import { OidcError, type AuthorizationTransaction } from '@oidc-rp/core';
+import type { StorageAdapter } from './storage';
+
+/** Seconds a login may take between the redirect and the callback. */
+export const TRANSACTION_TTL = 600;
+
+const PREFIX = 'oidc-rp.tx.';
+
+/** Stores, takes (read once) and cleans login transactions. */
+export interface TransactionStore {
+  save(transaction: AuthorizationTransaction): Promise<void>;
+  /** Reads and removes the transaction for `state`: undefined when there is none. Throws when it is expired or unreadable. */
+  take(state: string, now: number): Promise<AuthorizationTransaction | undefined>;
+  /** Removes every expired or unreadable transaction. */
+  clean(now: number): Promise<void>;
+}
+
+/**
+ * A {@link TransactionStore} over `storage` (sessionStorage by default: it survives the
+ * redirect and is private to the tab).
+ *
+ * @example
+ * ```ts
+ * const transactions = createTransactionStore(browserStorage('sessionStorage'));
+ * await transactions.save(transaction);
+ * ```
+ */
+export function createTransactionStore(storage: StorageAdapter): TransactionStore {
+  const read = async (key: string) => {
+    try {
+      const value = JSON.parse((await storage.get(key)) ?? 'null') as AuthorizationTransaction | null;
+      return value && typeof value.state === 'string' && typeof value.createdAt === 'number' ? value : null;
+    } catch {
+      return null;
+    }
+  };
+  const expired = (transaction: AuthorizationTransaction, now: number) => now - transaction.createdAt > TRANSACTION_TTL;
+
+  return {
+    save: (transaction) => storage.set(PREFIX + transaction.state, JSON.stringify(transaction)),
+
+    async take(state, now) {
+      const key = PREFIX + state;
+      if ((await storage.get(key)) === null) return undefined;
+      const transaction = await read(key);
+      await storage.remove(key); // single use, whatever happens next
+      if (!transaction || transaction.state !== state) {
+        throw new OidcError('transaction_invalid', 'The stored login transaction is unreadable; start a new login.');
+      }
+      if (expired(transaction, now)) {
+        throw new OidcError(
+          'transaction_expired',
+          `The login took longer than ${TRANSACTION_TTL / 60} minutes to come back; start a new login.`,
+        );
+      }
+      return transaction;
+    },
+
+    async clean(now) {
+      for (const key of await storage.keys()) {
+        if (!key.startsWith(PREFIX)) continue;
+        const transaction = await read(key);
+        if (!transaction || expired(transaction, now)) await storage.remove(key);
+      }
+    },
+  };
+}

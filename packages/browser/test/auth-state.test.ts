@@ -1,0 +1,59 @@
+import { OidcError } from '@oidc-rp/core';
+import { describe, expect, it, vi } from 'vitest';
+import { createAuthState } from '../src/auth-state';
+
+const alice = { iss: 'i', sub: 'alice', aud: 'spa', exp: 2, iat: 1 };
+
+describe('auth state (subscribe / getSnapshot)', () => {
+  it('starts frozen in loading', () => {
+    const state = createAuthState();
+    expect(state.get()).toEqual({ status: 'loading' });
+    expect(Object.isFrozen(state.get())).toBe(true);
+  });
+
+  it('keeps the snapshot identity while nothing changes, and notifies nobody', () => {
+    const state = createAuthState();
+    const listener = vi.fn();
+    state.subscribe(listener);
+    state.set({ status: 'authenticated', user: alice, expiresAt: 10 });
+    const first = state.get();
+    state.set({ status: 'authenticated', user: alice, expiresAt: 10 });
+    expect(state.get()).toBe(first);
+    expect(listener).toHaveBeenCalledTimes(1);
+  });
+
+  it('replaces the snapshot on any change and calls every listener', () => {
+    const state = createAuthState();
+    const one = vi.fn();
+    const two = vi.fn();
+    state.subscribe(one);
+    state.subscribe(two);
+    state.set({ status: 'authenticated', user: alice, expiresAt: 10 });
+    const before = state.get();
+    state.set({ status: 'authenticated', user: alice, expiresAt: 20 });
+    expect(state.get()).not.toBe(before);
+    expect(state.get().expiresAt).toBe(20);
+    state.set({ status: 'unauthenticated', error: new OidcError('login_required', 'x') });
+    expect(state.get().status).toBe('unauthenticated');
+    expect(one).toHaveBeenCalledTimes(3);
+    expect(two).toHaveBeenCalledTimes(3);
+  });
+
+  it('subscribe returns an unsubscribe that stops notifications', () => {
+    const state = createAuthState();
+    const listener = vi.fn();
+    const unsubscribe = state.subscribe(listener);
+    unsubscribe();
+    state.set({ status: 'unauthenticated' });
+    expect(listener).not.toHaveBeenCalled();
+  });
+
+  it('a snapshot cannot be mutated by a consumer', () => {
+    const state = createAuthState();
+    state.set({ status: 'unauthenticated' });
+    expect(() => {
+      (state.get() as { status: string }).status = 'authenticated';
+    }).toThrow(TypeError);
+    expect(state.get().status).toBe('unauthenticated');
+  });
+});

@@ -1,0 +1,111 @@
+import { refreshTokens, serviceProvider } from '@oidc-rp/core';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { memoryStorage } from '../src/index';
+import { PAGE, createTab, loggedInTab, startProvider, userinfoStatus, type Provider } from './harness';
+
+let provider: Provider;
+beforeAll(async () => {
+  provider = await startProvider();
+});
+afterAll(() => provider.stop());
+
+async function storedSession(storage: ReturnType<typeof memoryStorage>) {
+  const [key] = await storage.keys();
+  return JSON.parse((await storage.get(key!))!) as { refreshToken: string; idToken: string; accessToken: string };
+}
+
+describe('logout', () => {
+  it('clears local state first, revokes the refresh token, then goes to the end-session endpoint', async () => {
+    const storage = memoryStorage();
+    let atRevocation: { status: string; stored: string[] } | undefined;
+    const tab = await loggedInTab(
+      provider,
+      { tokenStorage: storage },
+      {
+        http: {
+          fetch: async (input, init) => {
+            if (String(input).endsWith('/oauth/revoke')) {
+              atRevocation = { status: tab.client.getSnapshot().status, stored: await storage.keys() };
+            }
+            return fetch(input, init);
+          },
+        },
+      },
+    );
+    const session = await storedSession(storage);
+    const onLogout = vi.fn();
+    tab.client.on('logout', onLogout);
+
+    await tab.client.logout();
+
+    expect(atRevocation).toEqual({ status: 'unauthenticated', stored: [] });
+    expect(tab.client.getSnapshot().status).toBe('unauthenticated');
+    expect(tab.client.getUser()).toBeUndefined();
+    expect(onLogout).toHaveBeenCalledTimes(1);
+    await expect(tab.client.getAccessToken()).rejects.toMatchObject({ code: 'login_required' });
+
+    const endSession = new URL(tab.redirects.at(-1)!);
+    expect(`${endSession.origin}${endSession.pathname}`).toBe(`${provider.issuer}/oidc/logout`);
+    expect(endSession.searchParams.get('client_id')).toBe('spa');
+    expect(endSession.searchParams.get('id_token_hint')).toBe(session.idToken);
+    expect(endSession.searchParams.get('post_logout_redirect_uri')).toBe(PAGE);
+
+    // The revoked refresh token is dead at the provider.
+    await expect(
+      refreshTokens({ provider: serviceProvider(provider.issuer), client: { clientId: 'spa' }, refreshToken: session.refreshToken }),
+    ).rejects.toMatchObject({ error: 'invalid_grant' });
+  });
+
+  it('uses returnTo, and does not navigate with redirect: false', async () => {
+    const tab = await loggedInTab(provider);
+    const redirects = tab.redirects.length;
+    await tab.client.logout({ redirect: false });
+    expect(tab.redirects).toHaveLength(redirects);
+
+    const other = await loggedInTab(provider);
+    await other.client.logout({ returnTo: 'http://localhost:5173/' });
+    expect(new URL(other.redirects.at(-1)!).searchParams.get('post_logout_redirect_uri')).toBe('http://localhost:5173/');
+  });
+
+  it('still logs out locally and redirects when the revocation fails, and reports the failure', async () => {
+    const tab = await loggedInTab(
+      provider,
+      {},
+      {
+        http: {
+          fetch: (input, init) =>
+            String(input).endsWith('/oauth/revoke') ? Promise.reject(new TypeError('Failed to fetch')) : fetch(input, init),
+        },
+      },
+    );
+    const errors = vi.fn();
+    tab.client.on('error', errors);
+    await tab.client.logout();
+    expect(tab.client.getSnapshot().status).toBe('unauthenticated');
+    expect(errors).toHaveBeenCalledWith(expect.objectContaining({ code: 'network_error' }));
+    expect(tab.redirects.at(-1)).toContain('/oidc/logout');
+  });
+
+  it('without a session, revokes nothing but still ends the provider session', async () => {
+    const tab = createTab(provider);
+    await tab.client.init();
+    const revocations = await provider.count('/oauth/revoke');
+    const onLogout = vi.fn();
+    tab.client.on('logout', onLogout);
+    await tab.client.logout();
+    expect(await provider.count('/oauth/revoke')).toBe(revocations);
+    expect(onLogout).not.toHaveBeenCalled();
+    const endSession = new URL(tab.redirects.at(-1)!);
+    expect(endSession.pathname).toBe('/demo/oidc/logout');
+    expect(endSession.searchParams.has('id_token_hint')).toBe(false);
+  });
+
+  it('leaves the access token of the ended session unusable at the resource', async () => {
+    const storage = memoryStorage();
+    const tab = await loggedInTab(provider, { tokenStorage: storage });
+    const { accessToken } = await storedSession(storage);
+    expect(await userinfoStatus(provider, accessToken)).toBe(200);
+    await tab.client.logout({ redirect: false });
+    expect(await userinfoStatus(provider, accessToken)).toBe(401);
+  });
+});

@@ -1,0 +1,52 @@
+import { OidcError, isOidcError, serviceProvider } from '@oidc-rp/core';
+import { describe, expect, it } from 'vitest';
+import { createBrowserClient, type BrowserClientOptions } from '../src/index';
+
+const base: BrowserClientOptions = {
+  issuer: 'http://127.0.0.1:4000/demo',
+  clientId: 'spa',
+  redirectUri: 'http://127.0.0.1:5173/callback',
+};
+
+function refusal(options: unknown): OidcError {
+  try {
+    createBrowserClient(options as BrowserClientOptions);
+  } catch (error) {
+    if (isOidcError(error)) return error;
+    throw error;
+  }
+  throw new Error('createBrowserClient accepted the options');
+}
+
+describe('options', () => {
+  it('refuses a client secret and says why', () => {
+    const error = refusal({ ...base, clientSecret: 'web-secret' });
+    expect(error.code).toBe('client_secret_in_browser');
+    expect(error.message).toMatch(/public client/);
+    expect(error.message).toMatch(/PKCE/);
+    expect(error.message).not.toContain('web-secret');
+  });
+
+  it('refuses a client secret under its OAuth name too', () => {
+    expect(refusal({ ...base, client_secret: 's' }).code).toBe('client_secret_in_browser');
+  });
+
+  it.each([
+    ['no client ID', { ...base, clientId: '' }, /clientId/],
+    ['a relative redirect URI', { ...base, redirectUri: '/callback' }, /redirectUri/],
+    ['neither issuer nor provider', { clientId: 'spa', redirectUri: base.redirectUri }, /issuer/],
+    ['an unsupported response type', { ...base, responseType: 'code id_token' }, /responseType/],
+    ['a negative refresh leeway', { ...base, refreshLeeway: -1 }, /refreshLeeway/],
+    ['an unknown token storage', { ...base, tokenStorage: 'cookies' }, /tokenStorage/],
+  ])('refuses %s with invalid_options', (_name, options, message) => {
+    const error = refusal(options);
+    expect(error.code).toBe('invalid_options');
+    expect(error.message).toMatch(message);
+  });
+
+  it('accepts the minimal options and the deprecated implicit flow', () => {
+    expect(createBrowserClient(base).getSnapshot().status).toBe('loading');
+    expect(createBrowserClient({ ...base, responseType: 'id_token token' }).getSnapshot().status).toBe('loading');
+    expect(createBrowserClient({ ...base, issuer: undefined, provider: serviceProvider(base.issuer!) })).toBeDefined();
+  });
+});

@@ -1,0 +1,12 @@
+import { defineConfig, mergeConfig } from 'vitest/config';
+import { sharedTestConfig } from '../../vitest.shared';
+
+// The page is served from the example app's origin, the one the demo client registers.
+export default defineConfig(
+  mergeConfig(sharedTestConfig, {
+    test: {
+      environment: 'happy-dom',
+      environmentOptions: { happyDOM: { url: 'http://127.0.0.1:5173/' } },
+    },
+  }),
+);
