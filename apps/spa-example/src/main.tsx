@@ -1,0 +1,37 @@
+import { createBrowserClient } from '@oidc-rp/browser';
+import { AuthProvider } from '@oidc-rp/react';
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import { App } from './App';
+import { readConfig } from './config';
+import { ErrorNotice } from './ErrorNotice';
+import { navigate, safeReturnPath } from './navigation';
+import './styles.css';
+
+const root = createRoot(document.getElementById('root') as HTMLElement);
+
+try {
+  const config = readConfig();
+  // Created once, outside React: every render and every tab-local component shares it.
+  const client = createBrowserClient({
+    issuer: config.issuer,
+    clientId: config.clientId,
+    redirectUri: config.redirectUri,
+    postLogoutRedirectUri: config.postLogoutRedirectUri,
+    tokenStorage: config.tokenStorage,
+  });
+  root.render(
+    <StrictMode>
+      <AuthProvider client={client} onRedirectCallback={(appState) => navigate(safeReturnPath(appState), { replace: true })}>
+        <App config={config} />
+      </AuthProvider>
+    </StrictMode>,
+  );
+} catch (error) {
+  root.render(
+    <main className="page">
+      <h1>The example could not start</h1>
+      <ErrorNotice error={error} />
+    </main>,
+  );
+}

@@ -1,0 +1,100 @@
+import { RequireAuth, useAuth } from '@oidc-rp/react';
+import { ApiPanel } from './ApiPanel';
+import { ClaimsTable } from './ClaimsTable';
+import { ErrorNotice } from './ErrorNotice';
+import { Link } from './Link';
+import { navigate } from './navigation';
+
+/** Signed out: a login button. Signed in: the user's claims and the API call. */
+export function HomePage({ apiUrl }: { apiUrl: string }) {
+  const { status, user, error, login } = useAuth();
+
+  if (status === 'loading') return <p data-testid="loading">Checking your session…</p>;
+
+  if (status !== 'authenticated' || !user) {
+    return (
+      <section>
+        <h1>Welcome</h1>
+        {status === 'error' && <ErrorNotice error={error} title="The login did not complete" />}
+        <p>
+          Log in with the reference server's demo tenant as <strong>alice</strong> / <strong>wonderland</strong>.
+        </p>
+        <button type="button" data-testid="login-button" onClick={() => void login()}>
+          {status === 'error' ? 'Try again' : 'Log in'}
+        </button>
+      </section>
+    );
+  }
+
+  return (
+    <section>
+      <h1>Hello, {user.name ?? user.sub}</h1>
+      <h2>Your ID token claims</h2>
+      <ClaimsTable claims={user} />
+      <ApiPanel apiUrl={apiUrl} />
+    </section>
+  );
+}
+
+/** The redirect URI. The client finishes the login; on success AuthProvider's callback navigates away. */
+export function CallbackPage() {
+  const { status, error } = useAuth();
+  if (status === 'error') {
+    return (
+      <section>
+        <h1>Login failed</h1>
+        <ErrorNotice error={error} title="The login did not complete" />
+        <p>No session was created.</p>
+        <button type="button" onClick={() => navigate('/', { replace: true })}>
+          Back to the start
+        </button>
+      </section>
+    );
+  }
+  if (status === 'loading') return <p data-testid="loading">Completing the login…</p>;
+  return (
+    <p>
+      Nothing to complete here.{' '}
+      <Link to="/" replace>
+        Go to the start page
+      </Link>
+      .
+    </p>
+  );
+}
+
+/** Only for signed-in users: RequireAuth starts the login and brings the user back here. */
+export function ProtectedPage() {
+  return (
+    <RequireAuth fallback={<ProtectedFallback />}>
+      <ProtectedContent />
+    </RequireAuth>
+  );
+}
+
+function ProtectedFallback() {
+  const { status, error } = useAuth();
+  if (status === 'error') return <ErrorNotice error={error} title="The login did not complete" />;
+  return <p data-testid="loading">Sending you to the login page…</p>;
+}
+
+function ProtectedContent() {
+  const { user } = useAuth();
+  return (
+    <section data-testid="protected-content">
+      <h1>Protected page</h1>
+      <p>
+        Only signed-in users see this. You are <strong>{user?.name ?? user?.sub}</strong>.
+      </p>
+    </section>
+  );
+}
+
+export function NotFoundPage() {
+  return (
+    <section>
+      <h1>Page not found</h1>
+      <Link to="/">Go to the start page</Link>
+    </section>
+  );
+}

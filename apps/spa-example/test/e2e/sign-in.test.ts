@@ -1,0 +1,116 @@
+import { mkdirSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { callApi, type Harness, logInThroughForms, recordExchanges, screenshotDir, startHarness } from './harness';
+
+let harness: Harness;
+beforeAll(async () => {
+  harness = await startHarness();
+});
+afterAll(() => harness?.close());
+
+describe('signing in to the example app in Chromium', () => {
+  it('logs in through the real login form and consent page, then shows the user’s claims', async () => {
+    const context = await harness.newContext();
+    try {
+      const page = await context.newPage();
+      await page.goto(`${harness.appOrigin}/`);
+      await page.locator('[data-testid="status"][data-status="unauthenticated"]').waitFor();
+
+      // The first login of this server's lifetime: the consent page is shown and answered.
+      expect(await logInThroughForms(page)).toEqual({ consentAsked: true });
+      await page.getByTestId('claims').waitFor();
+
+      // Back on the start page, with code and state gone from the address bar.
+      expect(page.url()).toBe(`${harness.appOrigin}/`);
+      expect(await page.getByTestId('status').getAttribute('data-status')).toBe('authenticated');
+      expect(await page.getByTestId('claim-sub').textContent()).toBe('alice');
+      expect(await page.getByTestId('claim-name').textContent()).toBe('Alice Liddell');
+      expect(await page.getByTestId('claim-email').textContent()).toBe('alice@example.com');
+      expect(await page.getByTestId('claim-iss').textContent()).toBe(harness.issuer);
+      expect(await page.getByTestId('claim-aud').textContent()).toContain('spa');
+
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('calls the protected API on the server’s origin with the access token', async () => {
+    const context = await harness.newContext();
+    try {
+      const page = await context.newPage();
+      const exchanges = recordExchanges(page, new URL(harness.issuer).origin);
+      await page.goto(`${harness.appOrigin}/`);
+      await logInThroughForms(page);
+      await page.getByTestId('claims').waitFor();
+
+      const result = await callApi(page, 1);
+      expect(result.status).toBe('200');
+      expect(JSON.parse(result.body)).toMatchObject({ sub: 'alice', name: 'Alice Liddell' });
+
+      const userinfo = exchanges.filter((e) => e.path === '/demo/oidc/userinfo');
+      expect(userinfo).toHaveLength(1);
+      expect(userinfo[0]?.status).toBe(200);
+      expect(userinfo[0]?.authorization).toMatch(/^Bearer \S+$/);
+      expect(new URL(harness.issuer).origin).not.toBe(harness.appOrigin);
+
+      // For a person to look at: the signed-in page with its claims and the API result.
+      mkdirSync(screenshotDir, { recursive: true });
+      await page.screenshot({ path: `${screenshotDir}/signed-in.png`, fullPage: true });
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('sends a signed-out visitor of a protected page to log in, then back to that page', async () => {
+    const context = await harness.newContext();
+    try {
+      const page = await context.newPage();
+      await page.goto(`${harness.appOrigin}/protected?tab=settings`);
+      // RequireAuth starts the login by itself: the next thing the user sees is the login form.
+      await logInThroughForms(page, { startWithButton: false });
+      await page.getByTestId('protected-content').waitFor();
+      expect(page.url()).toBe(`${harness.appOrigin}/protected?tab=settings`);
+      expect(await page.getByTestId('protected-content').textContent()).toContain('Alice Liddell');
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('logs out: the session is gone, the refresh token revoked, and nothing is left in storage', async () => {
+    const context = await harness.newContext();
+    try {
+      const page = await context.newPage();
+      const serverOrigin = new URL(harness.issuer).origin;
+      const exchanges = recordExchanges(page, serverOrigin);
+      await page.goto(`${harness.appOrigin}/`);
+      await logInThroughForms(page);
+      await page.getByTestId('claims').waitFor();
+      expect((await callApi(page, 1)).status).toBe('200');
+      const accessToken = exchanges.find((e) => e.path === '/demo/oidc/userinfo')?.authorization?.slice('Bearer '.length);
+      expect(accessToken).toBeTruthy();
+
+      // Out through the provider's logout endpoint, which redirects back to the app's start page.
+      const backHome = page.waitForEvent('framenavigated', {
+        predicate: (frame) => frame === page.mainFrame() && frame.url() === `${harness.appOrigin}/`,
+      });
+      await page.getByTestId('logout-button').click();
+      await backHome;
+      await page.locator('[data-testid="status"][data-status="unauthenticated"]').waitFor();
+      expect(await page.getByTestId('claims').count()).toBe(0);
+      expect(exchanges.filter((e) => e.path === '/demo/oauth/revoke').map((e) => e.status)).toEqual([200]);
+      expect(exchanges.filter((e) => e.path === '/demo/oidc/logout').map((e) => e.status)).toEqual([302]);
+
+      // Not restored on reload, and no token survives in the page's storage.
+      await page.reload();
+      await page.locator('[data-testid="status"][data-status="unauthenticated"]').waitFor();
+      const stored = await page.evaluate(() => JSON.stringify({ ...sessionStorage, ...localStorage }));
+      expect(stored.includes(accessToken as string)).toBe(false); // never print a token
+
+      // The provider's session ended too: logging in again asks for the password.
+      await page.getByTestId('login-button').click();
+      await page.getByLabel('Password').waitFor();
+    } finally {
+      await context.close();
+    }
+  });
+});

@@ -1,0 +1,98 @@
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { callApi, type Exchange, type Harness, logInThroughForms, recordExchanges, startHarness } from './harness';
+
+// Access tokens live 5 s. Time is moved, never waited for: the server's clock and the page's
+// clock jump forward together.
+let harness: Harness;
+beforeAll(async () => {
+  harness = await startHarness({ accessTokenLifetime: 5 });
+});
+afterAll(() => harness?.close());
+
+const userinfo = (e: Exchange) => e.path === '/demo/oidc/userinfo';
+const refresh = (e: Exchange) => e.path === '/demo/oauth/token' && e.method === 'POST';
+
+async function signedIn(page: Page): Promise<void> {
+  await page.goto(`${harness.appOrigin}/`);
+  await logInThroughForms(page);
+  await page.getByTestId('claims').waitFor();
+}
+
+describe('keeping the API call working past access-token expiry', () => {
+  it('refreshes on a 401 for the first token (unknown lifetime), then ahead of expiry once expires_in is known', async () => {
+    const context = await harness.newContext({ fakeClock: true });
+    try {
+      const page = await context.newPage();
+      const exchanges = recordExchanges(page, new URL(harness.issuer).origin);
+      await signedIn(page);
+      expect((await callApi(page, 1)).status).toBe('200');
+
+      // The code exchange gave no expires_in: the client learns of the expiry from the 401.
+      await harness.advanceClocks(context, 6);
+      let mark = exchanges.length;
+      expect((await callApi(page, 2)).status).toBe('200');
+      let since = exchanges.slice(mark);
+      expect(since.filter(userinfo).map((e) => e.status)).toEqual([401, 200]);
+      expect(since.filter(refresh).map((e) => e.status)).toEqual([200]);
+
+      // The refresh response said expires_in: 5, so now the client refreshes before sending.
+      mark = exchanges.length;
+      await harness.advanceClocks(context, 6);
+      expect((await callApi(page, 3)).status).toBe('200');
+      since = exchanges.slice(mark);
+      expect(since.filter(userinfo).map((e) => e.status)).toEqual([200]);
+      expect(since.filter(refresh).map((e) => e.status)).toEqual([200]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('keeps two tabs working when both refresh at the same moment under refresh-token rotation', async () => {
+    // localStorage: both tabs share one session, so both hold the same (rotating) refresh token.
+    const context = await harness.newContext({ tokenStorage: 'localStorage', fakeClock: true });
+    try {
+      const serverOrigin = new URL(harness.issuer).origin;
+      const first = await context.newPage();
+      const firstLog = recordExchanges(first, serverOrigin);
+      await signedIn(first);
+      const second = await context.newPage();
+      const secondLog = recordExchanges(second, serverOrigin);
+      await second.goto(`${harness.appOrigin}/`);
+      await second.getByTestId('claims').waitFor();
+
+      // Hold every refresh until both tabs have had their 401, so the two refreshes overlap.
+      const bothRejected = Promise.all([first, second].map((page) => waitForUserinfo(page, 401)));
+      await context.route(`${serverOrigin}/demo/oauth/token`, async (route) => {
+        await bothRejected;
+        await route.continue();
+      });
+
+      await harness.advanceClocks(context, 6);
+      const [a, b] = await Promise.all([callApi(first, 1), callApi(second, 1)]);
+      expect([a.status, b.status]).toEqual(['200', '200']);
+      await context.unroute(`${serverOrigin}/demo/oauth/token`);
+
+      // Again once the lifetime is known: both decide to refresh ahead of expiry at once.
+      await harness.advanceClocks(context, 6);
+      const [c, d] = await Promise.all([callApi(first, 2), callApi(second, 2)]);
+      expect([c.status, d.status]).toEqual(['200', '200']);
+
+      // No refresh was refused (a reused refresh token would get invalid_grant and end the session).
+      const refreshes = [...firstLog, ...secondLog].filter(refresh);
+      expect(refreshes.length).toBeGreaterThanOrEqual(1);
+      expect(refreshes.filter((e) => e.status !== 200)).toEqual([]);
+      for (const page of [first, second]) {
+        expect(await page.getByTestId('status').getAttribute('data-status')).toBe('authenticated');
+      }
+    } finally {
+      await context.close();
+    }
+  });
+});
+
+function waitForUserinfo(page: Page, status: number) {
+  return page.waitForResponse(
+    (response) => new URL(response.url()).pathname === '/demo/oidc/userinfo' && response.status() === status,
+  );
+}

@@ -1,0 +1,17 @@
+import { defineConfig, mergeConfig } from 'vitest/config';
+import { sharedTestConfig } from '../../vitest.shared';
+
+// Real Chromium against the reference server and the built app: one file at a time (each starts
+// its own servers and browser), generous but bounded time per test.
+export default mergeConfig(
+  sharedTestConfig,
+  defineConfig({
+    test: {
+      include: ['test/e2e/**/*.test.ts'],
+      environment: 'node',
+      fileParallelism: false,
+      testTimeout: 45_000,
+      hookTimeout: 60_000,
+    },
+  }),
+);

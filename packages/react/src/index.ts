@@ -1,0 +1,7 @@
+/**
+ * React bindings for `@oidc-rp/browser`: {@link AuthProvider}, {@link useAuth}, {@link RequireAuth}.
+ * @packageDocumentation
+ */
+export { AuthProvider, type AuthProviderProps } from './context';
+export { RequireAuth, type RequireAuthProps } from './require-auth';
+export { useAuth, type AuthState } from './use-auth';
