@@ -1,4 +1,4 @@
 import { defineConfig } from 'vitest/config';
-import { sharedTestConfig } from '../../vitest.shared.ts';
+import { sharedTestConfig } from '../../vitest.shared';
 
 export default defineConfig(sharedTestConfig);

@@ -130,7 +130,7 @@ export function createBrowserClient(options: BrowserClientOptions): BrowserClien
   async function finishLogin(url: string, transaction: AuthorizationTransaction): Promise<CallbackResult> {
     const provider_ = await provider();
     if (transaction.clientId !== o.clientId || transaction.issuer !== provider_.issuer) {
-      throw new OidcError('transaction_invalid', 'The login transaction belongs to another client or provider; start a new login.');
+      throw new OidcError('transaction_invalid', 'The login is for another client or provider; start a new login.');
     }
     const set = await completeAuthorization({
       provider: provider_,
@@ -161,7 +161,7 @@ export function createBrowserClient(options: BrowserClientOptions): BrowserClien
     try {
       const stateParam = isCallbackUrl(url, o.redirectUri, fragment) ? responseParams(new URL(url), fragment).get('state') : null;
       if (!stateParam) {
-        throw new OidcError('state_missing', 'This URL is not a login callback (no state parameter at the redirect URI); start a new login.');
+        throw new OidcError('state_missing', 'This URL is not a login callback; start a new login.');
       }
       const now = o.now();
       const transaction = await transactions()
@@ -169,10 +169,7 @@ export function createBrowserClient(options: BrowserClientOptions): BrowserClien
         .finally(() => transactions().clean(now));
       if (!transaction) {
         relayToOpener(url); // inside a login popup, the opener holds the transaction
-        throw new OidcError(
-          'transaction_not_found',
-          "No login started in this tab matches the callback's state: it was altered, or the login began elsewhere or expired. Start a new login.",
-        );
+        throw new OidcError('transaction_not_found', 'No login of this tab matches the state; start a new login.');
       }
       return await finishLogin(url, transaction);
     } catch (error) {
@@ -235,7 +232,7 @@ export function createBrowserClient(options: BrowserClientOptions): BrowserClien
     const popup = loginOptions.popup ? navigate.openPopup() : undefined;
     try {
       if (popup === null) {
-        throw new OidcError('popup_blocked', 'The browser blocked the login popup; call login({ popup: true }) from a click handler, or log in by redirect.');
+        throw new OidcError('popup_blocked', 'The popup was blocked; call login() from a click handler.');
       }
       const [provider_] = await Promise.all([provider(), transactions().clean(o.now())]);
       const { url, transaction } = await buildAuthorizationRequest({
@@ -268,7 +265,7 @@ export function createBrowserClient(options: BrowserClientOptions): BrowserClien
   async function getAccessToken({ minValidity = o.refreshLeeway }: { minValidity?: number } = {}): Promise<string> {
     await init();
     const current = session;
-    if (!current) throw new OidcError('login_required', 'No user is logged in; call login() first.');
+    if (!current) throw new OidcError('login_required', 'Nobody is logged in; call login().');
     if (isFresh(current, minValidity, o.now())) return current.accessToken;
     return (await refresh(current.accessToken, minValidity)).accessToken;
   }
@@ -330,5 +327,5 @@ export function createBrowserClient(options: BrowserClientOptions): BrowserClien
 function toOidcError(error: unknown): OidcError {
   return isOidcError(error)
     ? error
-    : new OidcError('authorization_response_invalid', 'The login could not be completed; start a new login.', { cause: error });
+    : new OidcError('authorization_response_invalid', 'The login failed; start a new login.', { cause: error });
 }

@@ -118,19 +118,18 @@ export function resolveOptions(options: BrowserClientOptions): ResolvedOptions {
   if ('clientSecret' in options || 'client_secret' in options) {
     throw new OidcError(
       'client_secret_in_browser',
-      'A client secret cannot be kept secret in a browser: anyone can read it from the app bundle. ' +
-        'Remove clientSecret, register the app as a public client, and the login will use PKCE instead.',
+      'Anyone can read a client secret in a browser: remove it and register a public client (PKCE protects the login).',
     );
   }
   const { clientId, redirectUri, provider, responseType = 'code', tokenStorage = 'memory', refreshLeeway = 30 } = options;
   const issuer = provider?.issuer ?? options.issuer;
-  if (typeof clientId !== 'string' || !clientId) invalid('clientId must be the client ID registered for this app.');
-  if (!isAbsoluteUrl(redirectUri)) invalid('redirectUri must be the absolute URL registered for this app.');
-  if (!issuer) invalid('Pass issuer (discovery) or provider (metadata).');
+  if (typeof clientId !== 'string' || !clientId) invalid('clientId is required.');
+  if (!isAbsoluteUrl(redirectUri)) invalid('redirectUri must be an absolute URL.');
+  if (!issuer) invalid('Pass issuer or provider.');
   if (responseType !== 'code' && responseType !== 'id_token token') invalid('responseType must be "code" or "id_token token".');
-  if (!(refreshLeeway >= 0)) invalid('refreshLeeway must be a number of seconds, 0 or more.');
+  if (!(refreshLeeway >= 0)) invalid('refreshLeeway must be seconds >= 0.');
   if (typeof tokenStorage === 'string' && !/^(memory|sessionStorage|localStorage)$/.test(tokenStorage)) {
-    invalid('tokenStorage must be "memory", "sessionStorage", "localStorage" or a storage adapter.');
+    invalid('tokenStorage must be memory, sessionStorage, localStorage or an adapter.');
   }
 
   let platform: Platform | undefined;

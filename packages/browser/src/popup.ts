@@ -26,9 +26,7 @@ export function waitForPopupCallback(popup: Window): Promise<string> {
     const timer = setInterval(() => {
       if (!popup.closed) return;
       finish();
-      reject(
-        new OidcError('popup_closed', 'The login popup was closed before the login finished; call login({ popup: true }) again.'),
-      );
+      reject(new OidcError('popup_closed', 'The login popup was closed; log in again.'));
     }, CLOSED_POLL_MS);
     const finish = () => {
       clearInterval(timer);

@@ -50,7 +50,7 @@ export function createRefresher(context: RefreshContext): (rejected: string | un
     const stored = await tokens.read();
     if (!stored) {
       context.adopt(undefined);
-      throw new OidcError('login_required', 'There is no session to renew (the user logged out, possibly in another tab); log in again.');
+      throw new OidcError('login_required', 'The session ended; log in again.');
     }
     if (stored.accessToken !== rejected && isFresh(stored, minValidity, options.now())) {
       context.adopt(stored); // another tab refreshed while this one waited for the lock
@@ -60,7 +60,7 @@ export function createRefresher(context: RefreshContext): (rejected: string | un
       await tokens.clear();
       context.adopt(undefined);
       context.announce(stored.id, undefined);
-      throw new OidcError('login_required', 'The access token expired and the provider issued no refresh token; log in again.');
+      throw new OidcError('login_required', 'The token expired and cannot be refreshed; log in again.');
     }
     const provider = await context.provider();
     let renewed;

@@ -51,13 +51,10 @@ export function createTransactionStore(storage: StorageAdapter): TransactionStor
       const transaction = await read(key);
       await storage.remove(key); // single use, whatever happens next
       if (!transaction || transaction.state !== state) {
-        throw new OidcError('transaction_invalid', 'The stored login transaction is unreadable; start a new login.');
+        throw new OidcError('transaction_invalid', 'The stored login is unreadable; start a new login.');
       }
       if (expired(transaction, now)) {
-        throw new OidcError(
-          'transaction_expired',
-          `The login took longer than ${TRANSACTION_TTL / 60} minutes to come back; start a new login.`,
-        );
+        throw new OidcError('transaction_expired', 'The login took too long; start a new login.');
       }
       return transaction;
     },

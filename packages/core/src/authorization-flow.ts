@@ -7,8 +7,7 @@
 import { parseAuthorizationResponse } from './authorization-response';
 import { OidcError } from './errors';
 import { type IdTokenValidationOptions, validateIdToken } from './id-token';
-import { readUnverifiedJwtExpiry } from './jwt';
-import { exchangeCode } from './token-endpoint';
+import { exchangeCode, expiryOf } from './token-endpoint';
 import type {
   AuthorizationTransaction,
   ClientConfig,
@@ -58,18 +57,12 @@ export interface CompleteAuthorizationParams {
 export async function completeAuthorization(params: CompleteAuthorizationParams): Promise<TokenSet> {
   const { provider, client, transaction } = params;
   if (transaction.clientId !== client.clientId) {
-    throw new OidcError(
-      'invalid_options',
-      'The transaction was started for another client ID than the one given: pass the client the login began with.',
-    );
+    throw new OidcError('invalid_options', 'The transaction is for another client: pass the one the login began with.');
   }
   const response = parseAuthorizationResponse(params.input, transaction, provider);
   const openid = transaction.scope.split(' ').includes('openid');
   if ((openid || response.idToken !== undefined) && !transaction.nonce) {
-    throw new OidcError(
-      'transaction_invalid',
-      'The transaction has no nonce although the login asked for an ID token; it was not created by buildAuthorizationRequest. Start a new login.',
-    );
+    throw new OidcError('transaction_invalid', 'The transaction has no nonce for the ID token; start a new login.');
   }
   const validation: IdTokenValidationOptions = {
     provider,
@@ -97,24 +90,18 @@ export async function completeAuthorization(params: CompleteAuthorizationParams)
     client,
     code: response.code,
     redirectUri: transaction.redirectUri,
-    ...(transaction.codeVerifier !== undefined ? { codeVerifier: transaction.codeVerifier } : {}),
-    ...(params.http !== undefined ? { http: params.http } : {}),
+    codeVerifier: transaction.codeVerifier,
+    http: params.http,
   });
   if (tokens.idToken === undefined) {
     if (openid) {
-      throw new OidcError(
-        'id_token_missing',
-        'The token response has no ID token although "openid" was requested; check that the client may use the openid scope.',
-      );
+      throw new OidcError('id_token_missing', 'No ID token came for the "openid" scope; check the client may use it.');
     }
     return tokens;
   }
   const claims = await validateIdToken(tokens.idToken, { ...validation, accessToken: tokens.accessToken });
   if (frontClaims !== undefined && frontClaims.sub !== claims.sub) {
-    throw new OidcError(
-      'id_token_sub_mismatch',
-      'The ID tokens from the redirect and from the token endpoint name different users; start a new login.',
-    );
+    throw new OidcError('id_token_sub_mismatch', 'The two ID tokens name different users; start a new login.');
   }
   return { ...tokens, claims };
 }
@@ -126,10 +113,7 @@ function frontChannelTokens(
 ): TokenSet {
   const tokens: TokenSet = { accessToken: response.accessToken ?? '', tokenType: 'Bearer' };
   if (response.accessToken !== undefined) {
-    const expiresAt =
-      response.expiresIn !== undefined
-        ? Math.floor(Date.now() / 1000) + response.expiresIn
-        : readUnverifiedJwtExpiry(response.accessToken);
+    const expiresAt = expiryOf(response.expiresIn, response.accessToken);
     if (expiresAt !== undefined) tokens.expiresAt = expiresAt;
   }
   if (response.scope !== undefined) tokens.scope = response.scope;

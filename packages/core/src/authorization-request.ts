@@ -3,7 +3,7 @@
  * type the service supports, enforcing each flow's rules before anything leaves the app.
  */
 
-import { assertSecureUrl } from './discovery';
+import { assertSecureUrl, tryParseUrl } from './discovery';
 import { OidcError } from './errors';
 import { codeChallengeS256, createCodeVerifier, createNonce, createState } from './pkce';
 import type { AuthorizationTransaction, ProviderMetadata, ResponseMode, ResponseType } from './types';
@@ -90,16 +90,16 @@ export async function buildAuthorizationRequest(params: AuthorizationRequestPara
   const { provider, clientId, redirectUri } = params;
   const responseType = params.responseType ?? 'code';
   if (!RESPONSE_TYPES.includes(responseType)) {
-    throw invalid(`responseType must be one of ${RESPONSE_TYPES.map((t) => `"${t}"`).join(', ')}.`);
+    throw invalid(`responseType must be one of: ${RESPONSE_TYPES.join(', ')}.`);
   }
   const responseMode = params.responseMode ?? defaultResponseMode(responseType);
   if (!RESPONSE_MODES.includes(responseMode)) {
-    throw invalid('responseMode must be "query", "fragment" or "form_post".');
+    throw invalid(`responseMode must be one of: ${RESPONSE_MODES.join(', ')}.`);
   }
   if (typeof clientId !== 'string' || clientId === '') throw invalid('clientId is required.');
   checkRedirectUri(redirectUri);
   if (typeof provider?.authorization_endpoint !== 'string') {
-    throw invalid('The provider metadata has no authorization_endpoint.');
+    throw invalid('The provider has no authorization_endpoint.');
   }
   assertSecureUrl(provider.authorization_endpoint, "The provider's authorization_endpoint");
 
@@ -109,22 +109,20 @@ export async function buildAuthorizationRequest(params: AuthorizationRequestPara
   const returnsIdToken = responseType.split(' ').includes('id_token');
 
   if (responseType === 'id_token' && responseMode !== 'form_post') {
-    throw invalid('responseType "id_token" is only delivered with responseMode "form_post".');
+    throw invalid('responseType "id_token" needs responseMode "form_post".');
   }
   if (responseType !== 'code' && responseMode === 'query') {
-    throw invalid(
-      `responseType "${responseType}" returns tokens, which must never travel in the query: use "fragment" or "form_post".`,
-    );
+    throw invalid(`responseType "${responseType}" returns tokens: use responseMode "fragment" or "form_post".`);
   }
   if (returnsIdToken && !scopes.includes('openid')) {
-    throw invalid(`responseType "${responseType}" returns an ID token, which requires "openid" in the scope.`);
+    throw invalid(`responseType "${responseType}" returns an ID token: add "openid" to the scope.`);
   }
   if (params.pkce === true && !hasCode) {
-    throw invalid(`PKCE needs an authorization code; responseType "${responseType}" returns none. Remove pkce: true.`);
+    throw invalid(`PKCE needs a code, which responseType "${responseType}" lacks: remove pkce: true.`);
   }
   const usePkce = hasCode && params.pkce !== false;
   if (params.maxAge !== undefined && !(Number.isInteger(params.maxAge) && params.maxAge >= 0)) {
-    throw invalid('maxAge must be a whole number of seconds, 0 or more.');
+    throw invalid('maxAge must be whole seconds >= 0.');
   }
   checkOptionalString(params.prompt, 'prompt');
   checkOptionalString(params.loginHint, 'loginHint');
@@ -178,23 +176,17 @@ function defaultResponseMode(responseType: ResponseType): ResponseMode {
 function normaliseScope(scope: string | string[]): string {
   const list = typeof scope === 'string' ? scope.split(/\s+/) : Array.isArray(scope) ? scope : undefined;
   if (!list?.every((item) => typeof item === 'string')) {
-    throw invalid('scope must be a space-separated string or a list of strings.');
+    throw invalid('scope must be a string or a list of strings.');
   }
   const unique = [...new Set(list.map((item) => item.trim()).filter((item) => item !== ''))];
   if (unique.length === 0) throw invalid('scope is required, e.g. "openid profile".');
-  if (unique.some((item) => /\s|"|\\/.test(item))) throw invalid('A scope value may not contain spaces, quotes or backslashes.');
+  if (unique.some((item) => /\s|"|\\/.test(item))) throw invalid('scope values may not contain spaces, quotes or backslashes.');
   return unique.join(' ');
 }
 
 function checkRedirectUri(redirectUri: string): void {
-  let url: URL | undefined;
-  try {
-    url = typeof redirectUri === 'string' ? new URL(redirectUri) : undefined;
-  } catch {
-    url = undefined;
-  }
-  if (!url) throw invalid('redirectUri must be an absolute URL registered with the provider.');
-  if (url.hash || redirectUri.includes('#')) throw invalid('redirectUri must not contain a fragment (#...).');
+  const url = tryParseUrl(redirectUri);
+  if (!url || url.hash || redirectUri.includes('#')) throw invalid('redirectUri must be an absolute URL without #fragment.');
 }
 
 function checkOptionalString(value: unknown, name: string): void {
@@ -203,11 +195,11 @@ function checkOptionalString(value: unknown, name: string): void {
 
 function checkExtra(extra: Record<string, string> | undefined): [string, string][] {
   if (extra === undefined) return [];
-  if (typeof extra !== 'object' || extra === null) throw invalid('extra must be an object of string values.');
+  if (typeof extra !== 'object' || extra === null) throw invalid('extra must be an object of strings.');
   const entries = Object.entries(extra);
   for (const [name, value] of entries) {
     if (PROTECTED.has(name)) {
-      throw invalid(`extra may not set "${name}": it is a protocol parameter the SDK sets; use the matching option instead.`);
+      throw invalid(`extra may not set "${name}": use the matching option.`);
     }
     if (typeof value !== 'string') throw invalid(`extra.${name} must be a string.`);
   }

@@ -4,6 +4,7 @@
  * the parameters the response type must carry. Nothing here touches the network.
  */
 
+import { tryParseUrl } from './discovery';
 import { AuthorizationResponseError, OidcError } from './errors';
 import type { AuthorizationTransaction, ProviderMetadata, ResponseType } from './types';
 
@@ -49,46 +50,33 @@ export function parseAuthorizationResponse(
   provider: ProviderMetadata,
 ): AuthorizationResponse {
   if (transaction.issuer !== provider.issuer) {
-    throw new OidcError(
-      'invalid_options',
-      'The transaction was started with another provider than the one given: pass the provider the login began with.',
-    );
+    throw new OidcError('invalid_options', 'The transaction is for another provider: pass the one the login began with.');
   }
   const params = responseParameters(input, transaction);
 
   const seen = new Set<string>();
   for (const name of params.keys()) {
-    if (seen.has(name)) throw malformed(`the parameter "${safeName(name)}" appears more than once`);
+    if (seen.has(name)) throw malformed(`"${safeName(name)}" appears twice`);
     seen.add(name);
   }
 
   const state = params.get('state');
   if (!state) {
-    throw new OidcError(
-      'state_missing',
-      'The authorization response carries no state, so it cannot be tied to a login this app started. Start a new login.',
-    );
+    throw new OidcError('state_missing', 'The login response has no state; start a new login.');
   }
   if (state !== transaction.state) {
-    throw new OidcError(
-      'state_mismatch',
-      'The authorization response belongs to another login attempt (its state differs from the one sent). Start a new login.',
-    );
+    throw new OidcError('state_mismatch', 'The login response answers another login (state differs); start a new login.');
   }
 
   const iss = params.get('iss') ?? undefined;
   if (iss !== undefined && iss !== provider.issuer) {
     throw new OidcError(
       'iss_mismatch',
-      `The authorization response was issued by "${iss.slice(0, 200)}", not by "${provider.issuer}": it may come from ` +
-        'another provider (mix-up attack). Start a new login.',
+      `The login response is from "${iss.slice(0, 200)}", not "${provider.issuer}" (mix-up?); start a new login.`,
     );
   }
   if (iss === undefined && provider.authorization_response_iss_parameter_supported === true) {
-    throw new OidcError(
-      'iss_missing',
-      'The authorization response has no "iss" although the provider always sends one (RFC 9207). Start a new login.',
-    );
+    throw new OidcError('iss_missing', 'The login response lacks the "iss" this provider sends; start a new login.');
   }
 
   const error = params.get('error');
@@ -110,13 +98,10 @@ function responseParameters(input: URL | string | URLSearchParams, transaction: 
     if (mode !== 'form_post') throw wrongInput(mode);
     return input;
   }
-  const url = input instanceof URL ? input : parseAbsoluteUrl(input);
+  const url = input instanceof URL ? input : tryParseUrl(input);
   if (mode === 'form_post') {
     if (url || typeof input !== 'string') {
-      throw new OidcError(
-        'invalid_options',
-        'This login uses response_mode=form_post: pass the POST body (URLSearchParams or the raw form string), not a URL.',
-      );
+      throw new OidcError('invalid_options', 'This login uses form_post: pass the POST body, not a URL.');
     }
     return new URLSearchParams(input);
   }
@@ -125,7 +110,7 @@ function responseParameters(input: URL | string | URLSearchParams, transaction: 
 
   // Tokens in the query leak into logs and Referer headers; a genuine response never puts them there.
   if (FRONT_CHANNEL_SECRETS.some((name) => url.searchParams.has(name))) {
-    throw malformed('tokens or a code arrived in the query although this flow returns them in the fragment');
+    throw malformed('tokens in the query, not the fragment');
   }
   const fragment = new URLSearchParams(url.hash.slice(1));
   // A provider that cannot honour the fragment mode may report the error in the query.
@@ -144,7 +129,7 @@ function requiredParameters(
   if (iss !== undefined) result.iss = iss;
   const take = (name: string) => {
     const value = params.get(name);
-    if (!value) throw malformed(`"${name}" is missing, but response_type "${responseType}" requires it`);
+    if (!value) throw malformed(`"${name}" is missing`);
     return value;
   };
   if (parts.includes('code')) result.code = take('code');
@@ -153,12 +138,12 @@ function requiredParameters(
     result.accessToken = take('access_token');
     const tokenType = take('token_type');
     if (tokenType.toLowerCase() !== 'bearer') {
-      throw malformed(`the token_type is "${safeName(tokenType)}", but only Bearer tokens are supported`);
+      throw malformed(`token_type "${safeName(tokenType)}" is not Bearer`);
     }
     result.tokenType = tokenType;
     const expiresIn = params.get('expires_in');
     if (expiresIn !== null) {
-      if (!/^\d{1,10}$/.test(expiresIn)) throw malformed('"expires_in" is not a whole number of seconds');
+      if (!/^\d{1,10}$/.test(expiresIn)) throw malformed('"expires_in" is not whole seconds');
       result.expiresIn = Number(expiresIn);
     }
     const scope = params.get('scope');
@@ -167,27 +152,12 @@ function requiredParameters(
   return result;
 }
 
-function parseAbsoluteUrl(input: string): URL | undefined {
-  if (typeof input !== 'string') return undefined;
-  try {
-    return new URL(input);
-  } catch {
-    return undefined;
-  }
-}
-
 function wrongInput(mode: string): OidcError {
-  return new OidcError(
-    'invalid_options',
-    `This login uses response_mode=${mode}: pass the full callback URL (e.g. location.href or the request URL).`,
-  );
+  return new OidcError('invalid_options', `This login uses ${mode} mode: pass the full callback URL.`);
 }
 
 function malformed(what: string): OidcError {
-  return new OidcError(
-    'authorization_response_invalid',
-    `The authorization response is malformed: ${what}. Start a new login; if it persists, check the provider.`,
-  );
+  return new OidcError('authorization_response_invalid', `Malformed login response: ${what}; start a new login.`);
 }
 
 // Parameter names and token types are echoed only when they look like identifiers.

@@ -21,7 +21,6 @@ const ENDPOINTS = [
   'revocation_endpoint',
   'end_session_endpoint',
 ] as const;
-const REQUIRED = ['authorization_endpoint', 'token_endpoint', 'jwks_uri'] as const;
 const STRING_LISTS = [
   'id_token_signing_alg_values_supported',
   'token_endpoint_auth_methods_supported',
@@ -48,7 +47,7 @@ const GRANTS: readonly GrantType[] = ['authorization_code', 'refresh_token', 'cl
 export async function discover(issuer: string, options: DiscoveryOptions = {}): Promise<ProviderMetadata> {
   const issuerUrl = parseUrl(issuer, 'The issuer');
   if (issuerUrl.search || issuerUrl.hash) {
-    throw new OidcError('invalid_options', 'The issuer must not contain a query or fragment: pass the bare issuer URL.');
+    throw new OidcError('invalid_options', 'The issuer must have no query or fragment.');
   }
   if (!options.allowInsecure) assertSecureUrl(issuer, 'The issuer');
   const url = `${issuer.replace(/\/$/, '')}/.well-known/openid-configuration`;
@@ -57,21 +56,15 @@ export async function discover(issuer: string, options: DiscoveryOptions = {}): 
     url,
     { method: 'GET', headers: { Accept: 'application/json' } },
     options,
-    'the discovery endpoint',
+    'The discovery endpoint',
     async (response) => {
       if (!response.ok) {
         await discardBody(response);
-        throw new OidcError(
-          'discovery_failed',
-          `The discovery document could not be fetched (HTTP ${response.status}); check the issuer URL.`,
-        );
+        throw new OidcError('discovery_failed', `Discovery answered HTTP ${response.status}; check the issuer URL.`);
       }
       const body = await readJson(response);
       if (!body.ok) {
-        throw new OidcError(
-          'discovery_failed',
-          `The discovery response is not a usable JSON document (${body.problem}); check the issuer URL.`,
-        );
+        throw new OidcError('discovery_failed', `Discovery answered no JSON (${body.problem}); check the issuer URL.`);
       }
       return body.value;
     },
@@ -143,10 +136,7 @@ export function tokenEndpointFor(provider: ProviderMetadata, grant: GrantType): 
  */
 export function assertSecureUrl(url: string, what: string): void {
   if (isSecure(parseUrl(url, what))) return;
-  throw new OidcError(
-    'invalid_options',
-    `${what} must use https (plain http is accepted only for localhost, 127.0.0.0/8 and [::1]).`,
-  );
+  throw new OidcError('invalid_options', `${what} must use https (http only on loopback).`);
 }
 
 function isSecure(url: URL): boolean {
@@ -168,7 +158,8 @@ function parseUrl(url: string, what: string): URL {
   return parsed;
 }
 
-function tryParseUrl(url: unknown): URL | undefined {
+/** `url` parsed when it is an absolute URL string, else undefined. Internal. */
+export function tryParseUrl(url: unknown): URL | undefined {
   if (typeof url !== 'string') return undefined;
   try {
     return new URL(url);
@@ -179,27 +170,22 @@ function tryParseUrl(url: unknown): URL | undefined {
 
 function checkMetadata(document: unknown, issuer: string, allowInsecure: boolean): ProviderMetadata {
   const invalid = (what: string) =>
-    new OidcError(
-      'invalid_provider_metadata',
-      `The provider's discovery document is invalid: ${what}. Check the issuer URL, or configure the provider metadata by hand.`,
-    );
+    new OidcError('invalid_provider_metadata', `Invalid discovery document: ${what}; check the issuer or pass provider.`);
   if (!isJsonObject(document)) throw invalid('it is not a JSON object');
   if (typeof document.issuer !== 'string') throw invalid('"issuer" is missing');
   if (document.issuer !== issuer) {
     throw new OidcError(
       'discovery_issuer_mismatch',
-      `The discovery document names the issuer "${document.issuer}" but "${issuer}" was requested; ` +
-        'use exactly the issuer the provider publishes (including any trailing slash).',
+      `Discovery names the issuer "${document.issuer}", not "${issuer}"; use the issuer exactly as published.`,
     );
   }
-  for (const field of REQUIRED) {
+  // The first three endpoints are required.
+  for (const field of ENDPOINTS.slice(0, 3)) {
     if (document[field] === undefined) throw invalid(`"${field}" is missing`);
   }
   const checkEndpoint = (value: unknown, field: string) => {
-    if (typeof value !== 'string') throw invalid(`"${field}" is not a string`);
     const url = tryParseUrl(value);
-    if (!url) throw invalid(`"${field}" is not an absolute URL`);
-    if (!allowInsecure && !isSecure(url)) throw invalid(`"${field}" is not https`);
+    if (!url || !(allowInsecure || isSecure(url))) throw invalid(`"${field}" is not an ${allowInsecure ? 'absolute' : 'https'} URL`);
   };
   for (const field of ENDPOINTS) {
     if (document[field] !== undefined) checkEndpoint(document[field], field);

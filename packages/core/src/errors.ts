@@ -63,7 +63,10 @@ export type OidcErrorCode =
   | 'login_required'
   | 'refresh_token_missing'
   | 'popup_blocked'
-  | 'popup_closed';
+  | 'popup_closed'
+  // Shared token cache (node's Redis adapter).
+  | 'cache_unavailable'
+  | 'cache_entry_invalid';
 
 const OIDC_ERROR_MARK = Symbol.for('oidc-rp.error');
 
@@ -90,9 +93,9 @@ export class AuthorizationResponseError extends OidcError {
   constructor(params: { error: string; error_description?: string | undefined; state?: string | undefined }) {
     super(
       'authorization_error',
-      `The provider ended the login with "${safeErrorValue(params.error)}"` +
+      `The provider refused the login ("${safeErrorValue(params.error)}"` +
         (params.error_description ? `: ${truncate(params.error_description)}` : '') +
-        '. Start a new login; if it keeps failing, check the client registration and requested scopes.',
+        '); start a new login, or check the client registration.',
     );
     this.name = 'AuthorizationResponseError';
     this.error = params.error;
@@ -110,9 +113,9 @@ export class TokenEndpointError extends OidcError {
   constructor(params: { status: number; error: string; error_description?: string | undefined }) {
     super(
       'token_endpoint_error',
-      `The token endpoint refused the request (HTTP ${params.status}, "${safeErrorValue(params.error)}")` +
+      `The token endpoint answered HTTP ${params.status} "${safeErrorValue(params.error)}"` +
         (params.error_description ? `: ${truncate(params.error_description)}` : '') +
-        '. ' +
+        '; ' +
         hintFor(params.error),
     );
     this.name = 'TokenEndpointError';
@@ -130,17 +133,15 @@ export function isOidcError(value: unknown): value is OidcError {
 function hintFor(error: string): string {
   switch (error) {
     case 'invalid_grant':
-      return 'The code or refresh token is expired, already used or revoked: start a new login.';
+      return 'the code or refresh token is expired, used or revoked: log in again.';
     case 'invalid_client':
-      return 'Check the client ID and secret, and the client authentication method.';
-    case 'unauthorized_client':
-      return 'The client is not allowed this grant: check its registration.';
+      return 'check the client ID, secret and authMethod.';
     case 'unsupported_grant_type':
-      return 'This endpoint does not serve that grant: check the token endpoint configured for it.';
+      return 'check the token endpoint set for this grant.';
     case 'invalid_scope':
-      return 'Request only scopes registered for the client.';
+      return 'request only scopes registered for the client.';
     default:
-      return 'Check the request parameters and the client registration.';
+      return 'check the request and the client registration.';
   }
 }
 

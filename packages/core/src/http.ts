@@ -18,7 +18,7 @@ export const MAX_JSON_BYTES = 1024 * 1024;
 
 /**
  * Sends one request and runs `read` on the response, both within the timeout.
- * `what` names the endpoint in error messages ("the token endpoint").
+ * `what` names the endpoint in error messages ("The token endpoint").
  * OidcErrors thrown by `read` pass through unchanged.
  */
 export async function sendRequest<T>(
@@ -30,11 +30,11 @@ export async function sendRequest<T>(
 ): Promise<T> {
   const timeout = http?.timeout ?? DEFAULT_TIMEOUT_MS;
   if (typeof timeout !== 'number' || Number.isNaN(timeout) || timeout <= 0) {
-    throw new OidcError('invalid_options', 'The timeout option must be a positive number of milliseconds.');
+    throw new OidcError('invalid_options', 'timeout must be a positive number of milliseconds.');
   }
   const fetchFn = http?.fetch ?? globalThis.fetch;
   if (typeof fetchFn !== 'function') {
-    throw new OidcError('invalid_options', 'No fetch is available: pass one with the fetch option.');
+    throw new OidcError('invalid_options', 'No fetch available: pass the fetch option.');
   }
   const where = `${what} (${describeUrl(url)})`;
   const callerSignal = http?.signal;
@@ -61,18 +61,11 @@ export async function sendRequest<T>(
     return await Promise.race([work, abandoned]);
   } catch (error) {
     if (timedOut) {
-      throw new OidcError(
-        'request_timeout',
-        `The request to ${where} timed out after ${timeout} ms; check that the provider is reachable, or raise the timeout option.`,
-      );
+      throw new OidcError('request_timeout', `${where} timed out after ${timeout} ms; check the provider or raise timeout.`);
     }
     if (callerSignal?.aborted) throw abortedError(where, callerSignal.reason);
     if (isOidcError(error)) throw error;
-    throw new OidcError(
-      'network_error',
-      `The request to ${where} failed before a complete response arrived; check the network and the provider URL.`,
-      { cause: error },
-    );
+    throw new OidcError('network_error', `${where} failed; check the network and the provider URL.`, { cause: error });
   } finally {
     clearTimeout(timer);
     callerSignal?.removeEventListener('abort', onCallerAbort);
@@ -138,9 +131,7 @@ async function readBounded(response: Response, maxBytes: number): Promise<Uint8A
 }
 
 function abortedError(where: string, reason: unknown): OidcError {
-  return new OidcError('network_error', `The request to ${where} was aborted by the caller's signal.`, {
-    cause: reason,
-  });
+  return new OidcError('network_error', `${where}: aborted by the caller's signal.`, { cause: reason });
 }
 
 // Origin and path only: a query string is never echoed into a message.

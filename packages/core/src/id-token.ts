@@ -66,7 +66,7 @@ export async function validateIdToken(idToken: string, options: IdTokenValidatio
   const allowed = allowedAlgorithms(options);
 
   const token = typeof idToken === 'string' ? decodeUnverifiedJwt(idToken) : undefined;
-  if (!token) fail('id_token_malformed', 'not a compact JWS of three base64url JSON segments.');
+  if (!token) fail('id_token_malformed', 'not a JWS of three base64url JSON parts');
   const { alg, kid } = checkHeader(token.header, allowed);
   const key = await findSigningKey(alg, kid, options);
   const claims = await verifySignature(idToken, key, alg);
@@ -93,10 +93,7 @@ function allowedAlgorithms({ algorithms, provider }: IdTokenValidationOptions): 
     return Array.isArray(advertised) ? ASYMMETRIC_ALGORITHMS.filter((alg) => advertised.includes(alg)) : ['RS256'];
   }
   if (algorithms.length && algorithms.every((alg) => ASYMMETRIC_ALGORITHMS.includes(alg))) return algorithms;
-  throw new OidcError(
-    'invalid_options',
-    `The algorithms option must list only some of ${ASYMMETRIC_ALGORITHMS.join(', ')}.`,
-  );
+  throw new OidcError('invalid_options', `algorithms may list only ${ASYMMETRIC_ALGORITHMS}.`);
 }
 
 // Runs before any key lookup: `none` and HMAC never reach the JWKS.
@@ -105,14 +102,10 @@ function checkHeader(
   allowed: string[],
 ): { alg: string; kid: string | undefined } {
   if (typeof alg !== 'string' || (kid !== undefined && typeof kid !== 'string')) {
-    fail('id_token_malformed', 'the header needs a string "alg" and, if any, a string "kid".');
+    fail('id_token_malformed', 'header "alg" or "kid" is not a string');
   }
   if (!allowed.includes(alg)) {
-    fail(
-      'id_token_alg_not_allowed',
-      `"alg" is ${show(alg)}, expected one of [${allowed}]. Unsigned and HMAC-signed tokens are never ` +
-        'accepted; allow another asymmetric algorithm with the algorithms option.',
-    );
+    fail('id_token_alg_not_allowed', `"alg" ${show(alg)} is not in [${allowed}] (never none/HMAC)`, 'set the algorithms option');
   }
   return { alg, kid };
 }
@@ -120,19 +113,14 @@ function checkHeader(
 async function findSigningKey(alg: string, kid: string | undefined, options: IdTokenValidationOptions): Promise<JWK> {
   const jwksUri = options.provider.jwks_uri;
   if (typeof jwksUri !== 'string') {
-    throw new OidcError('invalid_provider_metadata', 'The provider metadata needs a jwks_uri to verify ID tokens.');
+    throw new OidcError('invalid_provider_metadata', 'The provider has no jwks_uri: add it to verify ID tokens.');
   }
   const key = await findJwksKey(jwksUri, (keys) => selectVerificationKey(keys, alg, kid), {
     http: options.http,
     refetchCooldown: seconds(options.jwksRefetchCooldown, 'jwksRefetchCooldown') ?? 30,
   });
   if (key) return key;
-  const wanted = kid === undefined ? 'that fits a token without "kid"' : `with "kid" ${show(kid)}`;
-  return fail(
-    'id_token_unknown_kid',
-    `the provider's JWKS has no ${alg} key ${wanted}, even after a recent refetch. ` +
-      'The token was not signed by this provider, or its keys changed: retry later.',
-  );
+  return fail('id_token_unknown_kid', `the JWKS has no ${alg} key with "kid" ${show(kid)}`, 'retry later');
 }
 
 async function verifySignature(idToken: string, key: JWK, alg: string): Promise<Record<string, unknown>> {
@@ -140,68 +128,59 @@ async function verifySignature(idToken: string, key: JWK, alg: string): Promise<
   try {
     ({ payload } = await compactVerify(idToken, key, { algorithms: [alg] }));
   } catch (cause) {
-    throw new OidcError(
-      'id_token_signature_invalid',
-      "Invalid ID token: the signature does not verify with the provider's key.",
-      { cause },
-    );
+    throw new OidcError('id_token_signature_invalid', message('the signature does not verify'), { cause });
   }
-  return parseJsonObject(payload) ?? fail('id_token_malformed', 'the payload is not a JSON object.');
+  return parseJsonObject(payload) ?? fail('id_token_malformed', 'payload is not a JSON object');
 }
 
 function checkIssuer({ iss }: Record<string, unknown>, issuer: string): void {
-  if (iss !== issuer) fail('id_token_iss_mismatch', `"iss" is ${show(iss)}, expected the issuer ${show(issuer)}.`);
+  if (iss !== issuer) fail('id_token_iss_mismatch', `"iss" is ${show(iss)}, not ${show(issuer)}`);
 }
 
 function checkAudience({ aud }: Record<string, unknown>, clientId: string): void {
   if (typeof aud === 'string' ? aud !== clientId : !Array.isArray(aud) || !aud.includes(clientId)) {
-    fail(
-      'id_token_aud_mismatch',
-      `"aud" is ${show(aud)}, expected the client ID ${show(clientId)}: the token was issued to another client.`,
-    );
+    fail('id_token_aud_mismatch', `"aud" is ${show(aud)}, not ${show(clientId)}`);
   }
 }
 
 function checkAuthorizedParty({ aud, azp }: Record<string, unknown>, clientId: string): void {
   if (azp === undefined && Array.isArray(aud) && aud.length > 1) {
-    fail('id_token_azp_missing', `several audiences but no "azp", expected "azp" ${show(clientId)}.`);
+    fail('id_token_azp_missing', 'several audiences and no "azp"');
   }
   if (azp !== undefined && azp !== clientId) {
-    fail('id_token_azp_mismatch', `"azp" is ${show(azp)}, expected the client ID ${show(clientId)}.`);
+    fail('id_token_azp_mismatch', `"azp" is ${show(azp)}, not ${show(clientId)}`);
   }
 }
 
 function checkExpiry(claims: Record<string, unknown>, earliest: number, clock: string): void {
-  const exp = numericDate(claims, 'exp') ?? fail('id_token_malformed', 'no numeric "exp" claim.');
-  if (exp <= earliest) {
-    fail('id_token_expired', `"exp" ${exp} has passed (${clock}); start a new login (check the clock if it repeats).`);
-  }
+  const exp = numericDate(claims, 'exp') ?? fail('id_token_malformed', 'no "exp"');
+  if (exp <= earliest) fail('id_token_expired', `"exp" ${exp} has passed (${clock})`);
 }
 
 function checkIssuedAt(claims: Record<string, unknown>, latest: number, clock: string): void {
-  const iat = numericDate(claims, 'iat') ?? fail('id_token_iat_missing', 'no numeric "iat" claim.');
-  if (iat > latest) fail('id_token_iat_future', `"iat" ${iat} is in the future (${clock}); check this machine's clock.`);
+  const iat = numericDate(claims, 'iat') ?? fail('id_token_iat_missing', 'no "iat"');
+  if (iat > latest) fail('id_token_iat_future', `"iat" ${iat} is in the future (${clock})`, CHECK_CLOCK);
 }
 
 function checkNotBefore(claims: Record<string, unknown>, latest: number, clock: string): void {
   const nbf = numericDate(claims, 'nbf');
   if (nbf !== undefined && nbf > latest) {
-    fail('id_token_nbf_future', `"nbf" ${nbf} is in the future (${clock}); check this machine's clock.`);
+    fail('id_token_nbf_future', `"nbf" ${nbf} is in the future (${clock})`, CHECK_CLOCK);
   }
 }
 
 function checkSubject({ sub }: Record<string, unknown>): void {
-  if (typeof sub !== 'string' || !sub) fail('id_token_sub_missing', 'no "sub" claim (a non-empty string).');
+  if (typeof sub !== 'string' || !sub) fail('id_token_sub_missing', 'no "sub"');
 }
 
 // Never echoes either nonce.
 function checkNonce(claims: Record<string, unknown>, nonce: string | undefined): void {
   if (nonce === undefined) return;
   if (claims.nonce === undefined) {
-    fail('id_token_nonce_missing', 'no "nonce" claim, but the login request sent one; start a new login.');
+    fail('id_token_nonce_missing', 'no "nonce", though the login sent one');
   }
   if (claims.nonce !== nonce) {
-    fail('id_token_nonce_mismatch', '"nonce" is not the one this login sent: it answers another login; start a new one.');
+    fail('id_token_nonce_mismatch', '"nonce" is not the one this login sent');
   }
 }
 
@@ -214,13 +193,10 @@ function checkAuthTime(
   const authTime = numericDate(claims, 'auth_time');
   if (maxAge === undefined) return;
   if (authTime === undefined) {
-    fail('id_token_auth_time_missing', `no numeric "auth_time", which max_age ${maxAge} requires.`);
+    fail('id_token_auth_time_missing', `no "auth_time", which max_age requires`);
   }
   if (authTime + maxAge < earliest) {
-    fail(
-      'id_token_auth_time_too_old',
-      `"auth_time" ${authTime} is more than max_age ${maxAge} s ago (${clock}); start a new login.`,
-    );
+    fail('id_token_auth_time_too_old', `"auth_time" ${authTime} is over max_age ${maxAge} s ago (${clock})`);
   }
 }
 
@@ -233,13 +209,10 @@ async function checkTokenHash(
   frontChannel: boolean | undefined,
 ): Promise<void> {
   if (value === undefined) return;
-  const what = claim === 'at_hash' ? 'an access token' : 'a code';
   if (claims[claim] === undefined) {
-    if (frontChannel) {
-      fail(`id_token_${claim}_missing`, `no "${claim}", required with ${what} from the authorization endpoint.`);
-    }
+    if (frontChannel) fail(`id_token_${claim}_missing`, `no "${claim}", required in the front channel`);
   } else if (claims[claim] !== (await tokenHash(value, alg))) {
-    fail(`id_token_${claim}_mismatch`, `"${claim}" does not match ${what} that came with it; start a new login.`);
+    fail(`id_token_${claim}_mismatch`, `"${claim}" does not match the token or code it came with`);
   }
 }
 
@@ -247,16 +220,23 @@ async function checkTokenHash(
 function numericDate(claims: Record<string, unknown>, name: string): number | undefined {
   const value = claims[name];
   if (value === undefined || Number.isFinite(value)) return value as number | undefined;
-  return fail('id_token_malformed', `"${name}" is not a number of seconds.`);
+  return fail('id_token_malformed', `"${name}" is not a number`);
 }
 
 function seconds(value: number | undefined, name: string): number | undefined {
   if (value === undefined || (Number.isFinite(value) && value >= 0)) return value;
-  throw new OidcError('invalid_options', `The ${name} option must be a number of seconds, zero or more.`);
+  throw new OidcError('invalid_options', `${name} must be a number of seconds >= 0.`);
 }
 
-function fail(code: OidcErrorCode, problem: string): never {
-  throw new OidcError(code, `Invalid ID token: ${problem}`);
+const CHECK_CLOCK = "check this machine's clock";
+
+// "Invalid ID token: <what is wrong>; <what to do>." Never a token, nonce, code or hash value.
+function message(problem: string, todo = 'start a new login'): string {
+  return `Invalid ID token: ${problem}; ${todo}.`;
+}
+
+function fail(code: OidcErrorCode, problem: string, todo?: string): never {
+  throw new OidcError(code, message(problem, todo));
 }
 
 // A value from the token, shown only when short and printable; arrays item by item.
@@ -265,5 +245,5 @@ function show(value: unknown): string {
     return /^[\x20-\x7e]{1,100}$/.test(value) ? JSON.stringify(value) : 'an unprintable or long string';
   }
   if (Array.isArray(value)) return value.length < 6 ? `[${value.map(show)}]` : `${value.length} values`;
-  return value === undefined ? 'missing' : typeof value;
+  return value === undefined ? 'absent' : typeof value;
 }

@@ -46,7 +46,7 @@ export async function findJwksKey(
   select: (keys: readonly JWK[]) => JWK | undefined,
   options: FindJwksKeyOptions,
 ): Promise<JWK | undefined> {
-  const entry = cache.get(jwksUri) ?? { fetchedAt: 0, lastUnknownKeyRefetch: Number.NEGATIVE_INFINITY };
+  const entry = cache.get(jwksUri) ?? { fetchedAt: 0, lastUnknownKeyRefetch: -Infinity };
   cache.set(jwksUri, entry);
   const fresh = entry.keys && Date.now() - entry.fetchedAt < JWKS_MAX_AGE_MS ? entry.keys : undefined;
   const looked = fresh ?? (await load(entry, jwksUri, options.http));
@@ -118,20 +118,17 @@ function load(entry: JwksCacheEntry, jwksUri: string, http: HttpOptions | undefi
 async function fetchJwks(jwksUri: string, http: HttpOptions | undefined): Promise<JWK[]> {
   let body: JsonBody;
   try {
-    body = await sendRequest(jwksUri, { headers: { accept: 'application/json' } }, http, 'the JWKS endpoint', readJwks);
+    body = await sendRequest(jwksUri, { headers: { accept: 'application/json' } }, http, 'The JWKS endpoint', readJwks);
   } catch (cause) {
     if (isOidcError(cause) && (cause.code === 'request_timeout' || cause.code === 'network_error')) {
-      throw new OidcError('jwks_fetch_failed', `Could not fetch the provider's signing keys. ${cause.message}`, { cause });
+      throw new OidcError('jwks_fetch_failed', cause.message, { cause });
     }
     throw cause;
   }
   const keys = body.ok && isJsonObject(body.value) ? body.value.keys : undefined;
   if (!Array.isArray(keys)) {
-    const problem = body.ok ? 'has no "keys" array' : `is ${body.problem}`;
-    throw new OidcError(
-      'jwks_invalid',
-      `The provider's JWKS endpoint (jwks_uri) answered a body that ${problem}, not a JSON Web Key Set; check jwks_uri.`,
-    );
+    const problem = body.ok ? 'no "keys" array' : body.problem;
+    throw new OidcError('jwks_invalid', `jwks_uri answered no key set (${problem}); check jwks_uri.`);
   }
   return keys.filter(isJsonObject) as JWK[];
 }
@@ -139,8 +136,5 @@ async function fetchJwks(jwksUri: string, http: HttpOptions | undefined): Promis
 async function readJwks(response: Response): Promise<JsonBody> {
   if (response.ok) return readJson(response);
   void discardBody(response); // not awaited: some fetch implementations never settle a cancel
-  throw new OidcError(
-    'jwks_fetch_failed',
-    `The provider's JWKS endpoint (jwks_uri) answered HTTP ${response.status}; check jwks_uri and that the provider is up.`,
-  );
+  throw new OidcError('jwks_fetch_failed', `jwks_uri answered HTTP ${response.status}; check jwks_uri and the provider.`);
 }

@@ -6,6 +6,7 @@
  */
 
 import { fromBase64url, fromUtf8 } from './encoding';
+import { isJsonObject } from './http';
 
 /** A compact JWS split in three and its header and payload parsed, signature unchecked. */
 export interface UnverifiedJwt {
@@ -34,9 +35,7 @@ export function decodeUnverifiedJwt(token: string): UnverifiedJwt | undefined {
 export function parseJsonObject(bytes: Uint8Array): Record<string, unknown> | undefined {
   try {
     const value: unknown = JSON.parse(fromUtf8(bytes));
-    return typeof value === 'object' && value !== null && !Array.isArray(value)
-      ? (value as Record<string, unknown>)
-      : undefined;
+    return isJsonObject(value) ? value : undefined;
   } catch {
     return undefined;
   }

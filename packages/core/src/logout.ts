@@ -34,14 +34,13 @@ export function buildEndSessionUrl(params: EndSessionParams): URL | undefined {
   const { provider, clientId, idTokenHint, postLogoutRedirectUri, state } = params;
   const endpoint = provider.end_session_endpoint;
   if (endpoint === undefined) return undefined;
-  if (typeof endpoint !== 'string') throw new OidcError('invalid_options', 'The provider end_session_endpoint must be a URL.');
   assertSecureUrl(endpoint, "The provider's end_session_endpoint");
   if (typeof clientId !== 'string' || clientId === '') throw new OidcError('invalid_options', 'clientId is required.');
   if (postLogoutRedirectUri !== undefined) {
     try {
       new URL(postLogoutRedirectUri);
     } catch {
-      throw new OidcError('invalid_options', 'postLogoutRedirectUri must be an absolute URL registered with the provider.');
+      throw new OidcError('invalid_options', 'postLogoutRedirectUri must be an absolute URL.');
     }
   }
   const url = new URL(endpoint);

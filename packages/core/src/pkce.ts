@@ -39,11 +39,7 @@ export function createCodeVerifier(): string {
  */
 export async function codeChallengeS256(verifier: string): Promise<string> {
   if (typeof verifier !== 'string' || !VERIFIER.test(verifier)) {
-    throw new OidcError(
-      'invalid_options',
-      'A PKCE code verifier must be 43 to 128 characters of A-Z, a-z, 0-9, "-", ".", "_" and "~"; ' +
-        'create one with createCodeVerifier().',
-    );
+    throw new OidcError('invalid_options', 'A code verifier must be 43-128 of A-Za-z0-9-._~: use createCodeVerifier().');
   }
   return base64url(await sha256(verifier));
 }

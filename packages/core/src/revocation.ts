@@ -30,11 +30,10 @@ export async function revokeToken(params: RevokeTokenParams): Promise<boolean> {
   const { provider, client, token, tokenTypeHint } = params;
   const endpoint = provider.revocation_endpoint;
   if (endpoint === undefined) return false;
-  if (typeof endpoint !== 'string') throw new OidcError('invalid_options', 'The provider revocation_endpoint must be a URL.');
   assertSecureUrl(endpoint, "The provider's revocation_endpoint");
   if (typeof token !== 'string' || token === '') throw new OidcError('invalid_options', 'token is required.');
   if (tokenTypeHint !== undefined && tokenTypeHint !== 'refresh_token' && tokenTypeHint !== 'access_token') {
-    throw new OidcError('invalid_options', 'tokenTypeHint must be "refresh_token" or "access_token".');
+    throw new OidcError('invalid_options', 'tokenTypeHint must be refresh_token or access_token.');
   }
   const body = new URLSearchParams({ token });
   if (tokenTypeHint !== undefined) body.set('token_type_hint', tokenTypeHint);
@@ -44,7 +43,7 @@ export async function revokeToken(params: RevokeTokenParams): Promise<boolean> {
     endpoint,
     { method: 'POST', headers, body, redirect: 'manual' },
     params.http,
-    'the revocation endpoint',
+    'The revocation endpoint',
     async (response) => {
       if (response.ok) {
         await discardBody(response);

@@ -91,8 +91,7 @@ export async function exchangeCode(params: ExchangeCodeParams): Promise<TokenSet
       if (client.authMethod === 'client_secret_post' || client.authMethod === 'client_secret_basic') {
         throw new OidcError(
           'pkce_with_client_secret',
-          'This provider takes a client secret or a PKCE code verifier at the code exchange, never both; ' +
-            `remove authMethod "${client.authMethod}" (the verifier authenticates the exchange) or log in without PKCE.`,
+          `This provider takes a PKCE verifier or a client secret, never both: remove authMethod "${client.authMethod}".`,
         );
       }
       method = 'none';
@@ -129,14 +128,11 @@ export async function refreshTokens(params: RefreshTokensParams): Promise<TokenS
     provider,
     clientId: client.clientId,
     accessToken: tokens.accessToken,
-    ...(params.clockTolerance !== undefined ? { clockTolerance: params.clockTolerance } : {}),
-    ...(params.http !== undefined ? { http: params.http } : {}),
+    clockTolerance: params.clockTolerance,
+    http: params.http,
   });
   if (params.expectedSubject !== undefined && claims.sub !== params.expectedSubject) {
-    throw new OidcError(
-      'id_token_sub_mismatch',
-      'The ID token returned by the refresh names another user than the current session; log the user in again.',
-    );
+    throw new OidcError('id_token_sub_mismatch', 'The refreshed ID token names another user; log in again.');
   }
   return { ...tokens, claims };
 }
@@ -157,13 +153,13 @@ export async function clientCredentials(params: ClientCredentialsParams): Promis
   const { provider, client } = params;
   const method = authMethodOf(client);
   if (method === 'none') {
-    throw new OidcError('invalid_options', 'The client credentials grant needs a client secret: set client.clientSecret.');
+    throw new OidcError('invalid_options', 'Client credentials need client.clientSecret.');
   }
   const body = new URLSearchParams({ grant_type: 'client_credentials' });
   if (params.scope !== undefined) body.set('scope', params.scope);
   for (const [name, value] of Object.entries(params.extra ?? {})) {
     if (PROTECTED_BODY.has(name)) {
-      throw new OidcError('invalid_options', `extra may not set "${name}": use the matching option instead.`);
+      throw new OidcError('invalid_options', `extra may not set "${name}": use the matching option.`);
     }
     if (typeof value !== 'string') throw new OidcError('invalid_options', `extra.${name} must be a string.`);
     body.set(name, value);
@@ -186,15 +182,14 @@ export async function clientCredentials(params: ClientCredentialsParams): Promis
 export async function processTokenResponse(response: Response): Promise<TokenSet> {
   const body = await readJson(response);
   if (!response.ok) throw tokenEndpointError(response.status, body);
-  if (!body.ok) throw invalidResponse(`its body is ${body.problem === 'empty' ? 'empty' : body.problem}`);
+  if (!body.ok) throw invalidResponse(body.problem);
   const value = body.value;
-  if (!isJsonObject(value)) throw invalidResponse('its body is not a JSON object');
+  if (!isJsonObject(value)) throw invalidResponse('not a JSON object');
 
   const accessToken = value.access_token;
-  if (typeof accessToken !== 'string' || accessToken === '') throw invalidResponse('"access_token" is missing or not a string');
-  if (typeof value.token_type !== 'string') throw invalidResponse('"token_type" is missing or not a string');
-  if (value.token_type.toLowerCase() !== 'bearer') {
-    throw invalidResponse('"token_type" is not Bearer, the only type supported');
+  if (typeof accessToken !== 'string' || accessToken === '') throw invalidResponse('no "access_token"');
+  if (typeof value.token_type !== 'string' || value.token_type.toLowerCase() !== 'bearer') {
+    throw invalidResponse('"token_type" is not Bearer');
   }
   const tokens: TokenSet = { accessToken, tokenType: 'Bearer' };
   for (const [field, key] of [
@@ -230,9 +225,9 @@ export function tokenEndpointError(status: number, body: JsonBody): TokenEndpoin
 }
 
 /** `expires_in` seconds from now; else the `exp` of a JWT access token; else unknown. */
-function expiryOf(expiresIn: unknown, accessToken: string): number | undefined {
-  if (typeof expiresIn === 'number' && Number.isFinite(expiresIn) && expiresIn >= 0) {
-    return Math.floor(Date.now() / 1000) + Math.floor(expiresIn);
+export function expiryOf(expiresIn: unknown, accessToken: string): number | undefined {
+  if (Number.isFinite(expiresIn) && (expiresIn as number) >= 0) {
+    return Math.floor(Date.now() / 1000) + Math.floor(expiresIn as number);
   }
   return readUnverifiedJwtExpiry(accessToken);
 }
@@ -244,10 +239,7 @@ export function authMethodOf(client: ClientConfig): ClientAuthMethod {
   }
   const method = client.authMethod ?? (client.clientSecret ? 'client_secret_post' : 'none');
   if (method !== 'none' && method !== 'client_secret_post' && method !== 'client_secret_basic') {
-    throw new OidcError(
-      'invalid_options',
-      'client.authMethod must be "client_secret_post", "client_secret_basic" or "none".',
-    );
+    throw new OidcError('invalid_options', 'client.authMethod must be client_secret_post, client_secret_basic or none.');
   }
   if (method !== 'none' && (typeof client.clientSecret !== 'string' || client.clientSecret === '')) {
     throw new OidcError('invalid_options', `client.authMethod "${method}" needs client.clientSecret.`);
@@ -264,14 +256,14 @@ async function postToTokenEndpoint(
   http: HttpOptions | undefined,
 ): Promise<TokenSet> {
   const url = tokenEndpointFor(provider, grant);
-  if (typeof url !== 'string') throw new OidcError('invalid_options', 'The provider metadata has no token_endpoint.');
+  if (typeof url !== 'string') throw new OidcError('invalid_options', 'The provider has no token_endpoint.');
   assertSecureUrl(url, `The token endpoint for ${grant}`);
   const headers = applyClientAuth(body, client, method);
   return sendRequest(
     url,
     { method: 'POST', headers, body, redirect: 'manual' },
     http,
-    'the token endpoint',
+    'The token endpoint',
     processTokenResponse,
   );
 }
@@ -302,8 +294,5 @@ function requireString(value: unknown, name: string): void {
 }
 
 function invalidResponse(what: string): OidcError {
-  return new OidcError(
-    'token_response_invalid',
-    `The token endpoint answered 2xx but ${what}. Check that the token endpoint URL is right and the provider is healthy.`,
-  );
+  return new OidcError('token_response_invalid', `Bad token response (${what}); check the token endpoint URL.`);
 }

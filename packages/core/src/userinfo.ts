@@ -39,14 +39,14 @@ export async function fetchUserInfo(params: UserInfoParams): Promise<UserInfo> {
   const { provider, accessToken, expectedSubject } = params;
   const endpoint = provider.userinfo_endpoint;
   if (typeof endpoint !== 'string') {
-    throw new OidcError('invalid_options', 'The provider metadata has no userinfo_endpoint.');
+    throw new OidcError('invalid_options', 'The provider has no userinfo_endpoint.');
   }
   assertSecureUrl(endpoint, "The provider's userinfo_endpoint");
   if (typeof accessToken !== 'string' || accessToken === '') {
     throw new OidcError('invalid_options', 'accessToken is required.');
   }
   if (typeof expectedSubject !== 'string' || expectedSubject === '') {
-    throw new OidcError('invalid_options', 'expectedSubject is required: pass the sub of the validated ID token.');
+    throw new OidcError('invalid_options', "expectedSubject is required: pass the ID token's sub.");
   }
   const claims = await sendRequest(
     endpoint,
@@ -56,31 +56,22 @@ export async function fetchUserInfo(params: UserInfoParams): Promise<UserInfo> {
       redirect: 'manual',
     },
     params.http,
-    'the userinfo endpoint',
+    'The userinfo endpoint',
     async (response) => {
       if (!response.ok) {
         await discardBody(response);
-        const hint =
-          response.status === 401
-            ? 'the access token is expired or revoked: refresh it or log in again'
-            : 'check the access token scopes and the provider';
+        const hint = response.status === 401 ? 'refresh the access token or log in again' : 'check the scopes and the provider';
         throw new OidcError('userinfo_error', `The userinfo endpoint answered HTTP ${response.status}; ${hint}.`);
       }
       const body = await readJson(response);
       if (!body.ok || !isJsonObject(body.value)) {
-        throw new OidcError(
-          'userinfo_error',
-          'The userinfo endpoint did not answer with a JSON object (signed or encrypted userinfo is not supported).',
-        );
+        throw new OidcError('userinfo_error', 'The userinfo endpoint answered no JSON object (signed userinfo is unsupported).');
       }
       return body.value;
     },
   );
   if (typeof claims.sub !== 'string' || claims.sub !== expectedSubject) {
-    throw new OidcError(
-      'userinfo_sub_mismatch',
-      'The userinfo response is about another user than the ID token (sub differs); do not use it, log the user in again.',
-    );
+    throw new OidcError('userinfo_sub_mismatch', 'The userinfo is about another user (sub differs); log in again.');
   }
   return claims as UserInfo;
 }
