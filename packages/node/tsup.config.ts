@@ -1,4 +1,5 @@
 import { defineConfig } from 'tsup';
 import { libraryBuild } from '../../tsup.shared';
 
-export default defineConfig(libraryBuild());
+// Two entry points: `@oidc-rp/node` never imports Redis code, `@oidc-rp/node/redis` holds it.
+export default defineConfig(libraryBuild({ index: 'src/index.ts', redis: 'src/redis/index.ts' }));

@@ -1,12 +1,19 @@
 /**
  * Client-credentials tokens served from a {@link TokenCache}: a token is reused until its
  * renewal time, concurrent callers of one cache key share one request (single flight),
- * and a token that failed to renew is still served while it has not expired. Errors of
- * the cache itself are not fatal: the token is then requested (and returned) anyway.
+ * and a token that failed to renew is still served while it has not expired. With a
+ * cache that has a lock, single flight extends to every instance sharing the cache.
+ * Errors of the cache itself are not fatal (the token is then requested and returned
+ * anyway), except OidcError `cache_unavailable`, by which a cache asks to fail the call.
  */
 
+import { isOidcError } from '@oidc-rp/core';
 import type { TokenSet } from '@oidc-rp/core';
-import type { CachedToken, TokenCache } from './token-cache';
+import type { CachedToken, TokenCache, TokenCacheLock } from './token-cache';
+
+// Polling for a token another instance is requesting: 25 ms, 50 ms, ... at most 250 ms apart.
+const POLL_FIRST_MS = 25;
+const POLL_MAX_MS = 250;
 
 /**
  * Options of `getClientCredentialsToken`.
@@ -62,19 +69,57 @@ export function createClientCredentialsSource(deps: ClientCredentialsDeps): Clie
   const inFlight = new Map<string, Promise<TokenSet>>();
 
   async function load(key: string, scope: string): Promise<TokenSet> {
-    // A failing shared cache (e.g. Redis down) degrades to asking the provider, never to an outage.
-    const cached = await tolerant(() => deps.cache.get(key));
-    if (cached && nowSeconds() < Math.min(cached.renewAt, cached.expiresAt)) return cached.tokens;
+    const cached = await read(deps.cache, key);
+    if (isFresh(cached)) return cached.tokens;
+    const lock = deps.cache.lock;
+    return lock ? loadShared(key, scope, cached, lock) : requestAndStore(key, scope, cached);
+  }
+
+  async function requestAndStore(key: string, scope: string, cached: CachedToken | undefined): Promise<TokenSet> {
     try {
       const tokens = await deps.request(scope);
       const entry = cacheEntry(tokens, nowSeconds(), deps);
       const ttl = Math.ceil(entry.expiresAt - nowSeconds());
+      // The token is good whether or not it could be stored.
       if (ttl >= 1) await tolerant(() => deps.cache.set(key, entry, ttl));
       return tokens;
     } catch (error) {
       // Renewal happens early: until the old token expires it is still good to use.
       if (cached && nowSeconds() < cached.expiresAt) return cached.tokens;
       throw error;
+    }
+  }
+
+  // One instance of the fleet requests the token; the others poll the cache for it, and
+  // take the lock over if its holder dies (the lock expires within maxWait).
+  async function loadShared(key: string, scope: string, cached: CachedToken | undefined, lock: TokenCacheLock): Promise<TokenSet> {
+    const deadline = Date.now() + lock.maxWait;
+    for (let attempt = 0; ; attempt++) {
+      let release: (() => Promise<void>) | undefined;
+      try {
+        release = await lock.acquire(key);
+      } catch (error) {
+        if (isCacheUnavailable(error)) throw error;
+        return requestAndStore(key, scope, cached);
+      }
+      if (release) {
+        try {
+          // Another instance may have stored a token between the first read and the lock.
+          const latest = await read(deps.cache, key);
+          if (isFresh(latest)) return latest.tokens;
+          return await requestAndStore(key, scope, latest ?? cached);
+        } finally {
+          // Stored before released, so the next holder finds the token. A failed release expires.
+          await tolerant(release);
+        }
+      }
+      // Another instance is renewing early: the current token stays good until it expires.
+      if (cached && nowSeconds() < cached.expiresAt) return cached.tokens;
+      const remaining = deadline - Date.now();
+      if (remaining <= 0) return requestAndStore(key, scope, cached);
+      await sleep(Math.min(POLL_FIRST_MS * 2 ** attempt, POLL_MAX_MS, remaining));
+      const latest = await read(deps.cache, key);
+      if (isFresh(latest)) return latest.tokens;
     }
   }
 
@@ -123,6 +168,27 @@ function cacheEntry(tokens: TokenSet, now: number, deps: ClientCredentialsDeps):
   return { tokens, renewAt: Math.floor(renewAt), expiresAt: tokens.expiresAt };
 }
 
+function isFresh(cached: CachedToken | undefined): cached is CachedToken {
+  return cached !== undefined && nowSeconds() < Math.min(cached.renewAt, cached.expiresAt);
+}
+
+/**
+ * Reads the cache. A failing shared cache (e.g. Redis down) counts as empty, so the call
+ * degrades to asking the provider, unless the cache asks to fail with `cache_unavailable`.
+ */
+async function read(cache: TokenCache, key: string): Promise<CachedToken | undefined> {
+  try {
+    return await cache.get(key);
+  } catch (error) {
+    if (isCacheUnavailable(error)) throw error;
+    return undefined;
+  }
+}
+
+function isCacheUnavailable(error: unknown): boolean {
+  return isOidcError(error) && error.code === 'cache_unavailable';
+}
+
 /** Runs a cache operation; a throw or rejection counts as "nothing there". */
 async function tolerant<T>(operation: () => T | Promise<T>): Promise<T | undefined> {
   try {
@@ -130,6 +196,10 @@ async function tolerant<T>(operation: () => T | Promise<T>): Promise<T | undefin
   } catch {
     return undefined;
   }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 function nowSeconds(): number {

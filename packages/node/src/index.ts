@@ -24,7 +24,7 @@ export type { CallbackInput } from './callback-input';
 export type { CallbackResult, HandleLoginOptions } from './web-handlers';
 export type { ClientCredentialsOptions, InvalidateOptions } from './client-credentials';
 export { MemoryTokenCache } from './token-cache';
-export type { CachedToken, MemoryTokenCacheOptions, TokenCache } from './token-cache';
+export type { CachedToken, MemoryTokenCacheOptions, TokenCache, TokenCacheLock } from './token-cache';
 export { sealTransaction, unsealTransaction } from './sealed-transaction';
 export type { SealOptions } from './sealed-transaction';
 export { isRetryableError } from './retry';

@@ -299,6 +299,20 @@ function checkTokenCache(cache: TokenCache): void {
   ) {
     fail('`tokenCache` must implement get(key), set(key, value, ttlSeconds) and delete(key).');
   }
+  const lock: unknown = cache.lock;
+  if (lock === undefined) return;
+  if (
+    typeof lock !== 'object' ||
+    lock === null ||
+    typeof (lock as { acquire?: unknown }).acquire !== 'function' ||
+    !isNonNegativeNumber((lock as { maxWait?: unknown }).maxWait)
+  ) {
+    fail('`tokenCache.lock` must have acquire(key) and maxWait (milliseconds, a number >= 0).');
+  }
+}
+
+function isNonNegativeNumber(value: unknown): boolean {
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0;
 }
 
 function resolveRetry(retry: RetryOptions | false | undefined): Required<RetryOptions> {

@@ -49,6 +49,46 @@ export interface TokenCache {
   get(key: string): CachedToken | undefined | Promise<CachedToken | undefined>;
   set(key: string, value: CachedToken, ttlSeconds: number): void | Promise<void>;
   delete(key: string): void | Promise<void>;
+  /**
+   * Optional single flight across every instance sharing this cache. Without it (the
+   * in-memory cache), concurrent callers share one request per process.
+   */
+  lock?: TokenCacheLock;
+}
+
+/**
+ * A lock shared by the instances of a fleet, so that on a cold cache one of them requests
+ * the token and the others wait for it (the Redis adapter implements it with
+ * `SET key token NX PX`). Errors are handled like those of the cache: a rejection with
+ * OidcError `cache_unavailable` fails the call, any other one lets this instance request
+ * the token without the lock.
+ *
+ * @example
+ * ```ts
+ * const lock: TokenCacheLock = {
+ *   maxWait: 16_000, // longer than the lock's 15 s expiry
+ *   async acquire(key) {
+ *     const owner = crypto.randomUUID();
+ *     const taken = await redis.set(`${key}:lock`, owner, 'PX', 15_000, 'NX');
+ *     return taken ? () => releaseIfOwner(`${key}:lock`, owner) : undefined;
+ *   },
+ * };
+ * ```
+ */
+export interface TokenCacheLock {
+  /**
+   * Tries once, without waiting, to take the lock that lets this instance request the token
+   * for `key`. Resolves to the function that releases it when taken, `undefined` when another
+   * instance holds it. The lock must expire by itself, so that a holder that crashed blocks
+   * the others no longer than that.
+   */
+  acquire(key: string): Promise<(() => Promise<void>) | undefined>;
+  /**
+   * Milliseconds a caller waits, polling the cache, for the token another instance is
+   * requesting; then it requests its own. Make it longer than the lock's expiry, so that a
+   * crashed holder is replaced by a waiter taking the lock over.
+   */
+  readonly maxWait: number;
 }
 
 /**

@@ -1,0 +1,27 @@
+/**
+ * @oidc-rp/node/redis: a Redis-backed client-credentials token cache for fleets of
+ * instances, with a distributed single flight. A separate entry point, so that users
+ * without Redis install nothing more; bring your own connected client (node-redis v5/v6
+ * as is, ioredis through a few lines of adapter).
+ *
+ * @example
+ * ```ts
+ * import { createClient } from 'redis';
+ * import { createNodeClient } from '@oidc-rp/node';
+ * import { RedisTokenCache } from '@oidc-rp/node/redis';
+ *
+ * const redis = await createClient({ url: process.env.REDIS_URL, disableOfflineQueue: true }).connect();
+ * const service = createNodeClient({
+ *   issuer: 'https://id.example.com/acme',
+ *   clientId: 'billing',
+ *   clientSecret: process.env.CLIENT_SECRET!,
+ *   grants: ['client_credentials'],
+ *   tokenCache: new RedisTokenCache({ redis }),
+ * });
+ * ```
+ */
+
+export { RedisTokenCache } from './redis-token-cache';
+export type { RedisTokenCacheOptions } from './redis-token-cache';
+export type { RedisClientLike, RedisScriptOptions, RedisSetOptions } from './redis-client';
+export type { CachedToken, TokenCache, TokenCacheLock } from '../token-cache';

@@ -1,0 +1,159 @@
+/**
+ * The few Redis commands the token cache uses, as a structural type that a node-redis
+ * (v5, v6) client satisfies as is; another client (ioredis) needs a few lines of
+ * adapter. Each command is bounded in time and its failures become OidcError
+ * `cache_unavailable`, so a Redis outage never hangs a token request.
+ */
+
+import { createHash } from 'node:crypto';
+import { OidcError } from '@oidc-rp/core';
+
+/**
+ * What the Redis adapter needs from a Redis client: the node-redis method shapes. Pass a
+ * connected node-redis client directly; adapt others in a few lines.
+ *
+ * @example
+ * ```ts
+ * // ioredis:
+ * import Redis from 'ioredis';
+ * const ioredis = new Redis(process.env.REDIS_URL!);
+ * const redis: RedisClientLike = {
+ *   get: (key) => ioredis.get(key),
+ *   set: (key, value, { expiration, condition }) =>
+ *     ioredis.call('SET', key, value, expiration.type, expiration.value, ...(condition ? [condition] : [])),
+ *   del: (key) => ioredis.del(key),
+ *   eval: (script, { keys, arguments: args }) => ioredis.eval(script, keys.length, ...keys, ...args),
+ *   evalSha: (sha1, { keys, arguments: args }) => ioredis.evalsha(sha1, keys.length, ...keys, ...args),
+ * };
+ * ```
+ */
+export interface RedisClientLike {
+  /** GET: the value (a string), or null. */
+  get(key: string): Promise<unknown>;
+  /** SET with an expiry and, for the lock, NX: resolves to "OK" when set, null when NX found the key. */
+  set(key: string, value: string, options: RedisSetOptions): Promise<unknown>;
+  /** DEL one key. */
+  del(key: string): Promise<unknown>;
+  /** EVAL a Lua script. */
+  eval(script: string, options: RedisScriptOptions): Promise<unknown>;
+  /** EVALSHA: optional; when present the release script is sent by its SHA-1 after the first time. */
+  evalSha?(sha1: string, options: RedisScriptOptions): Promise<unknown>;
+}
+
+/**
+ * The SET options the adapter sends (node-redis's shape).
+ *
+ * @example
+ * ```ts
+ * await redis.set('oidc-rp:cc:…:lock', owner, { expiration: { type: 'PX', value: 10_000 }, condition: 'NX' });
+ * ```
+ */
+export interface RedisSetOptions {
+  expiration: { type: 'EX' | 'PX'; value: number };
+  condition?: 'NX';
+}
+
+/**
+ * Keys and arguments of a script (node-redis's shape).
+ *
+ * @example
+ * ```ts
+ * await redis.eval("return redis.call('GET', KEYS[1])", { keys: ['k'], arguments: [] });
+ * ```
+ */
+export interface RedisScriptOptions {
+  keys: string[];
+  arguments: string[];
+}
+
+/** The commands as the cache uses them: bounded, with failures as `cache_unavailable`. Internal. */
+export interface BoundedRedis {
+  get(key: string): Promise<string | null>;
+  /** SET … EX ttlSeconds. */
+  setWithTtl(key: string, value: string, ttlSeconds: number): Promise<void>;
+  /** SET … NX PX ttlMs: true when this call created the key. */
+  setIfAbsent(key: string, value: string, ttlMs: number): Promise<boolean>;
+  del(key: string): Promise<void>;
+  /** Deletes `key` only if it still holds `value`, atomically (compare-and-delete in Lua). */
+  delIfEquals(key: string, value: string): Promise<void>;
+}
+
+// Compare-and-delete: a lock is released only by the owner whose random value it holds,
+// never by an instance whose lock already expired and was taken by another.
+const DEL_IF_EQUALS = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end";
+const DEL_IF_EQUALS_SHA1 = createHash('sha1').update(DEL_IF_EQUALS).digest('hex');
+
+export function boundedRedis(client: RedisClientLike, timeoutMs: number): BoundedRedis {
+  function run<T>(command: string, operation: () => Promise<T>): Promise<T> {
+    return withTimeout(command, operation, timeoutMs);
+  }
+
+  return {
+    async get(key) {
+      const reply = await run('GET', () => client.get(key));
+      if (reply === null || reply === undefined) return null;
+      if (typeof reply === 'string') return reply;
+      if (reply instanceof Uint8Array) return new TextDecoder().decode(reply);
+      throw unexpectedReply('GET');
+    },
+    async setWithTtl(key, value, ttlSeconds) {
+      await run('SET', () => client.set(key, value, { expiration: { type: 'EX', value: ttlSeconds } }));
+    },
+    async setIfAbsent(key, value, ttlMs) {
+      const reply = await run('SET NX', () => client.set(key, value, { expiration: { type: 'PX', value: ttlMs }, condition: 'NX' }));
+      return reply !== null && reply !== undefined && String(reply) === 'OK';
+    },
+    async del(key) {
+      await run('DEL', () => client.del(key));
+    },
+    async delIfEquals(key, value) {
+      const options = { keys: [key], arguments: [value] };
+      const evalSha = client.evalSha;
+      if (evalSha) {
+        try {
+          await run('EVALSHA', () => evalSha.call(client, DEL_IF_EQUALS_SHA1, options));
+          return;
+        } catch (error) {
+          // The script cache was flushed (or Redis restarted): send the script itself.
+          if (!isNoScript(error)) throw error;
+        }
+      }
+      await run('EVAL', () => client.eval(DEL_IF_EQUALS, options));
+    },
+  };
+}
+
+async function withTimeout<T>(command: string, operation: () => Promise<T>, timeoutMs: number): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timedOut = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+  });
+  const pending = Promise.resolve().then(operation);
+  // A command still queued by the client may fail after the timeout: that is not unhandled.
+  pending.catch(() => undefined);
+  try {
+    return await Promise.race([pending, timedOut]);
+  } catch (cause) {
+    const what = cause instanceof Error && cause.message.startsWith('no answer') ? `got no answer within ${timeoutMs} ms` : 'failed';
+    throw new OidcError(
+      'cache_unavailable',
+      `Redis ${command} for the token cache ${what}. Check that Redis is running and reachable from this instance ` +
+        '(the cause has the client error).',
+      { cause },
+    );
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function isNoScript(error: unknown): boolean {
+  const cause = error instanceof OidcError ? error.cause : error;
+  return cause instanceof Error && cause.message.startsWith('NOSCRIPT');
+}
+
+function unexpectedReply(command: string): OidcError {
+  return new OidcError(
+    'cache_unavailable',
+    `Redis ${command} answered with something other than a string: check that the client passed as \`redis\` returns strings (no type mapping).`,
+  );
+}
