@@ -1,0 +1,103 @@
+/**
+ * The Hono application: every endpoint under `/{tenantId}`, one table saying which methods
+ * each accepts, whether it answers in JSON or HTML and whether browsers may call it
+ * cross-origin. Unknown tenants, paths and methods get a 4xx in the endpoint's shape; an
+ * unexpected failure is logged (without request data) and answered 500 without details.
+ */
+import { Hono } from 'hono';
+import { authorize } from './authorize';
+import type { RequestContext, ServerContext } from './context';
+import { preflight, withCors } from './cors';
+import { discovery, jwks } from './discovery';
+import { jsonResponse } from './errors';
+import { errorPage } from './html';
+import { showConsent, showLogin, submitConsent, submitLogin } from './login';
+import { logout } from './logout';
+import { revoke } from './revoke';
+import { codeTokenEndpoint, oauthTokenEndpoint } from './token';
+import { userinfo } from './userinfo';
+
+type Handler = (ctx: RequestContext) => Promise<Response>;
+
+interface Endpoint {
+  path: string;
+  kind: 'json' | 'html';
+  cors: boolean;
+  methods: Partial<Record<'GET' | 'POST', Handler>>;
+}
+
+/** The per-tenant endpoints, relative to `{origin}/{tenantId}`. */
+const ENDPOINTS: readonly Endpoint[] = [
+  { path: '/.well-known/openid-configuration', kind: 'json', cors: true, methods: { GET: discovery } },
+  { path: '/oidc/jwks', kind: 'json', cors: true, methods: { GET: jwks } },
+  { path: '/oidc/authorize', kind: 'html', cors: false, methods: { GET: authorize } },
+  { path: '/oidc/login', kind: 'html', cors: false, methods: { GET: showLogin, POST: submitLogin } },
+  { path: '/oidc/consent', kind: 'html', cors: false, methods: { GET: showConsent, POST: submitConsent } },
+  { path: '/oidc/token', kind: 'json', cors: true, methods: { POST: codeTokenEndpoint } },
+  { path: '/oauth/token', kind: 'json', cors: true, methods: { POST: oauthTokenEndpoint } },
+  { path: '/oidc/userinfo', kind: 'json', cors: true, methods: { GET: userinfo, POST: userinfo } },
+  { path: '/oauth/revoke', kind: 'json', cors: true, methods: { POST: revoke } },
+  { path: '/oidc/logout', kind: 'html', cors: false, methods: { GET: logout, POST: logout } },
+];
+
+/** Information about each request, for tests that count calls. */
+export interface RequestInfo {
+  method: string;
+  path: string;
+  tenant?: string;
+}
+
+function problem(kind: Endpoint['kind'], status: 404 | 405, message: string, headers: Record<string, string> = {}): Response {
+  if (kind === 'html') {
+    const page = errorPage(status, message);
+    for (const [name, value] of Object.entries(headers)) page.headers.set(name, value);
+    return page;
+  }
+  return jsonResponse({ error: 'invalid_request', error_description: message }, status, headers);
+}
+
+/**
+ * Assembles the application over a server context.
+ *
+ * @example
+ * const app = createApp(context, (info) => calls.push(info));
+ * const response = await app.fetch(new Request('http://localhost/demo/oidc/jwks'));
+ */
+export function createApp(server: ServerContext, onRequest?: (info: RequestInfo) => void): Hono {
+  const app = new Hono();
+
+  app.use('*', async (c, next) => {
+    if (onRequest) {
+      const path = new URL(c.req.url).pathname;
+      const first = path.split('/')[1] ?? '';
+      onRequest({ method: c.req.method, path, ...(server.tenants.has(first) ? { tenant: first } : {}) });
+    }
+    await next();
+  });
+
+  for (const endpoint of ENDPOINTS) {
+    app.all(`/:tenant${endpoint.path}`, async (c) => {
+      const request = c.req.raw;
+      const entry = server.tenants.get(c.req.param('tenant'));
+      if (!entry) return problem(endpoint.kind, 404, 'There is no such tenant on this server.');
+      const url = new URL(request.url);
+      const keys = await entry.keys;
+      const ctx: RequestContext = { server, tenant: entry.tenant, keys, request, url, issuer: `${url.origin}/${entry.tenant.id}` };
+      const allowed = Object.keys(endpoint.methods);
+      if (request.method === 'OPTIONS' && endpoint.cors) return preflight(ctx, allowed);
+      const handler = endpoint.methods[request.method as 'GET' | 'POST'];
+      if (!handler) {
+        return problem(endpoint.kind, 405, `This endpoint accepts ${allowed.join(' and ')} only.`, { Allow: allowed.join(', ') });
+      }
+      const response = await handler(ctx);
+      return endpoint.cors ? withCors(ctx, response) : response;
+    });
+  }
+
+  app.notFound(() => problem('json', 404, 'There is no such endpoint on this server.'));
+  app.onError((error) => {
+    server.logger.error(`internal error: ${error instanceof Error ? `${error.name}: ${error.message}` : 'unknown'}`);
+    return jsonResponse({ error: 'server_error', error_description: 'the server failed to handle the request' }, 500);
+  });
+  return app;
+}

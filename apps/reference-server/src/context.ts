@@ -1,0 +1,41 @@
+/** The state handlers share: the server-wide parts, and those of the request's tenant. */
+import type { Tenant } from './config';
+import type { KeySet } from './keys';
+import type { Store } from './store';
+
+/** Where the server writes what happens. Never passed a token, code or secret. */
+export interface Logger {
+  info(message: string): void;
+  error(message: string): void;
+}
+
+/** Server-wide state. */
+export interface ServerContext {
+  /** Keys are a promise: generating RSA keys takes a few hundred ms, so it overlaps start-up. */
+  tenants: ReadonlyMap<string, { tenant: Tenant; keys: Promise<KeySet> }>;
+  store: Store;
+  /** Clock in epoch milliseconds. */
+  now: () => number;
+  logger: Logger;
+}
+
+/** Everything a handler needs for one request to one tenant. */
+export interface RequestContext {
+  server: ServerContext;
+  tenant: Tenant;
+  keys: KeySet;
+  request: Request;
+  url: URL;
+  /** `{origin}/{tenantId}`, from the request's own origin. */
+  issuer: string;
+}
+
+/**
+ * The clock in epoch seconds, as JWT claims use it.
+ *
+ * @example
+ * const iat = nowSeconds(ctx.server);
+ */
+export function nowSeconds(server: ServerContext): number {
+  return Math.floor(server.now() / 1000);
+}

@@ -1,0 +1,195 @@
+/**
+ * Strict parsing of query strings and form bodies. The service's parameters are single
+ * valued (RFC 6749 3.1), so duplicates, oversized values and broken encodings are reported
+ * per parameter instead of being silently resolved one way or another.
+ */
+
+/** Largest accepted parameter value, in UTF-8 bytes. */
+export const MAX_PARAM_BYTES = 4096;
+/** Largest number of parameters in one request. */
+export const MAX_PARAMS = 64;
+/** Largest accepted request body, in bytes. */
+export const MAX_BODY_BYTES = 64 * 1024;
+
+/** Parameters of one request: well-formed single values, and what was wrong with the rest. */
+export interface Params {
+  /** Well-formed parameters; empty values are treated as absent (RFC 6749 3.1). */
+  readonly values: ReadonlyMap<string, string>;
+  /** Parameter name (or `(request)`) → why it was rejected. */
+  readonly invalid: ReadonlyMap<string, string>;
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+const utf8Encoder = new TextEncoder();
+
+/**
+ * Decodes one `application/x-www-form-urlencoded` component (`+` is a space); undefined when
+ * the percent-encoding or the UTF-8 it encodes is broken.
+ *
+ * @example
+ * decodeComponent('a%20b+c'); // 'a b c'
+ */
+export function decodeComponent(raw: string): string | undefined {
+  const text = raw.replace(/\+/g, ' ');
+  if (/%(?![0-9A-Fa-f]{2})/.test(text)) return undefined;
+  const bytes: number[] = [];
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charCodeAt(i);
+    if (ch === 0x25) {
+      bytes.push(parseInt(text.slice(i + 1, i + 3), 16));
+      i += 2;
+    } else if (ch < 0x80) {
+      bytes.push(ch);
+    } else {
+      for (const b of utf8Encoder.encode(text[i] ?? '')) bytes.push(b);
+    }
+  }
+  try {
+    return utf8.decode(new Uint8Array(bytes));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Parses `application/x-www-form-urlencoded` text (a query string without `?`, or a body).
+ *
+ * @example
+ * const { values, invalid } = parseParams(new URL(request.url).search.slice(1));
+ * if (invalid.size) return badRequest(`parameter ${[...invalid.keys()][0]} is malformed`);
+ */
+export function parseParams(input: string): Params {
+  const values = new Map<string, string>();
+  const invalid = new Map<string, string>();
+  const seen = new Set<string>();
+  const parts = input === '' ? [] : input.split('&');
+  if (parts.length > MAX_PARAMS) {
+    invalid.set('(request)', `more than ${MAX_PARAMS} parameters`);
+    return { values, invalid };
+  }
+  for (const part of parts) {
+    if (part === '') continue;
+    const eq = part.indexOf('=');
+    const name = decodeComponent(eq === -1 ? part : part.slice(0, eq));
+    const value = decodeComponent(eq === -1 ? '' : part.slice(eq + 1));
+    if (name === undefined) {
+      invalid.set('(request)', 'a parameter name is not valid percent-encoded UTF-8');
+      continue;
+    }
+    if (seen.has(name)) {
+      values.delete(name);
+      invalid.set(name, 'is repeated; send each parameter once');
+      continue;
+    }
+    seen.add(name);
+    if (value === undefined) invalid.set(name, 'is not valid percent-encoded UTF-8');
+    else if (utf8Encoder.encode(value).length > MAX_PARAM_BYTES) invalid.set(name, `is longer than ${MAX_PARAM_BYTES} bytes`);
+    else if (value !== '') values.set(name, value);
+  }
+  return { values, invalid };
+}
+
+/**
+ * The first problem of a parse, as a sentence for an `error_description`.
+ *
+ * @example
+ * const problem = describeInvalid(params); // "parameter state is repeated; send each parameter once"
+ */
+export function describeInvalid(params: Params): string | undefined {
+  const first = params.invalid.entries().next();
+  if (first.done) return undefined;
+  const [name, reason] = first.value;
+  return name === '(request)' ? `the request has ${reason}` : `parameter ${name} ${reason}`;
+}
+
+/**
+ * Why a body could not be read. Answered as 400 `invalid_request`: RFC 6749 5.2 allows only
+ * 400 and 401 from the token endpoint, and the other endpoints keep the same shape.
+ */
+export class BodyError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'BodyError';
+  }
+}
+
+/**
+ * Reads a form-encoded POST body with a size cap, checking the content type and UTF-8.
+ * Throws {@link BodyError} for anything malformed.
+ *
+ * @example
+ * const params = await readFormBody(request);
+ */
+export async function readFormBody(request: Request): Promise<Params> {
+  const type = (request.headers.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase();
+  if (type !== 'application/x-www-form-urlencoded') {
+    throw new BodyError('the body must be sent as application/x-www-form-urlencoded');
+  }
+  const declared = Number(request.headers.get('content-length') ?? '0');
+  if (declared > MAX_BODY_BYTES) throw new BodyError(`the body is larger than ${MAX_BODY_BYTES} bytes`);
+  const bytes = await readLimited(request, MAX_BODY_BYTES);
+  let text: string;
+  try {
+    text = utf8.decode(bytes);
+  } catch {
+    throw new BodyError('the body is not valid UTF-8');
+  }
+  return parseParams(text);
+}
+
+async function readLimited(request: Request, limit: number): Promise<Uint8Array> {
+  if (!request.body) return new Uint8Array();
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      total += value.byteLength;
+      if (total > limit) {
+        await reader.cancel().catch(() => undefined);
+        throw new BodyError(`the body is larger than ${limit} bytes`);
+      }
+      chunks.push(value);
+    }
+  } catch (error) {
+    if (error instanceof BodyError) throw error;
+    throw new BodyError('the body could not be read');
+  }
+  const out = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return out;
+}
+
+/**
+ * Reads a form body and also refuses repeated, oversized or badly encoded parameters, all as
+ * {@link BodyError}. For endpoints that answer any malformed request the same way.
+ *
+ * @example
+ * const form = await readStrictForm(request); // form.get('grant_type')
+ */
+export async function readStrictForm(request: Request): Promise<ReadonlyMap<string, string>> {
+  const params = await readFormBody(request);
+  const problem = describeInvalid(params);
+  if (problem) throw new BodyError(problem);
+  return params.values;
+}
+
+/**
+ * The query string of a request URL, parsed strictly.
+ *
+ * @example
+ * const params = queryParams(request);
+ */
+export function queryParams(request: Request): Params {
+  const url = request.url;
+  const q = url.indexOf('?');
+  if (q === -1) return parseParams('');
+  const hash = url.indexOf('#', q);
+  return parseParams(url.slice(q + 1, hash === -1 ? undefined : hash));
+}

@@ -1,0 +1,142 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { build } from 'tsup';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { demoConfig } from '../src/index';
+
+// The CLI is built from source with the package's CLI build settings, so this test never runs a
+// stale dist/ and does not race a concurrent `build` of the package.
+const outDir = resolve(__dirname, '../node_modules/.cache/reference-server-cli-test');
+const cli = join(outDir, 'cli.js');
+
+beforeAll(async () => {
+  await build({ entry: { cli: resolve(__dirname, '../src/cli.ts') }, format: ['esm'], target: 'es2022', outDir, config: false, silent: true, clean: true });
+}, 60_000);
+
+interface Run {
+  child: ChildProcessWithoutNullStreams;
+  stdout: () => string;
+  stderr: () => string;
+  exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+function run(args: string[], env: Record<string, string> = {}): Run {
+  const child = spawn(process.execPath, [cli, ...args], { env: { ...process.env, PORT: '', ...env } });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+  const exit = once(child, 'exit').then(([code, signal]) => ({ code: code as number | null, signal: signal as NodeJS.Signals | null }));
+  return { child, stdout: () => out, stderr: () => err, exit };
+}
+
+/** Resolves with the origin once the `listening on` line is printed; rejects if the process exits first. */
+function listening(r: Run): Promise<string> {
+  return new Promise((resolveOrigin, reject) => {
+    const check = () => {
+      const match = /^listening on (http:\/\/127\.0\.0\.1:\d+)\n/.exec(r.stdout());
+      if (match?.[1]) {
+        r.child.stdout.off('data', check);
+        resolveOrigin(match[1]);
+      }
+    };
+    r.child.stdout.on('data', check);
+    void r.exit.then(() => reject(new Error(`exited before listening: ${r.stderr()}`)));
+  });
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((ok) => server.close(() => ok()));
+  return port;
+}
+
+describe('CLI', () => {
+  it('--port 0: prints exactly one listening line, serves over HTTP, exits cleanly on SIGTERM', async () => {
+    const r = run(['--port', '0']);
+    const origin = await listening(r);
+    const res = await fetch(`${origin}/demo/.well-known/openid-configuration`);
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { issuer: string }).issuer).toBe(`${origin}/demo`);
+    const keep = await fetch(`${origin}/demo/oidc/jwks`, { headers: { connection: 'keep-alive' } });
+    expect(keep.status).toBe(200);
+    r.child.kill('SIGTERM');
+    expect(await r.exit).toEqual({ code: 0, signal: null });
+    expect(r.stdout()).toBe(`listening on ${origin}\n`);
+    expect(r.stderr()).toBe('');
+    await expect(fetch(`${origin}/demo/oidc/jwks`)).rejects.toThrow();
+  });
+
+  it('exits cleanly on SIGINT too', async () => {
+    const r = run(['--port', '0']);
+    await listening(r);
+    r.child.kill('SIGINT');
+    expect(await r.exit).toEqual({ code: 0, signal: null });
+  });
+
+  it('takes the port from PORT when --port is absent', async () => {
+    const port = await freePort();
+    const r = run([], { PORT: String(port) });
+    expect(await listening(r)).toBe(`http://127.0.0.1:${port}`);
+    r.child.kill('SIGTERM');
+    expect((await r.exit).code).toBe(0);
+  });
+
+  it('serves a config file given with --config', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'rs-cli-'));
+    const file = join(dir, 'config.json');
+    await writeFile(file, JSON.stringify({ tenants: [{ id: 'acme', signing_alg: 'ES256', clients: [{ client_id: 'c', client_secret: 's', grant_types: ['client_credentials'], scopes: ['api'] }] }] }));
+    const r = run(['--config', file, '--port', '0']);
+    const origin = await listening(r);
+    const token = await fetch(`${origin}/acme/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'grant_type=client_credentials&client_id=c&client_secret=s',
+    });
+    expect(token.status).toBe(200);
+    expect((await fetch(`${origin}/demo/oidc/jwks`)).status).toBe(404);
+    r.child.kill('SIGTERM');
+    expect((await r.exit).code).toBe(0);
+  });
+
+  it('refuses an invalid config at start with a message naming the field', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'rs-cli-'));
+    const file = join(dir, 'config.json');
+    const config = demoConfig();
+    config.tenants[0]!.development = false;
+    config.tenants[0]!.clients![1]!.redirect_uris = ['http://app.example/callback'];
+    await writeFile(file, JSON.stringify(config));
+    const r = run(['--config', file, '--port', '0']);
+    expect((await r.exit).code).toBe(1);
+    expect(r.stdout()).toBe('');
+    expect(r.stderr()).toMatch(/tenants\[0\]\.clients\[1\]\.redirect_uris\[0\]: http is only allowed/);
+  });
+
+  it('refuses a missing config file and bad arguments', async () => {
+    const missing = run(['--config', '/nonexistent/config.json']);
+    expect((await missing.exit).code).toBe(1);
+    expect(missing.stderr()).toMatch(/cannot read/);
+    const badPort = run(['--port', 'eighty']);
+    expect((await badPort.exit).code).toBe(2);
+    expect(badPort.stderr()).toMatch(/--port must be a port number/);
+    const unknown = run(['--verbose']);
+    expect((await unknown.exit).code).toBe(2);
+    expect(unknown.stderr()).toMatch(/usage:/);
+  });
+
+  it('reports a port in use instead of crashing', async () => {
+    const blocker = createServer();
+    await new Promise<void>((ok) => blocker.listen(0, '127.0.0.1', ok));
+    const { port } = blocker.address() as { port: number };
+    const r = run(['--port', String(port)]);
+    expect((await r.exit).code).toBe(1);
+    expect(r.stderr()).toMatch(/cannot listen on port \d+: EADDRINUSE/);
+    await new Promise<void>((ok) => blocker.close(() => ok()));
+  });
+});
