@@ -40,7 +40,8 @@ export interface AuthorizationRequest {
   transaction: AuthorizationTransaction;
 }
 
-const RESPONSE_TYPES: readonly ResponseType[] = [
+/** Every response type the service supports, in the contract's order. */
+export const RESPONSE_TYPES: readonly ResponseType[] = [
   'code',
   'code id_token',
   'code token id_token',

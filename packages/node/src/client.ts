@@ -14,13 +14,12 @@ import {
   refreshTokens,
 } from '@oidc-rp/core';
 import type {
+  AuthorizationRequestParams,
   AuthorizationTransaction,
   ClientConfig,
   GrantType,
   HttpOptions,
   ProviderMetadata,
-  ResponseMode,
-  ResponseType,
   TokenSet,
 } from '@oidc-rp/core';
 import { type CallbackInput, assertCallbackMode, readCallbackRequest } from './callback-input';
@@ -43,21 +42,10 @@ import { type CallbackResult, type HandleLoginOptions, createWebHandlers } from 
  * await client.startLogin({ responseType: 'code id_token', maxAge: 300, appState: { returnTo: '/orders' } });
  * ```
  */
-export interface StartLoginOptions {
-  scope?: string | string[];
-  responseType?: ResponseType;
-  /** `query` (code only) or `form_post`. */
-  responseMode?: ResponseMode;
-  pkce?: boolean;
-  /** Seconds: the maximum authentication age (`max_age`); checked against `auth_time`. */
-  maxAge?: number;
-  prompt?: string;
-  loginHint?: string;
-  /** Your data carried through the login in the transaction (e.g. the page to return to). Never sent to the provider. */
-  appState?: unknown;
-  /** Extra authorize parameters; protocol parameters cannot be overridden. */
-  extra?: Record<string, string>;
-}
+export type StartLoginOptions = Omit<AuthorizationRequestParams, 'provider' | 'clientId' | 'redirectUri' | 'scope'> & {
+  /** Default: the client's `scope` option. */
+  scope?: AuthorizationRequestParams['scope'];
+};
 
 /**
  * The URL to send the user to, and the transaction to keep until the callback.

@@ -3,7 +3,7 @@
  * setting fails at start-up with a message saying what to change, not at the first login.
  */
 
-import { OidcError, assertSecureUrl } from '@oidc-rp/core';
+import { OidcError, RESPONSE_TYPES, assertSecureUrl } from '@oidc-rp/core';
 import type { ClientAuthMethod, GrantType, ProviderMetadata, ResponseMode, ResponseType } from '@oidc-rp/core';
 import type { TokenCache } from './token-cache';
 
@@ -119,14 +119,6 @@ export interface ResolvedOptions {
 }
 
 export const GRANTS: readonly GrantType[] = ['authorization_code', 'refresh_token', 'client_credentials'];
-export const RESPONSE_TYPES: readonly ResponseType[] = [
-  'code',
-  'code id_token',
-  'code token id_token',
-  'token',
-  'id_token token',
-  'id_token',
-];
 const AUTH_METHODS = ['client_secret_post', 'client_secret_basic'];
 export const MIN_COOKIE_SECRET_LENGTH = 32;
 

@@ -9,6 +9,7 @@ import { OidcError } from '@oidc-rp/core';
 import type { AuthorizationTransaction } from '@oidc-rp/core';
 import { EncryptJWT, jwtDecrypt } from 'jose';
 import { MIN_COOKIE_SECRET_LENGTH } from './options';
+import { deriveAesKey } from './key-derivation';
 
 /**
  * How to seal: the secret(s) and the lifetime.
@@ -54,7 +55,7 @@ export async function sealTransaction(transaction: AuthorizationTransaction, opt
     .setProtectedHeader({ alg: 'dir', enc: 'A256GCM' })
     .setIssuedAt(now)
     .setExpirationTime(now + Math.floor(maxAge))
-    .encrypt(await deriveKey(secret as string));
+    .encrypt(await deriveAesKey(secret as string, HKDF_INFO));
 }
 
 /**
@@ -75,7 +76,7 @@ export async function unsealTransaction(sealed: string, options: Pick<SealOption
   }
   for (const secret of secrets) {
     try {
-      const { payload } = await jwtDecrypt(sealed, await deriveKey(secret), {
+      const { payload } = await jwtDecrypt(sealed, await deriveAesKey(secret, HKDF_INFO), {
         keyManagementAlgorithms: ['dir'],
         contentEncryptionAlgorithms: ['A256GCM'],
         requiredClaims: ['exp', 'iat'],
@@ -112,15 +113,6 @@ function secretsOf(secret: string | string[]): string[] {
   return secrets;
 }
 
-async function deriveKey(secret: string): Promise<Uint8Array> {
-  const material = await crypto.subtle.importKey('raw', new TextEncoder().encode(secret), 'HKDF', false, ['deriveBits']);
-  const bits = await crypto.subtle.deriveBits(
-    { name: 'HKDF', hash: 'SHA-256', salt: new Uint8Array(32), info: HKDF_INFO },
-    material,
-    256,
-  );
-  return new Uint8Array(bits);
-}
 
 function isTransaction(value: unknown): value is AuthorizationTransaction {
   if (typeof value !== 'object' || value === null) return false;

@@ -8,6 +8,7 @@
 import { OidcError } from '@oidc-rp/core';
 import { CompactEncrypt, compactDecrypt } from 'jose';
 import type { CachedToken } from '../token-cache';
+import { deriveAesKey } from '../key-derivation';
 
 /** Turns entries into Redis values and back. Internal. */
 export interface EntryCodec {
@@ -24,7 +25,7 @@ const JWE_PATTERN = /^[A-Za-z0-9_-]+\.\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0
 
 /** `encryptionKeys` empty: JSON values. Otherwise the first key encrypts, every one decrypts (rotation). */
 export function createEntryCodec(encryptionKeys: readonly string[]): EntryCodec {
-  const keys = encryptionKeys.map((secret) => deriveKey(secret));
+  const keys = encryptionKeys.map((secret) => deriveAesKey(secret, HKDF_INFO));
 
   function parse(keyHash: string, json: string): CachedToken {
     let record: unknown;
@@ -71,15 +72,6 @@ export function createEntryCodec(encryptionKeys: readonly string[]): EntryCodec 
   };
 }
 
-async function deriveKey(secret: string): Promise<Uint8Array> {
-  const material = await crypto.subtle.importKey('raw', new TextEncoder().encode(secret), 'HKDF', false, ['deriveBits']);
-  const bits = await crypto.subtle.deriveBits(
-    { name: 'HKDF', hash: 'SHA-256', salt: new Uint8Array(32), info: HKDF_INFO },
-    material,
-    256,
-  );
-  return new Uint8Array(bits);
-}
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null;
