@@ -16,7 +16,7 @@ const children = services.map(({ name, args, env }) => {
   const prefix = `[${name}] `;
   const forward = (stream, out) =>
     stream.on('data', (chunk) => {
-      for (const line of chunk.toString().split('\n')) if (line.trim()) out.write(prefix + line + '\n');
+      for (const line of chunk.toString().split('\n')) if (line.trim()) out.write(`${prefix}${line}\n`);
     });
   forward(child.stdout, process.stdout);
   forward(child.stderr, process.stderr);

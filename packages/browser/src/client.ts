@@ -199,7 +199,7 @@ export function createBrowserClient(options: BrowserClientOptions): BrowserClien
   }
 
   function init(): Promise<AuthSnapshot> {
-    return (initialized ??= (async () => {
+    initialized ??= (async () => {
       try {
         if (!lastCallback && isRedirectCallback()) void handleRedirectCallback().catch(() => undefined);
         // Every login in flight settles first, so a restore cannot race a callback.
@@ -215,7 +215,8 @@ export function createBrowserClient(options: BrowserClientOptions): BrowserClien
         state.set({ status: 'error', error: toOidcError(error) });
       }
       return state.get();
-    })());
+    })();
+    return initialized;
   }
 
   function isRedirectCallback(url?: string): boolean {

@@ -11,6 +11,7 @@ import {
   refreshTokens,
   type ProviderMetadata,
   type TokenEndpointError,
+  type TokenSet,
 } from '@oidc-rp/core';
 import type { ResolvedOptions } from './options';
 import { isFresh, type Session, type TokenStore } from './token-store';
@@ -63,7 +64,7 @@ export function createRefresher(context: RefreshContext): (rejected: string | un
       throw new OidcError('login_required', 'The token expired and cannot be refreshed; log in again.');
     }
     const provider = await context.provider();
-    let renewed;
+    let renewed: TokenSet;
     try {
       renewed = await refreshTokens({
         provider,

@@ -1,6 +1,6 @@
-import { OidcError, isOidcError, serviceProvider } from '@oidc-rp/core';
+import { type OidcError, isOidcError, serviceProvider } from '@oidc-rp/core';
 import { describe, expect, it } from 'vitest';
-import { createBrowserClient, type BrowserClientOptions } from '../src/index';
+import { type BrowserClientOptions, createBrowserClient } from '../src/index';
 
 const base: BrowserClientOptions = {
   issuer: 'http://127.0.0.1:4000/demo',
