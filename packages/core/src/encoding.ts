@@ -19,7 +19,7 @@ export function base64url(bytes: Uint8Array): string {
 }
 
 /** Decodes base64url (padding optional); throws a TypeError on characters outside the alphabet. */
-export function fromBase64url(text: string): Uint8Array {
+export function fromBase64url(text: string): Uint8Array<ArrayBuffer> {
   if (!/^[A-Za-z0-9_-]*={0,2}$/.test(text)) throw new TypeError('not base64url');
   const base64 = text.replace(/=+$/, '').replace(/-/g, '+').replace(/_/g, '/');
   const binary = atob(base64 + '='.repeat((4 - (base64.length % 4)) % 4));

@@ -223,6 +223,29 @@ describe('algorithms', () => {
 });
 
 describe('signature', () => {
+  // Signs by hand with WebCrypto: jose refuses both of these on the signing side.
+  async function signRaw(privateKey: CryptoKey, header: Record<string, unknown>): Promise<string> {
+    const input = `${base64urlJson(header)}.${base64urlJson(validClaims())}`;
+    const signature = await crypto.subtle.sign('RSASSA-PKCS1-v1_5', privateKey, utf8(input));
+    return `${input}.${base64url(new Uint8Array(signature))}`;
+  }
+
+  it('rejects a token whose header marks an extension critical', async () => {
+    const token = await signRaw(rsa.privateKey, { alg: 'RS256', kid: rsa.kid, crit: ['exp-ext'], 'exp-ext': true });
+    await expectRejection(token, {}, 'id_token_malformed');
+  });
+
+  it('rejects a signature made with an RSA key shorter than 2048 bits', async () => {
+    const { privateKey, publicKey } = (await crypto.subtle.generateKey(
+      { name: 'RSASSA-PKCS1-v1_5', modulusLength: 1024, publicExponent: new Uint8Array([1, 0, 1]), hash: 'SHA-256' },
+      true,
+      ['sign', 'verify'],
+    )) as CryptoKeyPair;
+    const weakJwk = { ...(await exportJWK(publicKey)), kid: 'weak', alg: 'RS256', use: 'sig' };
+    jwks = serveJwks(server, () => [weakJwk]);
+    await expectRejection(await signRaw(privateKey, { alg: 'RS256', kid: 'weak' }), {}, 'id_token_signature_invalid');
+  });
+
   it('rejects a token signed by another key under the provider key id', async () => {
     const impostor = await createTestKey('RS256');
     const token = await signIdToken(impostor, validClaims(), { kid: rsa.kid });
