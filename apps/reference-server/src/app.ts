@@ -2,11 +2,12 @@
  * The Hono application: every endpoint under `/{tenantId}`, one table saying which methods
  * each accepts, whether it answers in JSON or HTML and whether browsers may call it
  * cross-origin. Unknown tenants, paths and methods get a 4xx in the endpoint's shape; an
- * unexpected failure is logged (without request data) and answered 500 without details.
+ * unreachable store is 503 `temporarily_unavailable` in that shape; any other unexpected
+ * failure is logged (without request data) and answered 500 without details.
  */
 import { Hono } from 'hono';
 import { authorize } from './authorize';
-import type { RequestContext, ServerContext } from './context';
+import type { RequestContext, ServerContext, TenantEntry } from './context';
 import { preflight, withCors } from './cors';
 import { discovery, jwks } from './discovery';
 import { jsonResponse } from './errors';
@@ -14,6 +15,7 @@ import { errorPage } from './html';
 import { showConsent, showLogin, submitConsent, submitLogin } from './login';
 import { logout } from './logout';
 import { revoke } from './revoke';
+import { StoreUnavailableError } from './store';
 import { codeTokenEndpoint, oauthTokenEndpoint } from './token';
 import { userinfo } from './userinfo';
 
@@ -56,6 +58,17 @@ function problem(kind: Endpoint['kind'], status: 404 | 405, message: string, hea
   return jsonResponse({ error: 'invalid_request', error_description: message }, status, headers);
 }
 
+/** The answer while the store (e.g. Redis) is unreachable: 503, nothing issued, retry soon. */
+function unavailable(kind: Endpoint['kind']): Response {
+  const message = 'The server cannot reach its session store right now; nothing was issued. Try again in a moment.';
+  const response =
+    kind === 'html'
+      ? errorPage(503, message, 'temporarily_unavailable')
+      : jsonResponse({ error: 'temporarily_unavailable', error_description: message }, 503);
+  response.headers.set('Retry-After', '1');
+  return response;
+}
+
 /**
  * Assembles the application over a server context.
  *
@@ -63,7 +76,7 @@ function problem(kind: Endpoint['kind'], status: 404 | 405, message: string, hea
  * const app = createApp(context, (info) => calls.push(info));
  * const response = await app.fetch(new Request('http://localhost/demo/oidc/jwks'));
  */
-export function createApp(server: ServerContext, onRequest?: (info: RequestInfo) => void): Hono {
+export function createApp(server: Omit<ServerContext, 'store'>, onRequest?: (info: RequestInfo) => void): Hono {
   const app = new Hono();
 
   app.use('*', async (c, next) => {
@@ -75,22 +88,40 @@ export function createApp(server: ServerContext, onRequest?: (info: RequestInfo)
     await next();
   });
 
+  async function serve(endpoint: Endpoint, entry: TenantEntry, request: Request): Promise<Response> {
+    const url = new URL(request.url);
+    const keys = await entry.keys();
+    const ctx: RequestContext = {
+      server: { ...server, store: entry.store },
+      tenant: entry.tenant,
+      keys,
+      request,
+      url,
+      issuer: `${url.origin}/${entry.tenant.id}`,
+    };
+    const allowed = Object.keys(endpoint.methods);
+    if (request.method === 'OPTIONS' && endpoint.cors) return preflight(ctx, allowed);
+    const handler = endpoint.methods[request.method as 'GET' | 'POST'];
+    if (!handler) {
+      return problem(endpoint.kind, 405, `This endpoint accepts ${allowed.join(' and ')} only.`, { Allow: allowed.join(', ') });
+    }
+    return handler(ctx);
+  }
+
   for (const endpoint of ENDPOINTS) {
     app.all(`/:tenant${endpoint.path}`, async (c) => {
       const request = c.req.raw;
       const entry = server.tenants.get(c.req.param('tenant'));
       if (!entry) return problem(endpoint.kind, 404, 'There is no such tenant on this server.');
-      const url = new URL(request.url);
-      const keys = await entry.keys;
-      const ctx: RequestContext = { server, tenant: entry.tenant, keys, request, url, issuer: `${url.origin}/${entry.tenant.id}` };
-      const allowed = Object.keys(endpoint.methods);
-      if (request.method === 'OPTIONS' && endpoint.cors) return preflight(ctx, allowed);
-      const handler = endpoint.methods[request.method as 'GET' | 'POST'];
-      if (!handler) {
-        return problem(endpoint.kind, 405, `This endpoint accepts ${allowed.join(' and ')} only.`, { Allow: allowed.join(', ') });
+      let response: Response;
+      try {
+        response = await serve(endpoint, entry, request);
+      } catch (error) {
+        if (!(error instanceof StoreUnavailableError)) throw error;
+        server.logger.info(`tenant ${entry.tenant.id}: answered 503: ${error.message}`);
+        response = unavailable(endpoint.kind);
       }
-      const response = await handler(ctx);
-      return endpoint.cors ? withCors(ctx, response) : response;
+      return endpoint.cors && request.method !== 'OPTIONS' ? withCors({ request, tenant: entry.tenant }, response) : response;
     });
   }
 

@@ -6,15 +6,17 @@
 import type { ResponseTarget } from './authorize-request';
 import { nowSeconds, type RequestContext } from './context';
 import type { OAuthError } from './errors';
+import { redirectParams } from './faults';
 import { html, htmlPage } from './html';
 import { issueAccessToken, issueIdToken, newGrantId } from './issue';
 import { randomToken, storageKey } from './secrets';
 import type { AuthorizationRequest, Authentication } from './store';
 
 function deliver(ctx: RequestContext, target: ResponseTarget, params: Record<string, string>, headers?: Headers): Response {
-  const all: Record<string, string> = { ...params };
-  if (target.state !== undefined) all.state = target.state;
-  all.iss = ctx.issuer;
+  const sent: Record<string, string> = { ...params };
+  if (target.state !== undefined) sent.state = target.state;
+  sent.iss = ctx.issuer;
+  const all = redirectParams(ctx, target.clientId, sent);
   const out = new Headers(headers);
   if (target.mode === 'form_post') {
     const fields = Object.entries(all).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`);
@@ -57,7 +59,7 @@ export function redirectError(ctx: RequestContext, target: ResponseTarget, error
  * redirectError(ctx, targetOf(interaction.request), error);
  */
 export function targetOf(request: AuthorizationRequest): ResponseTarget {
-  return { redirectUri: request.redirectUri, mode: request.responseMode, state: request.state };
+  return { clientId: request.clientId, redirectUri: request.redirectUri, mode: request.responseMode, state: request.state };
 }
 
 /**

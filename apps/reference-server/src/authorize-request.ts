@@ -10,6 +10,8 @@ import type { AuthorizationRequest, ResponseMode } from './store';
 
 /** Where an authorization response (success or error) goes. */
 export interface ResponseTarget {
+  /** The client the response is for. */
+  clientId: string;
   redirectUri: string;
   mode: ResponseMode;
   state?: string;
@@ -66,7 +68,7 @@ export function validateAuthorizeRequest(params: Params, clients: ReadonlyMap<st
   const rawMode = values.get('response_mode');
   const requestedMode = MODES.find((m) => m === rawMode);
   const mode = requestedMode && !(requestedMode === 'query' && type !== undefined && type !== 'code') ? requestedMode : defaultMode(type);
-  const target: ResponseTarget = { redirectUri, mode, ...(state !== undefined ? { state } : {}) };
+  const target: ResponseTarget = { clientId, redirectUri, mode, ...(state !== undefined ? { state } : {}) };
   const error = (e: OAuthError): AuthorizeValidation => ({ kind: 'error', target, error: e });
 
   const malformed = describeInvalid(params);

@@ -4,7 +4,7 @@
  * the login (or consent) page.
  */
 import { validateAuthorizeRequest } from './authorize-request';
-import { finishAuthorization, redirectError } from './authorization-response';
+import { finishAuthorization, redirectError, targetOf } from './authorization-response';
 import { needsConsent } from './consent';
 import { nowSeconds, type RequestContext } from './context';
 import { OAuthError } from './errors';
@@ -27,7 +27,7 @@ export async function authorize(ctx: RequestContext): Promise<Response> {
   if (result.kind === 'page') return errorPage(400, result.message);
   if (result.kind === 'error') return redirectError(ctx, result.target, result.error);
   const { client, request } = result;
-  const target = { redirectUri: request.redirectUri, mode: request.responseMode, state: request.state };
+  const target = targetOf(request);
 
   const session = await currentSession(ctx);
   const forceLogin = request.prompt.includes('login') || request.prompt.includes('select_account');

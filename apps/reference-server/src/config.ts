@@ -3,6 +3,7 @@
  * is refused as a whole with a message naming the field, so nobody runs a half-understood setup.
  */
 import { readFile } from 'node:fs/promises';
+import { FAULTS, type Fault } from './faults';
 
 /** ID token (and JWT access token) signing algorithm of a tenant. */
 export type SigningAlg = 'RS256' | 'ES256';
@@ -34,6 +35,8 @@ export interface ClientConfig {
   scopes?: string[];
   /** Never show the consent page for this client. Default false. */
   skip_consent?: boolean;
+  /** Conformance testing only: make the server misbehave for this client (see the README's fault table). */
+  fault?: Fault | Fault[];
 }
 
 /** An end user who can sign in at the login page. */
@@ -58,9 +61,14 @@ export interface TenantConfig {
   clients?: ClientConfig[];
 }
 
+/** Where state lives: process memory (default) or a Redis shared by several instances. */
+export type StoreConfig = { type: 'memory' } | { type: 'redis'; url: string; prefix?: string };
+
 /** The whole configuration file. */
 export interface ServerConfig {
   tenants: TenantConfig[];
+  /** Default `{ "type": "memory" }`. */
+  store?: StoreConfig;
 }
 
 /** A client after validation, every default filled in. */
@@ -73,6 +81,8 @@ export interface Client {
   response_types: readonly ResponseType[];
   scopes: readonly string[];
   skip_consent: boolean;
+  /** Empty unless the config asks for faults. */
+  faults: ReadonlySet<Fault>;
 }
 
 /** A user after validation. */
@@ -251,7 +261,14 @@ function readUris(v: unknown, field: string, development: boolean): string[] {
   return uris;
 }
 
-const CLIENT_KEYS = ['client_id', 'client_secret', 'redirect_uris', 'post_logout_redirect_uris', 'grant_types', 'response_types', 'scopes', 'skip_consent'];
+const CLIENT_KEYS = ['client_id', 'client_secret', 'redirect_uris', 'post_logout_redirect_uris', 'grant_types', 'response_types', 'scopes', 'skip_consent', 'fault'];
+
+/** `"fault"`: one name or a list of names, each a known fault, no repeats. */
+function readFaults(v: unknown, field: string): Set<Fault> {
+  const names = Array.isArray(v) ? list(v, field, (item, f) => oneOf(item, f, FAULTS)) : [oneOf(v, field, FAULTS)];
+  unique(names, field, 'fault');
+  return new Set(names);
+}
 
 function readClient(v: unknown, field: string, development: boolean): Client {
   const o = object(v, field, CLIENT_KEYS);
@@ -280,6 +297,7 @@ function readClient(v: unknown, field: string, development: boolean): Client {
       return scope;
     })),
     skip_consent: optional(o.skip_consent, false, (s) => flag(s, `${field}.skip_consent`)),
+    faults: optional(o.fault, new Set<Fault>(), (f) => readFaults(f, `${field}.fault`)),
   };
   unique(client.grant_types, `${field}.grant_types`, 'grant type');
   unique(client.response_types, `${field}.response_types`, 'response type');
@@ -342,6 +360,32 @@ function readTenant(v: unknown, field: string): Tenant {
   };
 }
 
+/** Key prefix of the Redis store when the config names none. */
+export const DEFAULT_REDIS_PREFIX = 'oidc-rp:server:';
+
+/**
+ * The `store` key with its defaults: memory, or Redis at a `redis://` / `rediss://` URL with a key prefix.
+ *
+ * @example
+ * readStoreConfig({ type: 'redis', url: 'redis://127.0.0.1:6379' }); // { type: 'redis', url, prefix: 'oidc-rp:server:' }
+ */
+export function readStoreConfig(v: unknown = { type: 'memory' }): { type: 'memory' } | { type: 'redis'; url: string; prefix: string } {
+  const o = object(v, 'store', ['type', 'url', 'prefix']);
+  if (oneOf(o.type, 'store.type', ['memory', 'redis'] as const) === 'memory') {
+    const extra = Object.keys(o).find((k) => k !== 'type');
+    if (extra) throw new ConfigError(`store.${extra}`, 'only applies to "type": "redis"');
+    return { type: 'memory' };
+  }
+  if (o.url === undefined) throw new ConfigError('store.url', 'is required with "type": "redis", e.g. "redis://127.0.0.1:6379"');
+  const url = text(o.url, 'store.url');
+  if (!/^rediss?:\/\/[^/?#]/.test(url) || !URL.canParse(url)) {
+    throw new ConfigError('store.url', 'must be a redis:// or rediss:// URL with a host, e.g. "redis://127.0.0.1:6379"');
+  }
+  const prefix = optional(o.prefix, DEFAULT_REDIS_PREFIX, (p) => text(p, 'store.prefix'));
+  if (prefix.length > 64 || /\s/.test(prefix)) throw new ConfigError('store.prefix', 'must be at most 64 characters without spaces');
+  return { type: 'redis', url, prefix };
+}
+
 /**
  * Validates a parsed config and fills in defaults. Throws {@link ConfigError} naming the field.
  *
@@ -349,7 +393,8 @@ function readTenant(v: unknown, field: string): Tenant {
  * const tenants = validateConfig(JSON.parse(fileText));
  */
 export function validateConfig(input: unknown): Tenant[] {
-  const o = object(input, 'config', ['tenants']);
+  const o = object(input, 'config', ['tenants', 'store']);
+  readStoreConfig(o.store);
   const tenants = list(o.tenants, 'tenants', readTenant);
   if (tenants.length === 0) throw new ConfigError('tenants', 'must contain at least one tenant');
   unique(tenants.map((t) => t.id), 'tenants', 'tenant id');

@@ -1,6 +1,6 @@
 /** The state handlers share: the server-wide parts, and those of the request's tenant. */
 import type { Tenant } from './config';
-import type { KeySet } from './keys';
+import type { KeySet, SigningKey } from './keys';
 import type { Store } from './store';
 
 /** Where the server writes what happens. Never passed a token, code or secret. */
@@ -9,10 +9,21 @@ export interface Logger {
   error(message: string): void;
 }
 
+/** One tenant as the server runs it. */
+export interface TenantEntry {
+  tenant: Tenant;
+  /** The signing keys; the first call may wait (generating RSA keys takes a few hundred ms, so it overlaps start-up). */
+  keys(): Promise<KeySet>;
+  /** Makes a new key current; the old one stays published for `keepSeconds`. */
+  rotateKey(keepSeconds: number): Promise<SigningKey>;
+  /** The tenant's store (its own key namespace when the store is shared). */
+  store: Store;
+}
+
 /** Server-wide state. */
 export interface ServerContext {
-  /** Keys are a promise: generating RSA keys takes a few hundred ms, so it overlaps start-up. */
-  tenants: ReadonlyMap<string, { tenant: Tenant; keys: Promise<KeySet> }>;
+  tenants: ReadonlyMap<string, TenantEntry>;
+  /** In a RequestContext: the store of the request's tenant. */
   store: Store;
   /** Clock in epoch milliseconds. */
   now: () => number;

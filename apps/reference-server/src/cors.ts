@@ -7,7 +7,10 @@ import type { RequestContext } from './context';
 
 const ALLOWED_HEADERS = 'Authorization, Content-Type, Accept';
 
-function allowedOrigin(ctx: RequestContext): string | undefined {
+/** What CORS decisions depend on: the request and its tenant. */
+type CorsContext = Pick<RequestContext, 'request' | 'tenant'>;
+
+function allowedOrigin(ctx: CorsContext): string | undefined {
   const origin = ctx.request.headers.get('origin');
   return origin !== null && ctx.tenant.corsOrigins.has(origin) ? origin : undefined;
 }
@@ -19,7 +22,7 @@ function allowedOrigin(ctx: RequestContext): string | undefined {
  * @example
  * return withCors(ctx, await userinfo(ctx));
  */
-export function withCors(ctx: RequestContext, response: Response): Response {
+export function withCors(ctx: CorsContext, response: Response): Response {
   const out = new Response(response.body, response);
   out.headers.append('Vary', 'Origin');
   const origin = allowedOrigin(ctx);

@@ -3,6 +3,7 @@ import { SCOPE_CLAIM_NAMES } from './claims';
 import { RESPONSE_TYPES } from './config';
 import type { RequestContext } from './context';
 import { jsonResponse } from './errors';
+import { discoveryIssuer, faultJwks } from './faults';
 
 /**
  * The discovery document of the request's tenant, including the oidc-rp extensions
@@ -17,7 +18,7 @@ export function providerMetadata(ctx: RequestContext) {
   const scopes = new Set(['openid']);
   for (const client of ctx.tenant.clients.values()) for (const s of client.scopes) scopes.add(s);
   return {
-    issuer: base,
+    issuer: discoveryIssuer(ctx),
     authorization_endpoint: `${base}/oidc/authorize`,
     token_endpoint: `${base}/oidc/token`,
     token_endpoint_by_grant: {
@@ -65,6 +66,6 @@ export async function discovery(ctx: RequestContext): Promise<Response> {
  * app.get('/:tenant/oidc/jwks', (c) => jwks(contextOf(c)));
  */
 export async function jwks(ctx: RequestContext): Promise<Response> {
-  return jsonResponse(ctx.keys.jwks(), 200, { 'Cache-Control': 'no-cache' });
+  return jsonResponse({ keys: [...ctx.keys.jwks().keys, ...faultJwks(ctx)] }, 200, { 'Cache-Control': 'no-cache' });
 }
 

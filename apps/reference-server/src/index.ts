@@ -10,11 +10,13 @@
 export { createReferenceServer } from './server';
 export type { ReferenceServer, ReferenceServerOptions, Listening } from './server';
 export { demoConfig } from './demo';
+export { FAULTS } from './faults';
+export type { Fault } from './faults';
 export { ConfigError, DEFAULT_LIFETIMES, loadConfigFile, validateConfig } from './config';
-export type { ServerConfig, TenantConfig, ClientConfig, UserConfig, Lifetimes, GrantType, ResponseType, SigningAlg } from './config';
+export type { ServerConfig, StoreConfig, TenantConfig, ClientConfig, UserConfig, Lifetimes, GrantType, ResponseType, SigningAlg } from './config';
 export type { Logger } from './context';
 export type { RequestInfo } from './app';
-export { MemoryStore } from './store';
+export { MemoryStore, StoreUnavailableError } from './store';
 export type {
   Store,
   AccessTokenRecord,

@@ -6,6 +6,7 @@
 import { SignJWT } from 'jose';
 import { releasedClaims } from './claims';
 import { nowSeconds, type RequestContext } from './context';
+import { clientFaults, faultyIdToken } from './faults';
 import { leftHalfHash, randomToken, storageKey } from './secrets';
 import type { AccessTokenRecord, Authentication, RefreshTokenRecord } from './store';
 
@@ -94,14 +95,10 @@ export async function issueIdToken(
   if (p.nonce !== undefined) claims.nonce = p.nonce;
   if (p.accessToken !== undefined) claims.at_hash = leftHalfHash(p.accessToken);
   if (p.code !== undefined) claims.c_hash = leftHalfHash(p.code);
-  return new SignJWT(claims)
-    .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'JWT' })
-    .setIssuer(ctx.issuer)
-    .setSubject(p.user.sub)
-    .setAudience(p.clientId)
-    .setIssuedAt(iat)
-    .setExpirationTime(iat + ctx.tenant.lifetimes.id_token)
-    .sign(key.privateKey);
+  const payload = { ...claims, iss: ctx.issuer, sub: p.user.sub, aud: p.clientId, iat, exp: iat + ctx.tenant.lifetimes.id_token };
+  const faults = clientFaults(ctx, p.clientId);
+  if (faults.size > 0) return faultyIdToken(ctx, faults, payload);
+  return new SignJWT(payload).setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'JWT' }).sign(key.privateKey);
 }
 
 /**

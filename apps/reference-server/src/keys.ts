@@ -13,7 +13,8 @@ export interface SigningKey {
   publicJwk: JWK;
 }
 
-interface RetiredKey {
+/** A replaced key, still published until every token it signed has expired. */
+export interface RetiredKey {
   key: SigningKey;
   /** Epoch ms after which no token signed by this key is still valid. */
   unpublishAt: number;
@@ -55,6 +56,19 @@ export class KeySet {
    */
   static async create(alg: SigningAlg, now: () => number): Promise<KeySet> {
     return new KeySet(await createSigningKey(alg), now);
+  }
+
+  /**
+   * A key set from keys loaded elsewhere (the shared store): `retired` keys stay published
+   * until their `unpublishAt`.
+   *
+   * @example
+   * const keys = KeySet.fromKeys(current, [{ key: previous, unpublishAt }], Date.now);
+   */
+  static fromKeys(current: SigningKey, retired: readonly RetiredKey[], now: () => number): KeySet {
+    const keys = new KeySet(current, now);
+    keys.retired = [...retired];
+    return keys;
   }
 
   /** The key new tokens are signed with. */

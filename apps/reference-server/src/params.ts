@@ -99,7 +99,9 @@ export function describeInvalid(params: Params): string | undefined {
   const first = params.invalid.entries().next();
   if (first.done) return undefined;
   const [name, reason] = first.value;
-  return name === '(request)' ? `the request has ${reason}` : `parameter ${name} ${reason}`;
+  if (name === '(request)') return `the request has ${reason}`;
+  // Names come from the attacker: echo only short printable ones (descriptions reach headers and pages).
+  return /^[\x21-\x7e]{1,64}$/.test(name) ? `parameter ${name} ${reason}` : `a parameter ${reason}`;
 }
 
 /**
@@ -148,7 +150,8 @@ async function readLimited(request: Request, limit: number): Promise<Uint8Array>
       if (done) break;
       total += value.byteLength;
       if (total > limit) {
-        await reader.cancel().catch(() => undefined);
+        // Not awaited: cancelling one branch of a tee'd body (a caller kept a clone) only settles once the other is cancelled too.
+        void reader.cancel().catch(() => undefined);
         throw new BodyError(`the body is larger than ${limit} bytes`);
       }
       chunks.push(value);

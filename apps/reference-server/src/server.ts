@@ -6,11 +6,13 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { createAdaptorServer } from '@hono/node-server';
 import { createApp, type RequestInfo } from './app';
-import { validateConfig, type ServerConfig } from './config';
-import type { Logger, ServerContext } from './context';
+import { readStoreConfig, validateConfig, type ServerConfig, type Tenant } from './config';
+import type { Logger, TenantEntry } from './context';
 import { demoConfig } from './demo';
 import { KeySet } from './keys';
+import { SharedKeys } from './shared-keys';
 import { MemoryStore, type Store } from './store';
+import { RedisConnection } from './store-redis';
 
 /** Options of {@link createReferenceServer}. */
 export interface ReferenceServerOptions {
@@ -20,7 +22,10 @@ export interface ReferenceServerOptions {
   onRequest?: (info: RequestInfo) => void;
   /** Where to log; `false` for silence. Default: errors to stderr, nothing else. */
   logger?: Logger | false;
-  /** State storage (default: a fresh in-memory store on the same clock). */
+  /**
+   * State storage (default: a fresh in-memory store on the same clock). Not together with a
+   * `"store": { "type": "redis" }` config, which makes the server use Redis.
+   */
   store?: Store;
 }
 
@@ -39,7 +44,7 @@ export interface ReferenceServer {
   fetch(request: Request): Promise<Response>;
   /** Serves on a port (0 picks a free one), on 127.0.0.1 unless `host` says otherwise. */
   listen(options?: { port?: number; host?: string }): Promise<Listening>;
-  /** Closes every listener opened by {@link ReferenceServer.listen}. */
+  /** Closes every listener opened by {@link ReferenceServer.listen}, then the Redis connection if any. */
   close(): Promise<void>;
   /** Replaces a tenant's signing key; the old one stays in the JWKS until its tokens expired. */
   rotateSigningKey(tenantId: string): Promise<{ kid: string }>;
@@ -50,8 +55,28 @@ const SILENT: Logger = { info: () => undefined, error: () => undefined };
 /** How long close() waits for requests in flight before cutting connections. */
 const DRAIN_MS = 5000;
 
+function keysFailed(tenant: Tenant, logger: Logger): (error: unknown) => void {
+  return (error) => logger.error(`tenant ${tenant.id}: signing keys unavailable: ${String(error)}`);
+}
+
+/** A tenant on a store of this process, with keys of its own. */
+function localTenant(tenant: Tenant, store: Store, now: () => number, logger: Logger): TenantEntry {
+  // Key generation runs in the background; requests to the tenant wait for its keys.
+  const keys = KeySet.create(tenant.signing_alg, now);
+  keys.catch(keysFailed(tenant, logger));
+  return { tenant, store, keys: () => keys, rotateKey: async (keep) => (await keys).rotate(keep) };
+}
+
+/** A tenant on Redis: its own key namespace, and signing keys shared by every instance. */
+function sharedTenant(tenant: Tenant, redis: RedisConnection, now: () => number, logger: Logger): TenantEntry {
+  const keys = new SharedKeys(redis, tenant.id, tenant.signing_alg, now, logger);
+  keys.get().catch(keysFailed(tenant, logger));
+  return { tenant, store: redis.store(tenant.id), keys: () => keys.get(), rotateKey: (keep) => keys.rotate(keep) };
+}
+
 /**
- * Creates the reference authorization server. Throws `ConfigError` for an invalid config.
+ * Creates the reference authorization server. Throws `ConfigError` for an invalid config, and
+ * an `Error` naming the host when the config's Redis store cannot be reached within 5 s.
  *
  * @example
  * const server = await createReferenceServer(demoConfig());
@@ -60,15 +85,19 @@ const DRAIN_MS = 5000;
  */
 export async function createReferenceServer(config: ServerConfig = demoConfig(), options: ReferenceServerOptions = {}): Promise<ReferenceServer> {
   const tenants = validateConfig(config);
+  const storeConfig = readStoreConfig(config.store);
   const now = options.now ?? Date.now;
   const logger = options.logger === false ? SILENT : (options.logger ?? DEFAULT_LOGGER);
-  // Key generation runs in the background; requests to a tenant wait for its keys.
-  const entries = tenants.map((tenant) => {
-    const keys = KeySet.create(tenant.signing_alg, now);
-    keys.catch((error: unknown) => logger.error(`tenant ${tenant.id}: key generation failed: ${String(error)}`));
-    return [tenant.id, { tenant, keys }] as const;
-  });
-  const context: ServerContext = { tenants: new Map(entries), store: options.store ?? new MemoryStore(now), now, logger };
+  if (storeConfig.type === 'redis' && options.store) {
+    throw new Error('the config asks for the Redis store and options.store passes another: use one of them');
+  }
+  const redis = storeConfig.type === 'redis' ? await RedisConnection.open(storeConfig, logger) : undefined;
+  const store = options.store ?? new MemoryStore(now);
+  const entries = tenants.map((tenant): [string, TenantEntry] => [
+    tenant.id,
+    redis ? sharedTenant(tenant, redis, now, logger) : localTenant(tenant, store, now, logger),
+  ]);
+  const context = { tenants: new Map(entries), now, logger };
   const app = createApp(context, options.onRequest);
   const listeners = new Set<Listening>();
 
@@ -112,12 +141,13 @@ export async function createReferenceServer(config: ServerConfig = demoConfig(),
     listen,
     close: async () => {
       await Promise.all([...listeners].map((l) => l.close()));
+      await redis?.close();
     },
     rotateSigningKey: async (tenantId) => {
       const entry = context.tenants.get(tenantId);
       if (!entry) throw new Error(`there is no tenant "${tenantId}"`);
       const { id_token, access_token } = entry.tenant.lifetimes;
-      const key = await (await entry.keys).rotate(Math.max(id_token, access_token));
+      const key = await entry.rotateKey(Math.max(id_token, access_token));
       return { kid: key.kid };
     },
   };

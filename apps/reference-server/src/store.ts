@@ -85,6 +85,21 @@ export interface RefreshTokenRecord {
   expiresAt: number;
 }
 
+/**
+ * Thrown by a store whose backing service (e.g. Redis) cannot be reached or did not answer in
+ * time. The server answers 503 in the endpoint's shape and issues nothing; the next request
+ * tries again. The message never contains a key or a value.
+ *
+ * @example
+ * throw new StoreUnavailableError('Redis did not answer within 2000 ms', { cause });
+ */
+export class StoreUnavailableError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'StoreUnavailableError';
+  }
+}
+
 /** Result of an atomic single-use read: the record, and whether it had been used before. */
 export interface Taken<T> {
   record: T;

@@ -5,11 +5,14 @@
 import { releasedClaims } from './claims';
 import type { RequestContext } from './context';
 import { OAuthError, errorResponse, jsonResponse } from './errors';
+import { userinfoClaims } from './faults';
 import { findLiveAccessToken } from './issue';
 import { BodyError, queryParams, readStrictForm } from './params';
 
 function bearerError(ctx: RequestContext, error: string, description: string, status: 400 | 401 | 403): OAuthError {
-  const challenge = `Bearer realm="${ctx.tenant.id}", error="${error}", error_description="${description}"`;
+  // RFC 6750 3: error_description is limited to printable ASCII without `"` and `\`.
+  const safe = description.replace(/[^\x20\x21\x23-\x5b\x5d-\x7e]/g, '?');
+  const challenge = `Bearer realm="${ctx.tenant.id}", error="${error}", error_description="${safe}"`;
   return new OAuthError(error, description, status, { 'WWW-Authenticate': challenge });
 }
 
@@ -52,7 +55,7 @@ export async function userinfo(ctx: RequestContext): Promise<Response> {
     if (!user || !record.scopes.includes('openid')) {
       throw bearerError(ctx, 'insufficient_scope', 'the access token was not granted the openid scope for a user', 403);
     }
-    return jsonResponse(releasedClaims(user, record.scopes));
+    return jsonResponse(userinfoClaims(ctx, record.clientId, releasedClaims(user, record.scopes)));
   } catch (error) {
     if (error instanceof OAuthError) return errorResponse(error);
     throw error;

@@ -184,3 +184,20 @@ describe('malformed input is a 4xx, never a 5xx', () => {
     );
   });
 });
+
+describe('parameter names from the attacker never reach a header or page raw', () => {
+  it.each(['%00=%', '%00=a%FF', 'a%0D%0Ab=%FF', 'a%22b=%FF', '%7F%7F=%FF'])(
+    'POST userinfo with body %s → 4xx with a header-safe challenge',
+    async (body) => {
+      const res = await h.fetch(
+        new Request(`${ISSUER}/oidc/userinfo`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body,
+        }),
+      );
+      expect(res.status).toBe(400);
+      expect(res.headers.get('www-authenticate')).toMatch(/^Bearer realm="[^"]*", error="invalid_request", error_description="[\x20-\x7e]*"$/);
+    },
+  );
+});

@@ -1,6 +1,6 @@
 /** The public shape of the browser client and of its method options. */
 
-import type { IdTokenClaims } from '@oidc-rp/core';
+import type { IdTokenClaims, UserInfo } from '@oidc-rp/core';
 import type { AuthSnapshot } from './auth-state';
 import type { BrowserClientEventName, BrowserClientEvents } from './events';
 
@@ -124,6 +124,17 @@ export interface BrowserClient {
    * ```
    */
   getUser(): IdTokenClaims | undefined;
+  /**
+   * The provider's userinfo claims for the logged-in user, with the access token (refreshed
+   * first when due). Rejects with `userinfo_sub_mismatch` when the answer is about another
+   * user than the ID token's (its claims are then not used), `login_required` without a session.
+   *
+   * @example
+   * ```ts
+   * const { email } = await client.getUserInfo();
+   * ```
+   */
+  getUserInfo(): Promise<UserInfo>;
   /**
    * `fetch` with `Authorization: Bearer <access token>`; on a 401 it refreshes once and
    * retries once. Use it for your own API only: every URL it is given receives the token.

@@ -10,10 +10,12 @@ import {
   completeAuthorization,
   createState,
   discover,
+  fetchUserInfo,
   isOidcError,
   revokeToken,
   type AuthorizationTransaction,
   type ProviderMetadata,
+  type UserInfo,
 } from '@oidc-rp/core';
 import { createAuthState, type AuthSnapshot } from './auth-state';
 import type { BrowserClient, CallbackResult, LoginOptions, LogoutOptions } from './browser-client';
@@ -271,6 +273,13 @@ export function createBrowserClient(options: BrowserClientOptions): BrowserClien
     return (await refresh(current.accessToken, minValidity)).accessToken;
   }
 
+  async function getUserInfo(): Promise<UserInfo> {
+    const accessToken = await getAccessToken();
+    const expectedSubject = session?.claims?.sub;
+    if (!expectedSubject) throw new OidcError('invalid_options', 'getUserInfo() needs a login with the openid scope.');
+    return fetchUserInfo({ provider: await provider(), accessToken, expectedSubject, http: o.http });
+  }
+
   async function revoke(provider_: ProviderMetadata, ended: Session): Promise<void> {
     try {
       await revokeToken({
@@ -313,6 +322,7 @@ export function createBrowserClient(options: BrowserClientOptions): BrowserClien
     isRedirectCallback,
     getAccessToken,
     getUser: () => session?.claims,
+    getUserInfo,
     fetch: createAuthorizedFetch({
       accessToken: () => getAccessToken(),
       renew: async (rejected) => (await refresh(rejected, 0)).accessToken,

@@ -7,4 +7,4 @@ export { browserStorage, memoryStorage, webStorage, type StorageAdapter } from '
 export { mutexLock, webLock, type Lock } from './lock';
 export { broadcastChannel, type Channel, type ChannelMessage } from './channel';
 export { browserNavigation, type Navigation } from './navigation';
-export { OidcError, isOidcError, type OidcErrorCode, type IdTokenClaims, type ProviderMetadata } from '@oidc-rp/core';
+export { OidcError, isOidcError, type OidcErrorCode, type IdTokenClaims, type ProviderMetadata, type UserInfo } from '@oidc-rp/core';

@@ -11,6 +11,7 @@ import {
   clientCredentials,
   completeAuthorization,
   discover,
+  fetchUserInfo,
   refreshTokens,
 } from '@oidc-rp/core';
 import type {
@@ -21,6 +22,7 @@ import type {
   HttpOptions,
   ProviderMetadata,
   TokenSet,
+  UserInfo,
 } from '@oidc-rp/core';
 import { type CallbackInput, assertCallbackMode, readCallbackRequest } from './callback-input';
 import {
@@ -79,6 +81,19 @@ export interface RefreshOptions {
 }
 
 /**
+ * Options of `getUserInfo`.
+ *
+ * @example
+ * ```ts
+ * const profile = await client.getUserInfo(tokens.accessToken, { expectedSubject: tokens.claims!.sub });
+ * ```
+ */
+export interface UserInfoOptions {
+  /** The `sub` of the user's validated ID token: userinfo about anyone else is refused. */
+  expectedSubject: string;
+}
+
+/**
  * Options of `endSessionUrl` (RP-initiated logout).
  *
  * @example
@@ -112,6 +127,8 @@ export interface NodeClient {
   refresh(refreshToken: string, options?: RefreshOptions): Promise<TokenSet>;
   /** A client-credentials access token, from the cache while fresh; one request per scope however many callers. */
   getClientCredentialsToken(options?: ClientCredentialsOptions): Promise<TokenSet>;
+  /** The provider's userinfo claims for the user's access token; `userinfo_sub_mismatch` when they are about another user. */
+  getUserInfo(accessToken: string, options: UserInfoOptions): Promise<UserInfo>;
   /** Drops a cached client-credentials token (call it when a resource server answers 401). */
   invalidate(options?: InvalidateOptions): Promise<void>;
   /** Seals a transaction with `cookieSecret` into a compact encrypted string. */
@@ -300,6 +317,12 @@ export function createNodeClient(options: NodeClientOptions): NodeClient {
       requireGrant('client_credentials', 'getClientCredentialsToken()');
       if (ccOptions.scope !== undefined) checkScope(ccOptions.scope, 'The client-credentials scope');
       return cc.get(ccOptions);
+    },
+
+    async getUserInfo(accessToken, userInfoOptions) {
+      const provider = await getProvider();
+      // Core refuses a missing subject with invalid_options before any request.
+      return fetchUserInfo({ provider, accessToken, expectedSubject: userInfoOptions?.expectedSubject as string, http });
     },
 
     invalidate: (invalidateOptions) => cc.invalidate(invalidateOptions),

@@ -18,7 +18,7 @@
  */
 
 export { createNodeClient } from './client';
-export type { EndSessionOptions, LoginStart, NodeClient, RefreshOptions, StartLoginOptions } from './client';
+export type { EndSessionOptions, LoginStart, NodeClient, RefreshOptions, StartLoginOptions, UserInfoOptions } from './client';
 export type { NodeClientOptions, RetryOptions } from './options';
 export type { CallbackInput } from './callback-input';
 export type { CallbackResult, HandleLoginOptions } from './web-handlers';
@@ -48,4 +48,5 @@ export type {
   ResponseMode,
   ResponseType,
   TokenSet,
+  UserInfo,
 } from '@oidc-rp/core';

@@ -15,6 +15,7 @@ export function fakeClient(initial: AuthSnapshot = { status: 'loading' }) {
     isRedirectCallback: vi.fn((_url?: string) => false),
     getAccessToken: vi.fn(async () => 'access-token'),
     getUser: () => snapshot.user,
+    getUserInfo: vi.fn(async () => ({ sub: 'alice' })),
     fetch: vi.fn(async (_input: RequestInfo | URL, _init?: RequestInit) => new Response('ok')),
     logout: vi.fn(async () => {}),
     subscribe: vi.fn((listener: () => void) => {

@@ -1,0 +1,38 @@
+// getUserInfo against the reference server over HTTP (child process, CORS as in a browser).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTab, loggedInTab, startProvider, type Provider } from './harness';
+
+let provider: Provider;
+beforeAll(async () => {
+  provider = await startProvider();
+});
+afterAll(() => provider.stop());
+
+describe('getUserInfo', () => {
+  it("returns the logged-in user's claims from the userinfo endpoint", async () => {
+    const tab = await loggedInTab(provider);
+    const before = await provider.count('/oidc/userinfo', 'GET');
+    expect(await tab.client.getUserInfo()).toMatchObject({ sub: 'alice', name: 'Alice Liddell', email: 'alice@example.com' });
+    expect(await provider.count('/oidc/userinfo', 'GET')).toBe(before + 1);
+  });
+
+  it('refuses an answer about another user, and keeps the session and its ID token claims', async () => {
+    // The page's fetch, with the userinfo answer swapped for someone else's (a misbehaving provider).
+    const swapping: typeof fetch = async (input, init) => {
+      const response = await fetch(input, init);
+      if (!String(input instanceof Request ? input.url : input).endsWith('/oidc/userinfo')) return response;
+      return Response.json({ ...((await response.json()) as object), sub: 'mallory' });
+    };
+    const tab = await loggedInTab(provider, {}, { http: { fetch: swapping } });
+    await expect(tab.client.getUserInfo()).rejects.toMatchObject({ code: 'userinfo_sub_mismatch' });
+    expect(tab.client.getUser()?.sub).toBe('alice');
+    expect(tab.client.getSnapshot().status).toBe('authenticated');
+  });
+
+  it('needs a session: login_required, no request', async () => {
+    const tab = createTab(provider);
+    const before = await provider.count('/oidc/userinfo', 'GET');
+    await expect(tab.client.getUserInfo()).rejects.toMatchObject({ code: 'login_required' });
+    expect(await provider.count('/oidc/userinfo', 'GET')).toBe(before);
+  });
+});

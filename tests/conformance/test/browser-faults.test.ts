@@ -1,0 +1,123 @@
+// @vitest-environment happy-dom
+// Every fault of the reference server, met by @oidc-rp/browser in a DOM environment over
+// real HTTP (cross-origin, so the provider's CORS answers count): the login (or the step the
+// fault breaks) fails with the fault's own OidcError code, nothing is stored and the snapshot
+// is not authenticated; the same flow with a well-behaved client succeeds.
+import { createBrowserClient } from '@oidc-rp/browser';
+import { clearJwksCache, isOidcError } from '@oidc-rp/core';
+import { FAULTS } from '@oidc-rp/reference-server';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { runBrowserFlow, storedSessions, type BrowserFlow } from './support/browser-flow';
+import { CASES, caseName, type FaultCase } from './support/catalogue';
+import { SPA_REDIRECT, TENANT, clientId, conformanceConfig, tenantOf } from './support/config';
+import { startProviderProcess, type ProviderProcess } from './support/provider-process';
+
+let provider: ProviderProcess;
+beforeAll(async () => {
+  provider = await startProviderProcess(conformanceConfig());
+});
+afterAll(() => provider.stop());
+beforeEach(() => {
+  clearJwksCache();
+  sessionStorage.clear();
+});
+
+const issuerOf = (c?: FaultCase) => `${provider.origin}/${tenantOf(c?.fault)}`;
+const jwksRequests = () => provider.count(`GET /${TENANT}/oidc/jwks`);
+
+async function expectLoggedIn(flow: BrowserFlow, c: FaultCase): Promise<void> {
+  expect(flow.error).toBeUndefined();
+  expect(flow.client.getSnapshot()).toMatchObject({ status: 'authenticated', user: { sub: 'alice', email: 'alice@example.com' } });
+  expect(await flow.client.getAccessToken()).toEqual(expect.any(String));
+  expect(storedSessions()).toHaveLength(1);
+  if (c.step === 'userinfo') expect(flow.userinfo).toMatchObject({ sub: 'alice', email: 'alice@example.com' });
+}
+
+/** Nothing kept: no session in memory or storage, not authenticated, no secret in the message. */
+async function expectNothingKept(flow: BrowserFlow, c: FaultCase): Promise<void> {
+  const { client } = flow;
+  if (c.step === 'userinfo') {
+    // The login itself was fine: the session stays, and the foreign claims are not used.
+    expect(flow.userinfo).toBeUndefined();
+    expect(client.getUser()?.sub).toBe('alice');
+    return;
+  }
+  expect(client.getSnapshot().status).not.toBe('authenticated');
+  expect(client.getUser()).toBeUndefined();
+  await expect(client.getAccessToken()).rejects.toMatchObject({ code: 'login_required' });
+  expect(storedSessions()).toEqual([]);
+  const message = (flow.error as Error).message;
+  if (flow.nonce) expect(message).not.toContain(flow.nonce);
+  if (flow.callbackUrl) {
+    const url = new URL(flow.callbackUrl);
+    const callback = url.hash ? new URLSearchParams(url.hash.slice(1)) : url.searchParams;
+    for (const name of ['code', 'state', 'access_token', 'id_token']) {
+      const value = callback.get(name);
+      if (value) {
+        expect(message).not.toContain(value);
+        for (const key of Object.keys(sessionStorage)) expect(sessionStorage.getItem(key)).not.toContain(value);
+      }
+    }
+  }
+}
+
+describe('@oidc-rp/browser against the misbehaving reference server', () => {
+  it('the catalogue covers every fault the server offers', () => {
+    expect(CASES.map((c) => c.fault).sort()).toEqual([...FAULTS].sort());
+  });
+
+  for (const c of CASES) {
+    const outcome = c.browser;
+    if (typeof outcome === 'object') {
+      it(`${c.fault} cannot reach the browser client: ${outcome.notApplicable}`, () => {
+        const hybrid = { issuer: issuerOf(c), clientId: clientId('spa', c.fault), redirectUri: SPA_REDIRECT, responseType: 'code id_token' as 'code' };
+        expect(() => createBrowserClient(hybrid)).toThrow(expect.objectContaining({ code: 'invalid_options' }));
+      });
+      continue;
+    }
+    if (outcome === 'accepted') {
+      it(caseName(c, outcome), async () => {
+        // A well-behaved login first: the JWKS is cached before the faulty client's token comes.
+        await expectLoggedIn(await runBrowserFlow(provider, { issuer: issuerOf(), clientId: clientId('spa') }), c);
+        sessionStorage.clear();
+        const before = await jwksRequests();
+        const flow = await runBrowserFlow(provider, { issuer: issuerOf(c), clientId: clientId('spa', c.fault), userinfo: c.step === 'userinfo' });
+        await expectLoggedIn(flow, c);
+        if (c.fault === 'jwks_key_rotated') expect((await jwksRequests()) - before).toBe(1); // one refetch found the new key
+      });
+      continue;
+    }
+    it(caseName(c, outcome), async () => {
+      const flow = await runBrowserFlow(provider, { issuer: issuerOf(c), clientId: clientId('spa', c.fault), userinfo: c.step === 'userinfo' });
+      expect(isOidcError(flow.error)).toBe(true);
+      expect(flow.error).toMatchObject({ code: outcome });
+      await expectNothingKept(flow, c);
+
+      sessionStorage.clear();
+      const wellBehaved = await runBrowserFlow(provider, { issuer: issuerOf(), clientId: clientId('spa'), userinfo: c.step === 'userinfo' });
+      await expectLoggedIn(wellBehaved, c);
+    });
+  }
+});
+
+// The deprecated implicit flow: the ID token and access token come in the fragment, so the
+// front-channel checks (at_hash required and matching) are the ones that hold the line.
+describe('@oidc-rp/browser, implicit flow (id_token token), against the misbehaving reference server', () => {
+  const FRONT_CHANNEL = new Set([
+    'id_token_bad_signature', 'id_token_alg_none', 'id_token_wrong_iss', 'id_token_wrong_aud', 'id_token_expired',
+    'id_token_nonce_mismatch', 'id_token_missing_nonce', 'id_token_bad_at_hash', 'redirect_missing_state', 'redirect_wrong_iss', 'redirect_missing_iss',
+  ]);
+  for (const c of CASES.filter((entry) => FRONT_CHANNEL.has(entry.fault))) {
+    const outcome = c.browser;
+    if (typeof outcome !== 'string') continue;
+    it(caseName(c, outcome), async () => {
+      const flow = await runBrowserFlow(provider, { issuer: issuerOf(c), clientId: clientId('spa', c.fault), responseType: 'id_token token' });
+      expect(isOidcError(flow.error)).toBe(true);
+      expect(flow.error).toMatchObject({ code: outcome });
+      await expectNothingKept(flow, c);
+
+      sessionStorage.clear();
+      await expectLoggedIn(await runBrowserFlow(provider, { issuer: issuerOf(), clientId: clientId('spa'), responseType: 'id_token token' }), c);
+    });
+  }
+});

@@ -1,0 +1,96 @@
+// Every fault of the reference server, met by @oidc-rp/node over real HTTP: the login (or the
+// step the fault breaks) fails with the fault's own OidcError code and hands the app nothing,
+// and the same flow with a well-behaved client of the same server succeeds.
+import { clearJwksCache, isOidcError } from '@oidc-rp/core';
+import { FAULTS, createReferenceServer, type Listening, type RequestInfo } from '@oidc-rp/reference-server';
+import { completeLogin } from '@oidc-rp/reference-server/testing';
+import { createNodeClient } from '@oidc-rp/node';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { CASES, caseName, type FaultCase } from './support/catalogue';
+import { CLIENT_SECRET, NODE_REDIRECT, SCOPE, TENANT, clientId, conformanceConfig, tenantOf } from './support/config';
+import { runNodeFlow, type NodeFlow } from './support/node-flow';
+
+let listening: Listening;
+const requests: RequestInfo[] = [];
+
+beforeAll(async () => {
+  const server = await createReferenceServer(conformanceConfig(), { logger: false, onRequest: (info) => requests.push(info) });
+  listening = await server.listen({ port: 0, host: '127.0.0.1' });
+});
+afterAll(() => listening.close());
+// Each test starts with a cold JWKS cache, so no test's key refetch (and its cooldown) leaks into the next.
+beforeEach(() => clearJwksCache());
+
+const issuerOf = (c?: FaultCase) => `${listening.origin}/${tenantOf(c?.fault)}`;
+const jwksRequests = () => requests.filter((r) => r.method === 'GET' && r.path === `/${TENANT}/oidc/jwks`).length;
+
+function flowOptions(c: FaultCase) {
+  return { ...(c.responseType ? { responseType: c.responseType } : {}), userinfo: c.step === 'userinfo' };
+}
+
+function expectLoggedIn(flow: NodeFlow, c: FaultCase): void {
+  expect(flow.error).toBeUndefined();
+  expect(flow.tokens?.claims).toMatchObject({ sub: 'alice', email: 'alice@example.com' });
+  expect(flow.tokens?.accessToken).toEqual(expect.any(String));
+  if (c.step === 'userinfo') expect(flow.userinfo).toMatchObject({ sub: 'alice', email: 'alice@example.com' });
+}
+
+/** Nothing reached the app: no tokens (or no userinfo claims), nothing cached, no secret in the message. */
+function expectNothingKept(flow: NodeFlow, c: FaultCase): void {
+  if (c.step === 'userinfo') expect(flow.userinfo).toBeUndefined();
+  else expect(flow.tokens).toBeUndefined();
+  expect(flow.cacheWrites).toEqual([]);
+  const message = (flow.error as Error).message;
+  for (const name of ['code', 'state', 'id_token', 'access_token']) {
+    const value = flow.callback.get(name);
+    if (value) expect(message).not.toContain(value);
+  }
+  if (flow.nonce) expect(message).not.toContain(flow.nonce);
+  if (flow.tokens) expect(message).not.toContain(flow.tokens.accessToken);
+}
+
+describe('@oidc-rp/node against the misbehaving reference server', () => {
+  it('the catalogue covers every fault the server offers', () => {
+    expect(CASES.map((c) => c.fault).sort()).toEqual([...FAULTS].sort());
+  });
+
+  for (const c of CASES) {
+    if (c.node === 'accepted') {
+      it(caseName(c, 'accepted'), async () => {
+        // A well-behaved login first: the JWKS is cached before the faulty client's token comes.
+        expectLoggedIn(await runNodeFlow({ issuer: issuerOf(), clientId: clientId('node'), ...flowOptions(c) }), c);
+        const before = jwksRequests();
+        const flow = await runNodeFlow({ issuer: issuerOf(c), clientId: clientId('node', c.fault), ...flowOptions(c) });
+        expectLoggedIn(flow, c);
+        if (c.fault === 'jwks_key_rotated') expect(jwksRequests() - before).toBe(1); // one refetch found the new key
+        if (c.fault === 'token_response_token_type_lowercase') expect(flow.tokens?.tokenType.toLowerCase()).toBe('bearer');
+      });
+      continue;
+    }
+    it(caseName(c, c.node), async () => {
+      const flow = await runNodeFlow({ issuer: issuerOf(c), clientId: clientId('node', c.fault), ...flowOptions(c) });
+      expect(isOidcError(flow.error)).toBe(true);
+      expect(flow.error).toMatchObject({ code: c.node });
+      expectNothingKept(flow, c);
+
+      const wellBehaved = await runNodeFlow({ issuer: issuerOf(), clientId: clientId('node'), ...flowOptions(c) });
+      expectLoggedIn(wellBehaved, c);
+    });
+  }
+
+  it('redirect_wrong_state through finishLogin (the app keeps the transaction itself) → state_mismatch', async () => {
+    const client = createNodeClient({
+      issuer: issuerOf(),
+      clientId: clientId('node', 'redirect_wrong_state'),
+      clientSecret: CLIENT_SECRET,
+      redirectUri: NODE_REDIRECT,
+      scope: SCOPE,
+    });
+    const { url, transaction } = await client.startLogin();
+    const result = await completeLogin(url);
+    if (result.type !== 'redirect') throw new Error(`expected a redirect, got ${result.type}`);
+    const tokenCalls = requests.filter((r) => r.path.endsWith('/oidc/token')).length;
+    await expect(client.finishLogin(result.location, transaction)).rejects.toMatchObject({ code: 'state_mismatch' });
+    expect(requests.filter((r) => r.path.endsWith('/oidc/token')).length).toBe(tokenCalls); // the code was never redeemed
+  });
+});

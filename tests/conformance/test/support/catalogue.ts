@@ -1,0 +1,62 @@
+/**
+ * What the SDK must do with each fault of the reference server: the one `OidcError` code it
+ * throws, or `accepted` for the two faults a correct client takes. Both wrapper suites are
+ * generated from this table, and the README's table says the same.
+ */
+import type { OidcErrorCode } from '@oidc-rp/core';
+import type { Fault } from '@oidc-rp/reference-server';
+
+export type Outcome = OidcErrorCode | 'accepted';
+
+export interface FaultCase {
+  fault: Fault;
+  /** The OpenID RP certification test it mirrors, or else the rule it breaks. */
+  mirrors: string;
+  /** What @oidc-rp/node does (through handleLogin / handleCallback). */
+  node: Outcome;
+  /** What @oidc-rp/browser does; a string reason when the fault cannot reach it. */
+  browser: Outcome | { notApplicable: string };
+  /** The step that meets the fault: logging in (default), discovery, or userinfo after a login. */
+  step?: 'login' | 'discovery' | 'userinfo';
+  /** Logs in with this response type (default `code`); hybrid carries `c_hash`. */
+  responseType?: 'code id_token';
+}
+
+const NO_HYBRID = 'the browser client has no response type with a front-channel code and ID token (c_hash)';
+
+export const CASES: readonly FaultCase[] = [
+  { fault: 'id_token_bad_signature', mirrors: 'rp-id_token-bad-sig-rs256', node: 'id_token_signature_invalid', browser: 'id_token_signature_invalid' },
+  { fault: 'id_token_alg_none', mirrors: 'rp-id_token-sig-none (none not allowed)', node: 'id_token_alg_not_allowed', browser: 'id_token_alg_not_allowed' },
+  { fault: 'id_token_hs256_with_public_key', mirrors: 'rp-id_token-bad-sig-hs256 (key confusion)', node: 'id_token_alg_not_allowed', browser: 'id_token_alg_not_allowed' },
+  { fault: 'id_token_unknown_kid', mirrors: 'rp-key-rotation-op-sign-key (key never published)', node: 'id_token_unknown_kid', browser: 'id_token_unknown_kid' },
+  { fault: 'id_token_wrong_iss', mirrors: 'rp-id_token-issuer-mismatch', node: 'id_token_iss_mismatch', browser: 'id_token_iss_mismatch' },
+  { fault: 'id_token_wrong_aud', mirrors: 'rp-id_token-aud', node: 'id_token_aud_mismatch', browser: 'id_token_aud_mismatch' },
+  { fault: 'id_token_multiple_aud_no_azp', mirrors: 'OIDC Core 3.1.3.7 (4): several audiences need azp', node: 'id_token_azp_missing', browser: 'id_token_azp_missing' },
+  { fault: 'id_token_azp_mismatch', mirrors: 'OIDC Core 3.1.3.7 (5): azp must be the client', node: 'id_token_azp_mismatch', browser: 'id_token_azp_mismatch' },
+  { fault: 'id_token_expired', mirrors: 'OIDC Core 3.1.3.7 (9): exp', node: 'id_token_expired', browser: 'id_token_expired' },
+  { fault: 'id_token_iat_future', mirrors: 'rp-id_token-iat (issued in the future)', node: 'id_token_iat_future', browser: 'id_token_iat_future' },
+  { fault: 'id_token_nonce_mismatch', mirrors: 'rp-nonce-invalid', node: 'id_token_nonce_mismatch', browser: 'id_token_nonce_mismatch' },
+  { fault: 'id_token_missing_nonce', mirrors: 'OIDC Core 3.1.3.7 (11): nonce sent, so required', node: 'id_token_nonce_missing', browser: 'id_token_nonce_missing' },
+  { fault: 'id_token_missing_sub', mirrors: 'rp-id_token-sub', node: 'id_token_sub_missing', browser: 'id_token_sub_missing' },
+  { fault: 'id_token_bad_at_hash', mirrors: 'rp-id_token-bad-at_hash', node: 'id_token_at_hash_mismatch', browser: 'id_token_at_hash_mismatch' },
+  { fault: 'id_token_bad_c_hash', mirrors: 'rp-id_token-bad-c_hash', node: 'id_token_c_hash_mismatch', browser: { notApplicable: NO_HYBRID }, responseType: 'code id_token' },
+  { fault: 'id_token_missing_c_hash', mirrors: 'rp-id_token-missing-c_hash', node: 'id_token_c_hash_missing', browser: { notApplicable: NO_HYBRID }, responseType: 'code id_token' },
+  { fault: 'jwks_key_rotated', mirrors: 'rp-key-rotation-op-sign-key', node: 'accepted', browser: 'accepted' },
+  { fault: 'redirect_missing_state', mirrors: 'RFC 6749 10.12 (CSRF): state', node: 'state_missing', browser: 'state_missing' },
+  // Both wrappers find the login's transaction by its state: another state finds none.
+  { fault: 'redirect_wrong_state', mirrors: 'RFC 6749 10.12 (CSRF): state', node: 'transaction_not_found', browser: 'transaction_not_found' },
+  { fault: 'redirect_wrong_iss', mirrors: 'RFC 9207 (mix-up): iss', node: 'iss_mismatch', browser: 'iss_mismatch' },
+  { fault: 'redirect_missing_iss', mirrors: 'RFC 9207 (mix-up): iss advertised, so required', node: 'iss_missing', browser: 'iss_missing' },
+  { fault: 'token_response_not_json', mirrors: 'RFC 6749 5.1: JSON token response', node: 'token_response_invalid', browser: 'token_response_invalid' },
+  { fault: 'token_response_missing_access_token', mirrors: 'RFC 6749 5.1: access_token required', node: 'token_response_invalid', browser: 'token_response_invalid' },
+  { fault: 'token_response_token_type_lowercase', mirrors: 'RFC 6749 5.1: token_type is case-insensitive', node: 'accepted', browser: 'accepted' },
+  { fault: 'token_response_unknown_token_type', mirrors: 'RFC 6749 7.1: only Bearer is understood', node: 'token_response_invalid', browser: 'token_response_invalid' },
+  { fault: 'id_token_missing', mirrors: 'OIDC Core 3.1.3.3: openid scope, so an ID token', node: 'id_token_missing', browser: 'id_token_missing' },
+  { fault: 'discovery_issuer_mismatch', mirrors: 'rp-discovery-issuer-not-matching-config', node: 'discovery_issuer_mismatch', browser: 'discovery_issuer_mismatch', step: 'discovery' },
+  { fault: 'userinfo_wrong_sub', mirrors: 'rp-userinfo-bad-sub-claim', node: 'userinfo_sub_mismatch', browser: 'userinfo_sub_mismatch', step: 'userinfo' },
+];
+
+/** The test's name: the fault, the outcome, and the certification module it mirrors. */
+export function caseName(c: FaultCase, outcome: Outcome): string {
+  return `${c.fault} → ${outcome === 'accepted' ? 'accepted' : outcome} (${c.mirrors})`;
+}

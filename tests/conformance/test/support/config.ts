@@ -1,0 +1,68 @@
+/**
+ * The reference server's configuration for the conformance suites: for every fault, one
+ * confidential client (`node.<fault>`, for @oidc-rp/node) and one public client
+ * (`spa.<fault>`, for @oidc-rp/browser), beside well-behaved ones registered the same way.
+ * `discovery_issuer_mismatch` spoils its tenant's discovery document, so it gets a tenant of
+ * its own.
+ */
+import { FAULTS, type ClientConfig, type Fault, type ServerConfig } from '@oidc-rp/reference-server';
+
+export const TENANT = 'conformance';
+export const MISMATCH_TENANT = 'conformance-mismatch';
+export const NODE_REDIRECT = 'http://127.0.0.1:3000/callback';
+export const SPA_ORIGIN = 'http://127.0.0.1:5173';
+export const SPA_REDIRECT = `${SPA_ORIGIN}/callback`;
+export const CLIENT_SECRET = 'conformance-client-secret';
+export const SCOPE = 'openid profile email offline_access';
+
+export type Wrapper = 'node' | 'spa';
+
+/** The client id of a wrapper's client with `fault`, or of the well-behaved one. */
+export function clientId(wrapper: Wrapper, fault?: Fault): string {
+  return `${wrapper}.${fault ?? 'well-behaved'}`;
+}
+
+/** The tenant a fault's clients live in. */
+export function tenantOf(fault?: Fault): string {
+  return fault === 'discovery_issuer_mismatch' ? MISMATCH_TENANT : TENANT;
+}
+
+function clients(fault?: Fault): ClientConfig[] {
+  const common = { scopes: SCOPE.split(' '), skip_consent: true, ...(fault ? { fault } : {}) };
+  return [
+    {
+      client_id: clientId('node', fault),
+      client_secret: CLIENT_SECRET,
+      redirect_uris: [NODE_REDIRECT],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code', 'code id_token'],
+      ...common,
+    },
+    {
+      client_id: clientId('spa', fault),
+      redirect_uris: [SPA_REDIRECT],
+      grant_types: ['authorization_code', 'refresh_token', 'implicit'],
+      response_types: ['code', 'id_token token'],
+      ...common,
+    },
+  ];
+}
+
+/**
+ * The whole configuration (plain JSON, so it can be sent to a server in another process).
+ *
+ * @example
+ * const server = await createReferenceServer(conformanceConfig(), { logger: false });
+ */
+export function conformanceConfig(): ServerConfig {
+  const users = [
+    { username: 'alice', password: 'wonderland', claims: { sub: 'alice', name: 'Alice Liddell', email: 'alice@example.com', email_verified: true } },
+  ];
+  const inMain = FAULTS.filter((fault) => tenantOf(fault) === TENANT);
+  return {
+    tenants: [
+      { id: TENANT, users, clients: [...clients(), ...inMain.flatMap((fault) => clients(fault))] },
+      { id: MISMATCH_TENANT, users, clients: clients('discovery_issuer_mismatch') },
+    ],
+  };
+}

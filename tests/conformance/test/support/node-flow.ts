@@ -1,0 +1,98 @@
+/**
+ * One login through @oidc-rp/node as a backend runs it: `handleLogin` answers the browser's
+ * GET /login with a redirect and a sealed transaction cookie, the user signs in on the
+ * provider's real HTML forms (`completeLogin`, real HTTP), and the browser comes back to the
+ * callback with that cookie, where `handleCallback` finishes the login.
+ */
+import { MemoryTokenCache, createNodeClient, type NodeClient, type ResponseType, type TokenSet, type UserInfo } from '@oidc-rp/node';
+import { completeLogin } from '@oidc-rp/reference-server/testing';
+import { CLIENT_SECRET, NODE_REDIRECT, SCOPE } from './config';
+
+const APP = 'http://127.0.0.1:3000';
+
+export interface NodeFlow {
+  client: NodeClient;
+  tokens?: TokenSet;
+  userinfo?: UserInfo;
+  /** Whatever the flow threw. */
+  error?: unknown;
+  /** The parameters the provider sent to the callback (empty when the flow stopped earlier). */
+  callback: URLSearchParams;
+  /** The nonce of the authorize request, when it got that far. */
+  nonce?: string;
+  /** Keys the client wrote to its token cache. */
+  cacheWrites: string[];
+}
+
+export interface NodeFlowOptions {
+  issuer: string;
+  clientId: string;
+  responseType?: ResponseType;
+  /** After the login, ask the userinfo endpoint about the user. */
+  userinfo?: boolean;
+}
+
+/** A token cache that records what is written to it. */
+function recordingCache(writes: string[]): MemoryTokenCache {
+  const cache = new MemoryTokenCache();
+  const set = cache.set.bind(cache);
+  cache.set = (key, value, ttl) => {
+    writes.push(key);
+    return set(key, value, ttl);
+  };
+  return cache;
+}
+
+/**
+ * Runs the login (and userinfo) and reports what happened instead of throwing.
+ *
+ * @example
+ * const flow = await runNodeFlow({ issuer, clientId: 'node.id_token_wrong_aud' });
+ * expect(flow.error).toMatchObject({ code: 'id_token_aud_mismatch' });
+ */
+export async function runNodeFlow(options: NodeFlowOptions): Promise<NodeFlow> {
+  const cacheWrites: string[] = [];
+  const responseType = options.responseType ?? 'code';
+  const client = createNodeClient({
+    issuer: options.issuer,
+    clientId: options.clientId,
+    clientSecret: CLIENT_SECRET,
+    redirectUri: NODE_REDIRECT,
+    scope: SCOPE,
+    responseType,
+    responseMode: responseType === 'code' ? 'query' : 'form_post',
+    cookieSecret: 'conformance-cookie-secret-of-at-least-32-chars',
+    tokenCache: recordingCache(cacheWrites),
+  });
+  const flow: NodeFlow = { client, callback: new URLSearchParams(), cacheWrites };
+  try {
+    const started = await client.handleLogin(new Request(`${APP}/login`));
+    const cookie = started.headers
+      .getSetCookie()
+      .map((header) => header.split(';')[0])
+      .join('; ');
+    const authorizeUrl = new URL(started.headers.get('location') ?? '');
+    flow.nonce = authorizeUrl.searchParams.get('nonce') ?? undefined;
+    const result = await completeLogin(authorizeUrl);
+    let request: Request;
+    if (result.type === 'redirect') {
+      const location = new URL(result.location);
+      flow.callback = location.hash ? new URLSearchParams(location.hash.slice(1)) : location.searchParams;
+      request = new Request(result.location, { headers: { cookie } });
+    } else {
+      flow.callback = result.body;
+      request = new Request(result.action, {
+        method: 'POST',
+        headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+        body: result.body,
+      });
+    }
+    flow.tokens = (await client.handleCallback(request)).tokens;
+    if (options.userinfo) {
+      flow.userinfo = await client.getUserInfo(flow.tokens.accessToken, { expectedSubject: flow.tokens.claims?.sub ?? '' });
+    }
+  } catch (error) {
+    flow.error = error;
+  }
+  return flow;
+}
