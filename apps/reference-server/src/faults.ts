@@ -94,7 +94,7 @@ function impostorIssuer(ctx: RequestContext): string {
  */
 export async function faultyIdToken(ctx: RequestContext, faults: ReadonlySet<Fault>, payload: Record<string, unknown>): Promise<string> {
   const claims = faultyClaims(ctx, faults, payload);
-  const key = ctx.keys.current;
+  const key = (await ctx.keys()).current;
   if (faults.has('id_token_alg_none')) return unsecuredJwt(claims);
   if (faults.has('id_token_hs256_with_public_key')) return hmacWithPublicKey(claims, key);
   const signer = faults.has('id_token_unknown_kid')
@@ -177,7 +177,10 @@ const faultKeys = new WeakMap<Tenant, FaultKeys>();
 
 function keysOf(ctx: RequestContext): FaultKeys {
   let keys = faultKeys.get(ctx.tenant);
-  if (!keys) faultKeys.set(ctx.tenant, (keys = { rotated: [] }));
+  if (!keys) {
+    keys = { rotated: [] };
+    faultKeys.set(ctx.tenant, keys);
+  }
   return keys;
 }
 
@@ -199,7 +202,7 @@ async function rotatedKey(ctx: RequestContext): Promise<SigningKey> {
  * Public keys the JWKS publishes for `jwks_key_rotated`, besides the tenant's own.
  *
  * @example
- * return jsonResponse({ keys: [...ctx.keys.jwks().keys, ...faultJwks(ctx)] });
+ * return jsonResponse({ keys: [...(await ctx.keys()).jwks().keys, ...faultJwks(ctx)] });
  */
 export function faultJwks(ctx: RequestContext): JWK[] {
   return faultKeys.get(ctx.tenant)?.rotated.map((key) => key.publicJwk) ?? [];

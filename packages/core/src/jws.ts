@@ -28,7 +28,10 @@ const imported = new WeakMap<JWK, Map<string, Promise<CryptoKey>>>();
 
 function importKey(jwk: JWK, alg: string): Promise<CryptoKey> {
   let byAlg = imported.get(jwk);
-  if (!byAlg) imported.set(jwk, (byAlg = new Map()));
+  if (!byAlg) {
+    byAlg = new Map();
+    imported.set(jwk, byAlg);
+  }
   let key = byAlg.get(alg);
   if (!key) {
     // Key material only: `alg`, `use` and `key_ops` were checked when the key was selected.
