@@ -8,7 +8,7 @@
 import { Hono } from 'hono';
 import { authorize } from './authorize';
 import type { RequestContext, ServerContext, TenantEntry } from './context';
-import { preflight, withCors } from './cors';
+import { corsHeaders, preflight } from './cors';
 import { discovery, jwks } from './discovery';
 import { jsonResponse } from './errors';
 import { errorPage } from './html';
@@ -49,7 +49,7 @@ export interface RequestInfo {
   tenant?: string;
 }
 
-function problem(kind: Endpoint['kind'], status: 404 | 405, message: string, headers: Record<string, string> = {}): Response {
+function problem(kind: Endpoint['kind'], status: 404 | 405, message: string, headers: Readonly<Record<string, string>> = {}): Response {
   if (kind === 'html') {
     const page = errorPage(status, message);
     for (const [name, value] of Object.entries(headers)) page.headers.set(name, value);
@@ -59,15 +59,17 @@ function problem(kind: Endpoint['kind'], status: 404 | 405, message: string, hea
 }
 
 /** The answer while the store (e.g. Redis) is unreachable: 503, nothing issued, retry soon. */
-function unavailable(kind: Endpoint['kind']): Response {
+function unavailable(kind: Endpoint['kind'], headers: Readonly<Record<string, string>>): Response {
   const message = 'The server cannot reach its session store right now; nothing was issued. Try again in a moment.';
-  const response =
-    kind === 'html'
-      ? errorPage(503, message, 'temporarily_unavailable')
-      : jsonResponse({ error: 'temporarily_unavailable', error_description: message }, 503);
-  response.headers.set('Retry-After', '1');
-  return response;
+  if (kind === 'html') {
+    const page = errorPage(503, message, 'temporarily_unavailable');
+    page.headers.set('Retry-After', '1');
+    return page;
+  }
+  return jsonResponse({ error: 'temporarily_unavailable', error_description: message }, 503, { ...headers, 'Retry-After': '1' });
 }
+
+const NONE: Readonly<Record<string, string>> = Object.freeze({});
 
 /**
  * Assembles the application over a server context.
@@ -79,49 +81,53 @@ function unavailable(kind: Endpoint['kind']): Response {
 export function createApp(server: Omit<ServerContext, 'store'>, onRequest?: (info: RequestInfo) => void): Hono {
   const app = new Hono();
 
-  app.use('*', async (c, next) => {
-    if (onRequest) {
+  if (onRequest) {
+    app.use('*', async (c, next) => {
       const path = new URL(c.req.url).pathname;
       const first = path.split('/')[1] ?? '';
       onRequest({ method: c.req.method, path, ...(server.tenants.has(first) ? { tenant: first } : {}) });
-    }
-    await next();
-  });
+      await next();
+    });
+  }
 
-  async function serve(endpoint: Endpoint, entry: TenantEntry, request: Request): Promise<Response> {
-    const url = new URL(request.url);
-    const keys = await entry.keys();
-    const ctx: RequestContext = {
-      server: { ...server, store: entry.store },
-      tenant: entry.tenant,
-      keys,
-      request,
-      url,
-      issuer: `${url.origin}/${entry.tenant.id}`,
-    };
-    const allowed = Object.keys(endpoint.methods);
-    if (request.method === 'OPTIONS' && endpoint.cors) return preflight(ctx, allowed);
-    const handler = endpoint.methods[request.method as 'GET' | 'POST'];
+  // Built once per tenant rather than per request.
+  const servers = new Map<TenantEntry, ServerContext>();
+  for (const entry of server.tenants.values()) servers.set(entry, { ...server, store: entry.store });
+
+  async function serve(endpoint: Endpoint, allowed: readonly string[], ctx: RequestContext): Promise<Response> {
+    const { method } = ctx.request;
+    if (method === 'OPTIONS' && endpoint.cors) return preflight(ctx, allowed);
+    const handler = endpoint.methods[method as 'GET' | 'POST'];
     if (!handler) {
-      return problem(endpoint.kind, 405, `This endpoint accepts ${allowed.join(' and ')} only.`, { Allow: allowed.join(', ') });
+      const headers = { ...ctx.corsHeaders, Allow: allowed.join(', ') };
+      return problem(endpoint.kind, 405, `This endpoint accepts ${allowed.join(' and ')} only.`, headers);
     }
     return handler(ctx);
   }
 
   for (const endpoint of ENDPOINTS) {
+    const allowed = Object.keys(endpoint.methods);
     app.all(`/:tenant${endpoint.path}`, async (c) => {
       const request = c.req.raw;
       const entry = server.tenants.get(c.req.param('tenant'));
       if (!entry) return problem(endpoint.kind, 404, 'There is no such tenant on this server.');
-      let response: Response;
+      const url = new URL(request.url);
+      const ctx: RequestContext = {
+        server: servers.get(entry) ?? { ...server, store: entry.store },
+        tenant: entry.tenant,
+        keys: entry.keys,
+        request,
+        corsHeaders: endpoint.cors ? corsHeaders({ request, tenant: entry.tenant }) : NONE,
+        url,
+        issuer: `${url.origin}/${entry.tenant.id}`,
+      };
       try {
-        response = await serve(endpoint, entry, request);
+        return await serve(endpoint, allowed, ctx);
       } catch (error) {
         if (!(error instanceof StoreUnavailableError)) throw error;
         server.logger.info(`tenant ${entry.tenant.id}: answered 503: ${error.message}`);
-        response = unavailable(endpoint.kind);
+        return unavailable(endpoint.kind, ctx.corsHeaders);
       }
-      return endpoint.cors && request.method !== 'OPTIONS' ? withCors({ request, tenant: entry.tenant }, response) : response;
     });
   }
 

@@ -7,7 +7,7 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfigFile } from './config';
 import { demoConfig } from './demo';
-import { createReferenceServer, type Listening, type ReferenceServer } from './server';
+import { createProcessServer, type Listening, type ReferenceServer } from './server';
 
 const USAGE = 'usage: oidc-rp-reference-server [--config FILE] [--port N] [--host 127.0.0.1]';
 
@@ -40,7 +40,7 @@ async function main(): Promise<void> {
   let server: ReferenceServer;
   try {
     const config = values.config !== undefined ? await loadConfigFile(values.config) : demoConfig();
-    server = await createReferenceServer(config, { logger: { info: () => undefined, error: (m) => process.stderr.write(`${m}\n`) } });
+    server = await createProcessServer(config, { logger: { info: () => undefined, error: (m) => process.stderr.write(`${m}\n`) } });
   } catch (error) {
     if (error instanceof ConfigError) fail(error.message, 1);
     throw error;

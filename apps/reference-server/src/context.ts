@@ -34,8 +34,18 @@ export interface ServerContext {
 export interface RequestContext {
   server: ServerContext;
   tenant: Tenant;
-  keys: KeySet;
+  /**
+   * The tenant's signing keys, for the endpoints that sign or publish. Not awaited up front:
+   * discovery and opaque-token grants answer while the first key is still being generated.
+   */
+  keys(): Promise<KeySet>;
   request: Request;
+  /**
+   * Headers every response to this request carries: on the endpoints browsers call
+   * cross-origin, `Vary: Origin` and, for an allowed origin, the CORS headers (see cors.ts);
+   * none on the others. Passed where each response is built, so it is never copied after.
+   */
+  corsHeaders: Readonly<Record<string, string>>;
   url: URL;
   /** `{origin}/{tenantId}`, from the request's own origin. */
   issuer: string;

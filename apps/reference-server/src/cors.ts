@@ -15,22 +15,20 @@ function allowedOrigin(ctx: CorsContext): string | undefined {
   return origin !== null && ctx.tenant.corsOrigins.has(origin) ? origin : undefined;
 }
 
+const VARY_ONLY: Readonly<Record<string, string>> = Object.freeze({ Vary: 'Origin' });
+
 /**
- * The response with CORS headers added when the request's origin is allowed. Always adds
- * `Vary: Origin`, since the answer depends on it.
+ * The CORS headers of an actual (non-preflight) response: always `Vary: Origin`, since the
+ * answer depends on it, and for an allowed origin the origin itself and the one header
+ * browser code needs to read (`WWW-Authenticate`).
  *
  * @example
- * return withCors(ctx, await userinfo(ctx));
+ * return jsonResponse(body, 200, { ...corsHeaders(ctx), 'Cache-Control': 'no-cache' });
  */
-export function withCors(ctx: CorsContext, response: Response): Response {
-  const out = new Response(response.body, response);
-  out.headers.append('Vary', 'Origin');
+export function corsHeaders(ctx: CorsContext): Readonly<Record<string, string>> {
   const origin = allowedOrigin(ctx);
-  if (origin) {
-    out.headers.set('Access-Control-Allow-Origin', origin);
-    out.headers.set('Access-Control-Expose-Headers', 'WWW-Authenticate');
-  }
-  return out;
+  if (!origin) return VARY_ONLY;
+  return { Vary: 'Origin', 'Access-Control-Allow-Origin': origin, 'Access-Control-Expose-Headers': 'WWW-Authenticate' };
 }
 
 /**

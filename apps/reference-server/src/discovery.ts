@@ -56,7 +56,7 @@ export function providerMetadata(ctx: RequestContext) {
  * app.get('/:tenant/.well-known/openid-configuration', (c) => discovery(contextOf(c)));
  */
 export async function discovery(ctx: RequestContext): Promise<Response> {
-  return jsonResponse(providerMetadata(ctx), 200, { 'Cache-Control': 'no-cache' });
+  return jsonResponse(providerMetadata(ctx), 200, { ...ctx.corsHeaders, 'Cache-Control': 'no-cache' });
 }
 
 /**
@@ -66,6 +66,7 @@ export async function discovery(ctx: RequestContext): Promise<Response> {
  * app.get('/:tenant/oidc/jwks', (c) => jwks(contextOf(c)));
  */
 export async function jwks(ctx: RequestContext): Promise<Response> {
-  return jsonResponse({ keys: [...ctx.keys.jwks().keys, ...faultJwks(ctx)] }, 200, { 'Cache-Control': 'no-cache' });
+  const keys = await ctx.keys();
+  return jsonResponse({ keys: [...keys.jwks().keys, ...faultJwks(ctx)] }, 200, { ...ctx.corsHeaders, 'Cache-Control': 'no-cache' });
 }
 

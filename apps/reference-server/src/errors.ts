@@ -32,7 +32,7 @@ export const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' } as c
  * @example
  * return jsonResponse({ access_token }, 200);
  */
-export function jsonResponse(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
+export function jsonResponse(body: unknown, status = 200, headers: Readonly<Record<string, string>> = {}): Response {
   return new Response(JSON.stringify(body), {
     status,
     headers: { 'Content-Type': 'application/json; charset=utf-8', 'X-Content-Type-Options': 'nosniff', ...NO_STORE, ...headers },
@@ -40,13 +40,14 @@ export function jsonResponse(body: unknown, status = 200, headers: Record<string
 }
 
 /**
- * The JSON error response for an {@link OAuthError}.
+ * The JSON error response for an {@link OAuthError}, with `headers` (e.g. the request's CORS
+ * headers) besides the error's own.
  *
  * @example
- * catch (e) { if (e instanceof OAuthError) return errorResponse(e) }
+ * catch (e) { if (e instanceof OAuthError) return errorResponse(e, ctx.corsHeaders) }
  */
-export function errorResponse(error: OAuthError): Response {
-  return jsonResponse({ error: error.error, error_description: error.description }, error.status, { ...error.headers });
+export function errorResponse(error: OAuthError, headers: Readonly<Record<string, string>> = {}): Response {
+  return jsonResponse({ error: error.error, error_description: error.description }, error.status, { ...headers, ...error.headers });
 }
 
 /**

@@ -241,7 +241,7 @@ export function tokenResponse(ctx: RequestContext, clientId: string, body: Recor
   if (faults.has('token_response_not_json')) {
     return new Response('<!doctype html><title>Signed in</title><p>Welcome back.</p>', {
       status: 200,
-      headers: { 'Content-Type': 'text/html; charset=utf-8', ...NO_STORE },
+      headers: { ...ctx.corsHeaders, 'Content-Type': 'text/html; charset=utf-8', ...NO_STORE },
     });
   }
   const out = { ...body };
@@ -249,7 +249,7 @@ export function tokenResponse(ctx: RequestContext, clientId: string, body: Recor
   if (faults.has('token_response_token_type_lowercase') && out.token_type !== undefined) out.token_type = 'bearer';
   if (faults.has('token_response_unknown_token_type') && out.token_type !== undefined) out.token_type = 'mac';
   if (faults.has('id_token_missing')) delete out.id_token;
-  return jsonResponse(out);
+  return jsonResponse(out, 200, ctx.corsHeaders);
 }
 
 /**

@@ -30,7 +30,7 @@ export async function issueAccessToken(
   const iat = nowSeconds(ctx.server);
   let token = randomToken();
   if (ctx.tenant.access_token_format === 'jwt') {
-    const key = ctx.keys.current;
+    const key = (await ctx.keys()).current;
     token = await new SignJWT({
       client_id: grant.clientId,
       scope: grant.scopes.join(' '),
@@ -84,7 +84,7 @@ export async function issueIdToken(
   ctx: RequestContext,
   p: { clientId: string; user: Authentication; scopes: readonly string[]; nonce?: string; accessToken?: string; code?: string },
 ): Promise<string> {
-  const key = ctx.keys.current;
+  const key = (await ctx.keys()).current;
   const iat = nowSeconds(ctx.server);
   const configured = ctx.tenant.users.get(p.user.username);
   const claims: Record<string, unknown> = {

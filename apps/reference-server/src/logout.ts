@@ -12,9 +12,11 @@ import { BodyError, describeInvalid, queryParams, readFormBody, type Params } fr
 import { endSession } from './session';
 
 async function hintAudience(ctx: RequestContext, hint: string): Promise<string[] | undefined> {
+  // Outside the try: keys that cannot be had are the server's failure, not a bad hint.
+  const keys = await ctx.keys();
   try {
     const { kid, alg } = decodeProtectedHeader(hint);
-    const key = ctx.keys.verificationKeys().find((k) => k.kid === kid && k.alg === alg);
+    const key = keys.verificationKeys().find((k) => k.kid === kid && k.alg === alg);
     if (!key) return undefined;
     const { payload } = await compactVerify(hint, key.publicJwk, { algorithms: [key.alg] });
     const claims: unknown = JSON.parse(new TextDecoder().decode(payload));

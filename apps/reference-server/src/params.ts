@@ -21,6 +21,7 @@ export interface Params {
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 const utf8Encoder = new TextEncoder();
+const NEEDS_DECODING = /[%+\u0080-\uffff]/;
 
 /**
  * Decodes one `application/x-www-form-urlencoded` component (`+` is a space); undefined when
@@ -30,6 +31,8 @@ const utf8Encoder = new TextEncoder();
  * decodeComponent('a%20b+c'); // 'a b c'
  */
 export function decodeComponent(raw: string): string | undefined {
+  // Plain ASCII without escapes decodes to itself: the common case, without the byte round trip.
+  if (!NEEDS_DECODING.test(raw)) return raw;
   const text = raw.replace(/\+/g, ' ');
   if (/%(?![0-9A-Fa-f]{2})/.test(text)) return undefined;
   const bytes: number[] = [];
@@ -49,6 +52,11 @@ export function decodeComponent(raw: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** UTF-8 length of a string, exact only when it might exceed the limit (a UTF-16 unit is at most 3 bytes). */
+function utf8Length(value: string): number {
+  return value.length * 3 <= MAX_PARAM_BYTES ? value.length : utf8Encoder.encode(value).length;
 }
 
 /**
@@ -83,7 +91,7 @@ export function parseParams(input: string): Params {
     }
     seen.add(name);
     if (value === undefined) invalid.set(name, 'is not valid percent-encoded UTF-8');
-    else if (utf8Encoder.encode(value).length > MAX_PARAM_BYTES) invalid.set(name, `is longer than ${MAX_PARAM_BYTES} bytes`);
+    else if (utf8Length(value) > MAX_PARAM_BYTES) invalid.set(name, `is longer than ${MAX_PARAM_BYTES} bytes`);
     else if (value !== '') values.set(name, value);
   }
   return { values, invalid };
@@ -127,8 +135,6 @@ export async function readFormBody(request: Request): Promise<Params> {
   if (type !== 'application/x-www-form-urlencoded') {
     throw new BodyError('the body must be sent as application/x-www-form-urlencoded');
   }
-  const declared = Number(request.headers.get('content-length') ?? '0');
-  if (declared > MAX_BODY_BYTES) throw new BodyError(`the body is larger than ${MAX_BODY_BYTES} bytes`);
   const bytes = await readLimited(request, MAX_BODY_BYTES);
   let text: string;
   try {
@@ -139,7 +145,28 @@ export async function readFormBody(request: Request): Promise<Params> {
   return parseParams(text);
 }
 
+const tooLarge = (limit: number): BodyError => new BodyError(`the body is larger than ${limit} bytes`);
+
+/**
+ * The body, at most `limit` bytes. A body of declared length is read in one go (HTTP framing
+ * holds it to that length; the size is checked again for hand-built requests); one without
+ * is streamed and cut off as soon as it passes the limit.
+ */
 async function readLimited(request: Request, limit: number): Promise<Uint8Array> {
+  const declared = request.headers.get('content-length');
+  if (declared !== null && /^\d+$/.test(declared)) {
+    if (Number(declared) > limit) throw tooLarge(limit);
+    // arrayBuffer() on @hono/node-server's request reads the socket directly, without building a web stream.
+    const buffer = await request.arrayBuffer().catch(() => {
+      throw new BodyError('the body could not be read');
+    });
+    if (buffer.byteLength > limit) throw tooLarge(limit);
+    return new Uint8Array(buffer);
+  }
+  return readStreamLimited(request, limit);
+}
+
+async function readStreamLimited(request: Request, limit: number): Promise<Uint8Array> {
   if (!request.body) return new Uint8Array();
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
@@ -152,7 +179,7 @@ async function readLimited(request: Request, limit: number): Promise<Uint8Array>
       if (total > limit) {
         // Not awaited: cancelling one branch of a tee'd body (a caller kept a clone) only settles once the other is cancelled too.
         void reader.cancel().catch(() => undefined);
-        throw new BodyError(`the body is larger than ${limit} bytes`);
+        throw tooLarge(limit);
       }
       chunks.push(value);
     }

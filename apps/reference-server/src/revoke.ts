@@ -44,9 +44,9 @@ export async function revoke(ctx: RequestContext): Promise<Response> {
         }
       }
     }
-    return new Response(null, { status: 200, headers: { 'Cache-Control': 'no-store' } });
+    return new Response(null, { status: 200, headers: { ...ctx.corsHeaders, 'Cache-Control': 'no-store' } });
   } catch (error) {
-    if (error instanceof OAuthError) return errorResponse(error);
+    if (error instanceof OAuthError) return errorResponse(error, ctx.corsHeaders);
     throw error;
   }
 }

@@ -83,7 +83,24 @@ function sharedTenant(tenant: Tenant, redis: RedisConnection, now: () => number,
  * const res = await server.fetch(new Request('http://localhost/demo/.well-known/openid-configuration'));
  * const { origin, close } = await server.listen({ port: 0 });
  */
-export async function createReferenceServer(config: ServerConfig = demoConfig(), options: ReferenceServerOptions = {}): Promise<ReferenceServer> {
+export function createReferenceServer(config: ServerConfig = demoConfig(), options: ReferenceServerOptions = {}): Promise<ReferenceServer> {
+  return buildServer(config, options, false);
+}
+
+/**
+ * {@link createReferenceServer} for a process that runs nothing else (the CLI). Its listeners
+ * let @hono/node-server swap the global `Request` and `Response` for lighter subclasses, whose
+ * bodies go to the socket without a web-stream round trip; that would change them for every
+ * other library in a shared process, so the programmatic server leaves the globals alone.
+ *
+ * @example
+ * const server = await createProcessServer(await loadConfigFile(path));
+ */
+export function createProcessServer(config: ServerConfig, options: ReferenceServerOptions = {}): Promise<ReferenceServer> {
+  return buildServer(config, options, true);
+}
+
+async function buildServer(config: ServerConfig, options: ReferenceServerOptions, ownsProcess: boolean): Promise<ReferenceServer> {
   const tenants = validateConfig(config);
   const storeConfig = readStoreConfig(config.store);
   const now = options.now ?? Date.now;
@@ -104,7 +121,7 @@ export async function createReferenceServer(config: ServerConfig = demoConfig(),
   const fetch = async (request: Request): Promise<Response> => app.fetch(request);
 
   async function listen({ port = 0, host = '127.0.0.1' }: { port?: number; host?: string } = {}): Promise<Listening> {
-    const server = createAdaptorServer({ fetch: app.fetch, overrideGlobalObjects: false }) as Server;
+    const server = createAdaptorServer({ fetch: app.fetch, overrideGlobalObjects: ownsProcess }) as Server;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(port, host, () => {

@@ -151,16 +151,21 @@ interface Entry<T> {
   expiresAt: number;
 }
 
+/** How many entries each write checks for expiry, so the map stays near its live size. */
+const SWEEP_PER_WRITE = 2;
+
 /** A map whose entries expire on the injected clock; copies values in and out like a real store. */
 class ExpiringMap<T> {
   private readonly entries = new Map<string, Entry<T>>();
-  private writes = 0;
+  /** Where the incremental sweep resumes; Map iterators stay valid across inserts and deletes. */
+  private cursor: Iterator<[string, Entry<T>]> | undefined;
 
   constructor(private readonly now: () => number) {}
 
   set(key: string, value: T, ttlSeconds: number): void {
-    if (++this.writes % 256 === 0) this.sweep();
-    this.entries.set(key, { value: structuredClone(value), used: false, expiresAt: this.now() + ttlSeconds * 1000 });
+    const now = this.now();
+    this.sweep(now);
+    this.entries.set(key, { value: structuredClone(value), used: false, expiresAt: now + ttlSeconds * 1000 });
   }
 
   entry(key: string): Entry<T> | undefined {
@@ -189,9 +194,22 @@ class ExpiringMap<T> {
     this.entries.delete(key);
   }
 
-  private sweep(): void {
-    const now = this.now();
-    for (const [key, entry] of this.entries) if (entry.expiresAt <= now) this.entries.delete(key);
+  /**
+   * Drops expired entries a few at a time, in insertion order, wrapping around: each write
+   * costs O(1), and an expired entry is gone once the cursor has passed it (within about half
+   * as many writes as there are entries), whatever the lifetimes.
+   */
+  private sweep(now: number): void {
+    for (let i = 0; i < SWEEP_PER_WRITE; i++) {
+      this.cursor ??= this.entries.entries();
+      const next = this.cursor.next();
+      if (next.done) {
+        this.cursor = undefined;
+        return;
+      }
+      const [key, entry] = next.value;
+      if (entry.expiresAt <= now) this.entries.delete(key);
+    }
   }
 }
 

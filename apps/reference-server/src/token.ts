@@ -27,7 +27,7 @@ async function tokenEndpoint(ctx: RequestContext, run: (form: Form, grantType: s
     if (grantType === undefined) throw new OAuthError('invalid_request', 'grant_type is required');
     return await run(form, grantType);
   } catch (error) {
-    if (error instanceof OAuthError) return errorResponse(error);
+    if (error instanceof OAuthError) return errorResponse(error, ctx.corsHeaders);
     throw error;
   }
 }

@@ -55,9 +55,9 @@ export async function userinfo(ctx: RequestContext): Promise<Response> {
     if (!user || !record.scopes.includes('openid')) {
       throw bearerError(ctx, 'insufficient_scope', 'the access token was not granted the openid scope for a user', 403);
     }
-    return jsonResponse(userinfoClaims(ctx, record.clientId, releasedClaims(user, record.scopes)));
+    return jsonResponse(userinfoClaims(ctx, record.clientId, releasedClaims(user, record.scopes)), 200, ctx.corsHeaders);
   } catch (error) {
-    if (error instanceof OAuthError) return errorResponse(error);
+    if (error instanceof OAuthError) return errorResponse(error, ctx.corsHeaders);
     throw error;
   }
 }

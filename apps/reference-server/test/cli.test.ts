@@ -5,8 +5,12 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { build } from 'tsup';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { demoConfig } from '../src/index';
+import { completeLogin, CookieJar } from '../src/testing';
+import { authorizeUrl, pkce, spaParams, SPA_REDIRECT } from './helpers';
+import { describeHttpBodies } from './support/http-bodies';
 
 // The CLI is built from source with the package's CLI build settings, so this test never runs a
 // stale dist/ and does not race a concurrent `build` of the package.
@@ -139,4 +143,53 @@ describe('CLI', () => {
     expect(r.stderr()).toMatch(/cannot listen on port \d+: EADDRINUSE/);
     await new Promise<void>((ok) => blocker.close(() => ok()));
   });
+});
+
+describe('CLI under requests', () => {
+  let r: Run;
+  let origin = '';
+  beforeAll(async () => {
+    r = run(['--port', '0']);
+    origin = await listening(r);
+  });
+  afterAll(async () => {
+    r.child.kill('SIGTERM');
+    await r.exit;
+  });
+
+  it('answers discovery and the JWKS, and exits cleanly afterwards', async () => {
+    expect((await fetch(`${origin}/demo/.well-known/openid-configuration`)).status).toBe(200);
+    const jwks = (await (await fetch(`${origin}/demo/oidc/jwks`)).json()) as { keys: { alg: string }[] };
+    expect(jwks.keys.map((k) => k.alg)).toEqual(['RS256']);
+  });
+
+  it('serves a full login: login and consent pages, cookies, code exchange, ID token, userinfo, refresh', async () => {
+    const issuer = `${origin}/demo`;
+    const { verifier, challenge } = pkce();
+    const cookies = new CookieJar();
+    const result = await completeLogin(authorizeUrl(spaParams(challenge), issuer), { cookies });
+    if (result.type !== 'redirect') throw new Error(`expected a redirect, got ${result.type}`);
+    const code = new URL(result.location).searchParams.get('code') ?? '';
+    expect(cookies.names()).toEqual(expect.arrayContaining(['rs_browser', 'rs_session']));
+    const form = { 'content-type': 'application/x-www-form-urlencoded' };
+    const exchange = await fetch(`${issuer}/oidc/token`, {
+      method: 'POST',
+      headers: form,
+      body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: SPA_REDIRECT, client_id: 'spa', code_verifier: verifier }),
+    });
+    expect(exchange.status).toBe(200);
+    const tokens = (await exchange.json()) as { access_token: string; id_token: string; refresh_token: string };
+    const jwks = createRemoteJWKSet(new URL(`${issuer}/oidc/jwks`));
+    const { payload } = await jwtVerify(tokens.id_token, jwks, { issuer, audience: 'spa' });
+    expect(payload.sub).toBe('alice');
+    const me = await fetch(`${issuer}/oidc/userinfo`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
+    expect(await me.json()).toMatchObject({ sub: 'alice', name: 'Alice Liddell' });
+    const refreshed = await fetch(`${issuer}/oauth/token`, { method: 'POST', headers: form, body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: 'spa' }) });
+    expect(refreshed.status).toBe(200);
+    const replay = await fetch(`${issuer}/oauth/token`, { method: 'POST', headers: form, body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: 'spa' }) });
+    expect(replay.status).toBe(400);
+    expect(((await replay.json()) as { error: string }).error).toBe('invalid_grant');
+  });
+
+  describeHttpBodies('CLI', () => origin);
 });

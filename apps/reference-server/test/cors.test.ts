@@ -63,6 +63,23 @@ describe('CORS', () => {
     expect(token.headers.get('access-control-allow-origin')).toBe(SPA_ORIGIN);
   });
 
+  it('every kind of answer of a CORS endpoint carries them: JSON, empty body, 405', async () => {
+    const form = { 'content-type': 'application/x-www-form-urlencoded', origin: SPA_ORIGIN };
+    const answers: [string, Response][] = [
+      ['jwks', await h.fetch(new Request(`${ISSUER}/oidc/jwks`, { headers: { origin: SPA_ORIGIN } }))],
+      ['token', await h.fetch(new Request(`${ISSUER}/oauth/token`, { method: 'POST', headers: form, body: 'grant_type=client_credentials&client_id=service&client_secret=service-secret' }))],
+      ['revoke', await h.fetch(new Request(`${ISSUER}/oauth/revoke`, { method: 'POST', headers: form, body: 'client_id=spa&token=unknown' }))],
+      ['405', await h.fetch(new Request(`${ISSUER}/oauth/token`, { headers: { origin: SPA_ORIGIN } }))],
+    ];
+    const expected: Record<string, number> = { jwks: 200, token: 200, revoke: 200, '405': 405 };
+    for (const [what, res] of answers) {
+      expect(res.status, what).toBe(expected[what]);
+      expect(res.headers.get('access-control-allow-origin'), what).toBe(SPA_ORIGIN);
+      expect(res.headers.get('vary'), what).toBe('Origin');
+    }
+    expect(answers[3]?.[1].headers.get('allow')).toBe('POST');
+  });
+
   it('never uses a wildcard and gives unknown origins nothing on actual responses', async () => {
     const res = await h.fetch(new Request(`${ISSUER}/oidc/jwks`, { headers: { origin: 'https://evil.example' } }));
     expect(res.status).toBe(200);

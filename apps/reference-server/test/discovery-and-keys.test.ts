@@ -1,5 +1,9 @@
 import { decodeProtectedHeader } from 'jose';
 import { describe, expect, it } from 'vitest';
+import { createApp } from '../src/app';
+import type { TenantEntry } from '../src/context';
+import { demoConfig, MemoryStore, validateConfig } from '../src/index';
+import { KeySet } from '../src/keys';
 import { demoTenant, exchangeWebCode, ISSUER, login, setup, verifyJwt, webCode, webParams } from './helpers';
 
 describe('GET /.well-known/openid-configuration', () => {
@@ -109,5 +113,38 @@ describe('access token formats', () => {
     expect((await h.get('/oidc/userinfo', { authorization: `Bearer ${body.access_token}` })).status).toBe(401);
     const cc = (await (await h.post('/oauth/token', { grant_type: 'client_credentials', client_id: 'service', client_secret: 'service-secret' })).json()) as { access_token: string };
     expect(await verifyJwt(h, cc.access_token)).toMatchObject({ sub: 'service', client_id: 'service', scope: 'api.read api.write' });
+  });
+});
+
+describe('signing keys still being generated', () => {
+  it('discovery and opaque client-credentials tokens answer at once; the JWKS waits for the keys', async () => {
+    const [tenant] = validateConfig(demoConfig());
+    if (!tenant) throw new Error('demo config has no tenant');
+    const ready = await KeySet.create('RS256', Date.now);
+    let release: (keys: KeySet) => void = () => undefined;
+    const pending = new Promise<KeySet>((resolve) => (release = resolve));
+    const entry: TenantEntry = { tenant, store: new MemoryStore(), keys: () => pending, rotateKey: async () => ready.current };
+    const app = createApp({ tenants: new Map([['demo', entry]]), now: Date.now, logger: { info: () => undefined, error: () => undefined } });
+
+    let jwksAnswered = false;
+    const jwks = Promise.resolve(app.fetch(new Request(`${ISSUER}/oidc/jwks`))).then((res) => {
+      jwksAnswered = true;
+      return res;
+    });
+    const discovery = await app.fetch(new Request(`${ISSUER}/.well-known/openid-configuration`));
+    expect(discovery.status).toBe(200);
+    const token = await app.fetch(
+      new Request(`${ISSUER}/oauth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'grant_type=client_credentials&client_id=service&client_secret=service-secret',
+      }),
+    );
+    expect(token.status).toBe(200);
+    expect(jwksAnswered).toBe(false);
+
+    release(ready);
+    const published = (await (await jwks).json()) as { keys: { kid: string }[] };
+    expect(published.keys.map((k) => k.kid)).toEqual([ready.current.kid]);
   });
 });

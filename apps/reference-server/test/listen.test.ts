@@ -1,8 +1,13 @@
 import { request as httpRequest } from 'node:http';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createReferenceServer, demoConfig, type Listening } from '../src/index';
 import { completeLogin, CookieJar } from '../src/testing';
 import { authorizeUrl, pkce, spaParams, SPA_REDIRECT } from './helpers';
+import { describeHttpBodies } from './support/http-bodies';
+
+// Captured before any server is created, to show listen() leaves them alone.
+const NativeRequest = globalThis.Request;
+const NativeResponse = globalThis.Response;
 
 const open: Listening[] = [];
 afterEach(async () => {
@@ -73,4 +78,20 @@ describe('listen()', () => {
     open.push(a);
     await expect(server.listen({ port: a.port })).rejects.toThrow(/EADDRINUSE/);
   });
+});
+
+describe('listen() with the globals left alone', () => {
+  let listening: Listening;
+  beforeAll(async () => {
+    const server = await createReferenceServer(demoConfig(), { logger: false });
+    listening = await server.listen({ port: 0 });
+  });
+  afterAll(() => listening.close());
+
+  it('does not replace the global Request and Response of the process it runs in', () => {
+    expect(Object.getOwnPropertyDescriptor(globalThis, 'Response')?.value).toBe(NativeResponse);
+    expect(Object.getOwnPropertyDescriptor(globalThis, 'Request')?.value).toBe(NativeRequest);
+  });
+
+  describeHttpBodies('programmatic listener', () => listening.origin);
 });
