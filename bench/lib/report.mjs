@@ -90,59 +90,31 @@ const ABOUT = {
 /** Causes found by profiling (bench/README.md, "Profiling"), shown when the matching target is missed. */
 const FINDINGS = {
   idToken: [
-    'Before the signature check `validateIdToken` decodes header and payload (`decodeUnverifiedJwt`: split, a regex ' +
-      'per segment, two base64url decodes, two `JSON.parse`; ~5–6 µs per call measured), which its contract needs ' +
-      '(malformed tokens are refused before any key is fetched). jose `compactVerify` then parses the header and ' +
-      'decodes the signature and payload again, re-normalises the JWK it is handed (object copy, `use`/`key_ops` ' +
-      'checks, cache lookup), and the verified payload is parsed once more. On ES256 the verify itself dominates, so ' +
-      'the gap is smaller there.',
-    'What it would take: verify with WebCrypto directly (a ~60-line `jws.ts` in core: RS*/PS*/ES*/EdDSA parameters, ' +
-      'one `crypto.subtle.importKey` per JWK shared by concurrent callers, RSA ≥ 2048 bits, `crit` refused) and take ' +
-      'the claims from the payload already decoded, since the signature covers exactly those segments. A prototype ' +
-      "of this passed all of core's tests unchanged and measured 0.98× (RS256, PS256) and 1.00× (ES256) jose " +
-      '`jwtVerify` in interleaved runs (2026-11-20); it also removes jose from the browser bundle (next sections).',
+    'Where validateIdToken trails jose jwtVerify, compare the profile of both (bench/README.md, "Profiling"): core ' +
+      'decodes the token once, imports each JWK once (shared by concurrent callers) and verifies the signing input ' +
+      'with WebCrypto, so what remains is its own claim checks. Earlier gaps came from decoding the token twice and ' +
+      're-importing the key on every call (fixed 2026-11-20).',
   ],
   coldJwks: [
-    "jose caches the CryptoKey it imports from a JWK only once the import has finished, and core hands it the JWK. On a " +
-      'cold cache, 1,000 concurrent validations therefore import the same key 1,000 times (counted: 1,000 ' +
-      "`crypto.subtle.importKey` calls, against 1 for jose's remote key set), and the imports queue ahead of the " +
-      'verifications on the libuv thread pool. Fix: one import promise per JWK, stored before it is awaited (part of ' +
-      'the WebCrypto prototype above, which brought the first validation level with jose: 47 ms vs 44 ms).',
+    'A cold burst shares one JWKS fetch and one key import per JWK; a slower first validation than jose usually means ' +
+      'the import promise is no longer shared (see packages/core/src/jws.ts).',
   ],
   bundle: [
-    "jose's `compactVerify` alone is ~4.1 KB min+gzip (key import and algorithm tables for every JWS algorithm, " +
-      'base64 helpers, errors), nearly half the 9 KB budget for the one call core needs. With the WebCrypto prototype ' +
-      'above, jose leaves the browser bundle: @oidc-rp/browser went from 16.5 KB to 13.4 KB min+gzip, core + its ' +
-      'dependencies (SPA functions) from 12.5 KB to 9.4 KB (2026-11-20).',
-    'The rest is core and browser themselves (see the source-module table): reaching 9 KB would take about 4 KB ' +
-      'less of them. Long error messages that say what to do are a visible part (strings of 20+ characters were ' +
-      'about a fifth of the min+gzip bytes when measured); code an SPA never runs is another (hybrid and implicit ' +
-      'response handling, client-secret authentication, the generic discovery validation when `provider` is given).',
+    "jose's `importJWK` (key import for every JWS key type, ~12% of the minified bytes) stays: core keeps jose for JWK " +
+      'handling and verifies the signature itself with WebCrypto. Dropping jose entirely would save about 1.5 KB more.',
+    'The rest is core and browser themselves (see the source-module table): reaching 9 KB would take about 5 KB ' +
+      'less of them. Error messages that say what to do are a visible part; code an SPA never runs is another (hybrid ' +
+      'and implicit response handling, client-secret authentication, generic discovery validation when `provider` is ' +
+      'given). The lever is an API split (a code-flow-only entry point, discovery and popup as opt-in imports).',
   ],
   server: [
-    'Request bodies are read with `request.body.getReader()`, which makes @hono/node-server build a full undici ' +
-      'Request and a web stream for every POST; `await request.arrayBuffer()` takes its fast path that reads the ' +
-      'IncomingMessage directly (keep the streaming, size-limited read only for bodies without Content-Length). ' +
-      'Measured on the token endpoint: ~1.8× alone.',
-    '`withCors` re-wraps every JSON response (`new Response(response.body, response)`), so the adapter reads the ' +
-      'body through a second stream; the headers of a response the server just built can be appended in place (~+15%).',
-    'The listener uses `overrideGlobalObjects: false`, so every response is an undici Response whose body the adapter ' +
-      "reads through a stream. The CLI, which owns its process, could pass `true` and get the adapter's light Response " +
-      '(~+40%); programmatic use in tests can keep `false`.',
-    '`randomToken` calls `crypto.getRandomValues` per token (~10% of the CPU profile under load); drawing from a ' +
-      '4 KB `randomFillSync` pool is ~+7%. MemoryStore `structuredClone`s every record on set and get (slow in Node ' +
-      '20, ~+5%). `ExpiringMap.sweep` scans the whole map every 256 writes, a cost that grows with the number of live ' +
-      'tokens (1 h lifetime): stop at the first unexpired entry (insertion order follows expiry) or sweep by time.',
-    'With all of these applied to a copy of the built CLI (A/B runs, 2026-11-20), the token endpoint went from ' +
-      '~3.6k to ~13–15k req/s while oidc-provider did 6–7.5k in the same runs: about 2×. Without the global-objects ' +
-      'change it was ~10k (~1.5×).',
+    'Profile the CLI under autocannon (`node --cpu-prof dist/cli.js`): body reading (arrayBuffer for length-delimited ' +
+      'bodies), CORS headers set once per response, `overrideGlobalObjects: true` in the CLI process, pooled CSPRNG ' +
+      'bytes and the incremental expiry sweep were the hot spots fixed on 2026-11-20 (3.6k → ~30k req/s here).',
   ],
   startup: [
-    'Node itself takes what the bare server row shows. Then the import of the server (hono, jose, the adapter; ' +
-      '~75–120 ms measured) until it listens, then the demo tenant\'s RSA key generation, which runs in the background ' +
-      'but which the first request waits for (50–300 ms, random by nature): the gap between the two start-up columns. ' +
-      'Answering discovery without waiting for keys, generating ES256 keys for the demo (~1 ms) or loading keys from ' +
-      'the config, plus bundling the CLI into one file, would bring it near the floor.',
+    'Start-up is Node itself (the bare server row), the import of the bundled CLI, and nothing else: requests wait for ' +
+      'the tenant\'s signing keys only where they sign or publish (JWKS, ID tokens), so discovery answers at once.',
   ],
 };
 
