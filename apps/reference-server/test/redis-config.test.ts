@@ -2,7 +2,7 @@
 // stops start-up with a message that says where, never with the password.
 import { describe, expect, it } from 'vitest';
 import { ConfigError, createReferenceServer, demoConfig, MemoryStore, validateConfig, type ServerConfig } from '../src/index';
-import { freePort } from './support/redis-server';
+import { freePort } from '../../../test-support/redis-server';
 
 function withStore(store: unknown): ServerConfig {
   return { ...demoConfig(), store } as ServerConfig;

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CookieJar, completeLogin } from '../src/testing';
 import { redisConfig, startFleet, until, type Fleet } from './support/fleet';
 import { authorizeUrl, body, get, redeem, refresh, signIn, userinfo, via, type Pin } from './support/fleet-client';
-import { startRedisServer, type RunningRedis } from './support/redis-server';
+import { startRedisServer, type RunningRedis } from '../../../test-support/redis-server';
 
 const PREFIX = 'fleet-test:';
 let redis: RunningRedis;

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createReferenceServer } from '../src/index';
 import { redisConfig, startFleet, until, type Fleet } from './support/fleet';
 import { body, clientCredentials, get, redeem, refresh, signIn, userinfo, type Pin } from './support/fleet-client';
-import { startRedisServer, type RunningRedis } from './support/redis-server';
+import { startRedisServer, type RunningRedis } from '../../../test-support/redis-server';
 
 let redis: RunningRedis;
 let fleet: Fleet;

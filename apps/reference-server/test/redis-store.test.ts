@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryStore, StoreUnavailableError, type CodeRecord, type Interaction, type Store } from '../src/index';
 import { RedisConnection } from '../src/store-redis';
-import { startRedisServer, type RunningRedis } from './support/redis-server';
+import { startRedisServer, type RunningRedis } from '../../../test-support/redis-server';
 
 const SILENT = { info: () => undefined, error: () => undefined };
 let redis: RunningRedis;

@@ -6,7 +6,7 @@ import { type RedisClientType, createClient } from 'redis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type Instance, assertDistIsCurrent, killAllInstances, startInstance } from './support/fleet';
 import { type RunningServer, startReferenceServer } from './support/reference-server';
-import { type RunningRedis, startRedisServer } from './support/redis-server';
+import { type RunningRedis, startRedisServer } from '../../../test-support/redis-server';
 
 let redisServer: RunningRedis;
 let server: RunningServer;

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type NodeClient, OidcError, createNodeClient, serviceProvider } from '../src/index';
 import { type RedisClientLike, RedisTokenCache, type RedisTokenCacheOptions } from '../src/redis/index';
 import { type RunningServer, startReferenceServer } from './support/reference-server';
-import { type RunningRedis, startRedisServer } from './support/redis-server';
+import { type RunningRedis, startRedisServer } from '../../../test-support/redis-server';
 
 let redisServer: RunningRedis;
 let server: RunningServer;

@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type CachedToken, type NodeClientOptions, OidcError, createNodeClient, serviceProvider } from '../src/index';
 import { type RedisClientLike, RedisTokenCache, type RedisTokenCacheOptions } from '../src/redis/index';
 import { type RunningServer, startReferenceServer } from './support/reference-server';
-import { type RunningRedis, startRedisServer } from './support/redis-server';
+import { type RunningRedis, startRedisServer } from '../../../test-support/redis-server';
 
 const ENCRYPTION_KEY = 'token-cache-key-0123456789abcdefghijklmnop';
 const OTHER_KEY = 'another-token-cache-key-0123456789abcdefghij';

@@ -1,6 +1,6 @@
 // A real redis-server (Debian's /usr/bin/redis-server) on a free loopback port, without
-// persistence, for the Redis store's tests. Every wait is bounded. (The same helper as the
-// node package's: the server's tests do not import from SDK packages.)
+// persistence, for the Redis tests of the node package and the reference server. Every wait
+// is bounded. Shared by path, not as a package: it is test code only.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { connect, createServer } from 'node:net';
