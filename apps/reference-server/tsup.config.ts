@@ -2,7 +2,18 @@ import { defineConfig } from 'tsup';
 import { libraryBuild } from '../../tsup.shared';
 
 export default defineConfig([
-  libraryBuild({ index: 'src/index.ts', testing: 'src/testing.ts' }),
+  // shims: the testing entry finds its child-process script through import.meta.url, in CJS too.
+  { ...libraryBuild({ index: 'src/index.ts', testing: 'src/testing.ts' }), shims: true },
+  // The child side of startServerProcess, forked as a script of its own.
+  {
+    entry: { 'server-process-child': 'src/server-process-child.ts' },
+    format: ['esm'],
+    outExtension: () => ({ js: '.mjs' }),
+    target: 'es2022',
+    platform: 'node',
+    sourcemap: true,
+    clean: false,
+  },
   // The CLI is an ESM-only executable at the documented path dist/cli.js. Its runtime
   // dependencies are bundled in: one file to load instead of a few hundred modules takes
   // about a third off start-up. Redis stays external, loaded only when a config asks for it.

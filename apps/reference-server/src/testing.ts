@@ -203,3 +203,6 @@ export async function completeLogin(authorizeUrl: string | URL, options: Complet
   }
   throw new Error('completeLogin: the login did not finish within 25 steps');
 }
+
+export { startServerProcess } from './server-process';
+export type { ServerProcess } from './server-process';

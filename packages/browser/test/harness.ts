@@ -1,11 +1,11 @@
 /**
- * Test parts: the reference server in a child process, reached over real HTTP from the DOM
- * environment (so CORS applies as in a browser), with its real login form driven by
- * completeLogin; and "tabs": browser clients over storage, lock and channel a test may share.
+ * Test parts: the reference server in a child process (startServerProcess), reached over
+ * real HTTP from the DOM environment (so CORS applies as in a browser), with its real login
+ * form driven there; and "tabs": browser clients over storage, lock and channel a test may share.
  */
 
-import { fork, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
+import { demoConfig } from '@oidc-rp/reference-server';
+import { startServerProcess } from '@oidc-rp/reference-server/testing';
 import { vi } from 'vitest';
 import {
   createBrowserClient,
@@ -39,47 +39,25 @@ export interface Provider {
 
 /** Starts the reference server (demo config) in a child process on 127.0.0.1, port 0. */
 export async function startProvider(settings: { accessTokenLifetime?: number } = {}): Promise<Provider> {
-  const script = join(import.meta.dirname, 'provider-process.mjs');
-  const child: ChildProcess = fork(script, [JSON.stringify(settings)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
-  let nextId = 0;
-  const origin = await new Promise<string>((resolve, reject) => {
-    child.once('error', reject);
-    child.once('exit', (code) => reject(new Error(`provider process exited with ${code}`)));
-    child.on('message', (message: { ready?: boolean; origin?: string; id?: number; ok?: boolean; value?: unknown; message?: string }) => {
-      if (message.ready) return resolve(message.origin!);
-      const call = pending.get(message.id!);
-      pending.delete(message.id!);
-      if (message.ok) call?.resolve(message.value);
-      else call?.reject(new Error(message.message));
-    });
-  });
-  const call = <T>(type: string, args: object = {}) =>
-    new Promise<T>((resolve, reject) => {
-      const id = nextId++;
-      pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
-      child.send({ id, type, ...args });
-    });
-  const issuer = `${origin}/demo`;
+  const config = demoConfig();
+  const tenant = config.tenants[0]!;
+  if (settings.accessTokenLifetime) tenant.lifetimes = { ...tenant.lifetimes, access_token: settings.accessTokenLifetime };
+  const server = await startServerProcess(config);
   return {
-    origin,
-    issuer,
+    origin: server.origin,
+    issuer: `${server.origin}/demo`,
     async login(authorizeUrl, consent) {
-      const result = await call<{ type: string; location?: string }>('login', { url: authorizeUrl, consent });
-      if (result.type !== 'redirect' || !result.location) throw new Error(`unexpected ${result.type} response`);
+      const result = await server.login(authorizeUrl, { consent: consent ?? 'allow' });
+      if (result.type !== 'redirect') throw new Error(`unexpected ${result.type} response`);
       return result.location;
     },
-    advance: (seconds) => call('advance', { ms: seconds * 1000 }),
-    resetClock: () => call('resetClock'),
+    advance: (seconds) => server.advanceClock(seconds * 1000),
+    resetClock: () => server.resetClock(),
     async count(path, method) {
-      const paths = await call<string[]>('paths');
-      return paths.filter((entry) => entry === `${method ?? 'POST'} /demo${path}`).length;
+      const requests = await server.requests();
+      return requests.filter((entry) => entry === `${method ?? 'POST'} /demo${path}`).length;
     },
-    stop: () =>
-      new Promise<void>((resolve) => {
-        child.once('exit', () => resolve());
-        child.disconnect();
-      }),
+    stop: () => server.stop(),
   };
 }
 

@@ -10,11 +10,11 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runBrowserFlow, storedSessions, type BrowserFlow } from './support/browser-flow';
 import { CASES, caseName, type FaultCase } from './support/catalogue';
 import { SPA_REDIRECT, TENANT, clientId, conformanceConfig, tenantOf } from './support/config';
-import { startProviderProcess, type ProviderProcess } from './support/provider-process';
+import { startServerProcess, type ServerProcess } from '@oidc-rp/reference-server/testing';
 
-let provider: ProviderProcess;
+let provider: ServerProcess;
 beforeAll(async () => {
-  provider = await startProviderProcess(conformanceConfig());
+  provider = await startServerProcess(conformanceConfig());
 });
 afterAll(() => provider.stop());
 beforeEach(() => {
@@ -23,7 +23,7 @@ beforeEach(() => {
 });
 
 const issuerOf = (c?: FaultCase) => `${provider.origin}/${tenantOf(c?.fault)}`;
-const jwksRequests = () => provider.count(`GET /${TENANT}/oidc/jwks`);
+const jwksRequests = async () => (await provider.requests()).filter((entry) => entry === `GET /${TENANT}/oidc/jwks`).length;
 
 async function expectLoggedIn(flow: BrowserFlow, c: FaultCase): Promise<void> {
   expect(flow.error).toBeUndefined();

@@ -7,7 +7,7 @@
  */
 import { createBrowserClient, type BrowserClient, type UserInfo } from '@oidc-rp/browser';
 import { SPA_REDIRECT } from './config';
-import type { ProviderProcess } from './provider-process';
+import type { ServerProcess } from '@oidc-rp/reference-server/testing';
 
 export interface BrowserFlow {
   client: BrowserClient;
@@ -35,7 +35,7 @@ export interface BrowserFlowOptions {
  * const flow = await runBrowserFlow(provider, { issuer, clientId: 'spa.id_token_wrong_aud' });
  * expect(flow.error).toMatchObject({ code: 'id_token_aud_mismatch' });
  */
-export async function runBrowserFlow(provider: ProviderProcess, options: BrowserFlowOptions): Promise<BrowserFlow> {
+export async function runBrowserFlow(provider: ServerProcess, options: BrowserFlowOptions): Promise<BrowserFlow> {
   const redirects: string[] = [];
   const client = createBrowserClient({
     issuer: options.issuer,
@@ -57,7 +57,9 @@ export async function runBrowserFlow(provider: ProviderProcess, options: Browser
     const authorizeUrl = redirects[0];
     if (!authorizeUrl) throw new Error('login() did not navigate to the provider');
     flow.nonce = new URL(authorizeUrl).searchParams.get('nonce') ?? undefined;
-    flow.callbackUrl = await provider.login(authorizeUrl);
+    const result = await provider.login(authorizeUrl);
+    if (result.type !== 'redirect') throw new Error(`expected a redirect, got ${result.type}`);
+    flow.callbackUrl = result.location;
     await client.handleRedirectCallback(flow.callbackUrl);
     if (options.userinfo) flow.userinfo = await client.getUserInfo();
   } catch (error) {
