@@ -10,6 +10,7 @@
 import { isOidcError } from '@oidc-rp/core';
 import type { TokenSet } from '@oidc-rp/core';
 import type { CachedToken, TokenCache, TokenCacheLock } from './token-cache';
+import { sleep } from './retry';
 
 // Polling for a token another instance is requesting: 25 ms, 50 ms, ... at most 250 ms apart.
 const POLL_FIRST_MS = 25;
@@ -196,10 +197,6 @@ async function tolerant<T>(operation: () => T | Promise<T>): Promise<T | undefin
   } catch {
     return undefined;
   }
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 function nowSeconds(): number {

@@ -66,6 +66,7 @@ export async function withRetry<T>(operation: () => Promise<T>, policy: Required
   }
 }
 
-function sleep(ms: number): Promise<void> {
+/** Resolves after `ms` milliseconds (fake timers apply). */
+export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
