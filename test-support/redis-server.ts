@@ -16,6 +16,8 @@ export interface RunningRedis {
   pause(): void;
   /** Lets a paused process run again (SIGCONT). */
   resume(): void;
+  /** Whether the server was started and not stopped since. */
+  readonly running: boolean;
 }
 
 const READY_TIMEOUT_MS = 10_000;
@@ -65,7 +67,17 @@ export async function startRedisServer(): Promise<RunningRedis> {
   }
 
   await start();
-  return { port, url: `redis://127.0.0.1:${port}`, start, stop, pause: () => signal('SIGSTOP'), resume: () => signal('SIGCONT') };
+  return {
+    port,
+    url: `redis://127.0.0.1:${port}`,
+    start,
+    stop,
+    pause: () => signal('SIGSTOP'),
+    resume: () => signal('SIGCONT'),
+    get running() {
+      return child !== undefined;
+    },
+  };
 }
 
 /** A port nobody listens on right now: listen on 0, read the port, close. */

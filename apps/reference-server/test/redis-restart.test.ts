@@ -2,7 +2,7 @@
 // nothing is issued; when it is back (empty: it saves nothing) the instances recover on their
 // own, old codes and tokens are refused, and the fleet keeps its signing keys.
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createReferenceServer } from '../src/index';
 import { redisConfig, startFleet, until, type Fleet } from './support/fleet';
 import { body, clientCredentials, get, redeem, refresh, signIn, userinfo, type Pin } from './support/fleet-client';
@@ -19,6 +19,12 @@ beforeAll(async () => {
 afterAll(async () => {
   await fleet?.close();
   await redis?.stop();
+});
+
+// A test that fails while Redis is stopped or frozen must not leave the next one without it.
+afterEach(async () => {
+  if (!redis.running) await redis.start();
+  else redis.resume();
 });
 
 const PINS = ['a', 'b'] as const;
@@ -43,11 +49,15 @@ async function recovered(): Promise<void> {
   for (const pin of PINS) await until(`instance ${pin} reaches Redis again`, async () => (await clientCredentials(fleet, pin)).status === 200);
 }
 
-describe('Redis restart mid-run', () => {
+// Bounded waits add up here (two 2 s Redis timeouts, reconnects): a hang guard with room for a busy machine.
+describe('Redis restart mid-run', { timeout: 60_000 }, () => {
   it('answers 503 without issuing anything while Redis is down, and recovers when it is back', async () => {
     const issued = await body(await redeem(fleet, 'a', await signIn(fleet, 'b')));
     const pendingCode = await signIn(fleet, 'a');
+    // Each instance loads the keys on first use; one that never has cannot publish them
+    // without Redis. Have both load them, so what follows tests keeping keys once loaded.
     const keysBefore = await jwks('a');
+    expect(await jwks('b')).toEqual(keysBefore);
 
     await redis.stop();
     for (const pin of PINS) {
