@@ -1,5 +1,5 @@
 import { defineConfig, mergeConfig } from 'vitest/config';
-import { sharedTestConfig } from '../../vitest.shared';
+import { sharedTestConfig } from '../../vitest.shared.ts';
 
 // The page is served from the example app's origin, the one the demo client registers.
 export default defineConfig(

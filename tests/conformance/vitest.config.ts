@@ -1,5 +1,5 @@
 import { defineConfig, mergeConfig } from 'vitest/config';
-import { sharedTestConfig } from '../../vitest.shared';
+import { sharedTestConfig } from '../../vitest.shared.ts';
 
 // Node by default; the browser suite opts into happy-dom with a docblock. Its page is served
 // from the origin the conformance tenant registers for its SPA clients.

@@ -1,0 +1,75 @@
+// First-run set-up shared by `npm test` and `npm run demo`: a fresh machine has only Node and
+// npm, so these use Node built-ins alone. Each step is skipped when already done.
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { delimiter, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const root = resolve(fileURLToPath(new URL('../..', import.meta.url)));
+const pinnedPnpm = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).packageManager.split('@')[1];
+const localPnpmDir = join(root, '.tools', `pnpm-${pinnedPnpm}`);
+
+/** Runs a command with inherited output; returns its exit code. */
+export function run(command, args, options = {}) {
+  const result = spawnSync(command, args, { cwd: root, stdio: 'inherit', ...options });
+  if (result.error) return 127;
+  return result.status ?? 1;
+}
+
+function versionOf(command) {
+  const result = spawnSync(command, ['--version'], { encoding: 'utf8' });
+  return result.status === 0 ? result.stdout.trim() : undefined;
+}
+
+/** Fails with one line saying what to do. */
+export function fail(message) {
+  console.error(`\n✖ ${message}`);
+  process.exit(1);
+}
+
+/**
+ * Puts the pinned pnpm on PATH: the one installed if it is that version, else a copy installed
+ * once under `.tools/` (no global install, so no privilege is needed).
+ */
+export function ensurePnpm() {
+  if (versionOf('pnpm') === pinnedPnpm) return;
+  const bin = join(localPnpmDir, 'node_modules', '.bin');
+  if (!existsSync(join(bin, 'pnpm'))) {
+    console.log(`› installing pnpm ${pinnedPnpm} into .tools/ (once)`);
+    const code = run('npm', ['install', '--prefix', localPnpmDir, '--no-save', '--no-package-lock', '--loglevel=error', `pnpm@${pinnedPnpm}`]);
+    if (code !== 0) fail(`could not install pnpm ${pinnedPnpm} from the npm registry (npm exited ${code}); check the network and run again.`);
+  }
+  process.env.PATH = `${bin}${delimiter}${process.env.PATH ?? ''}`;
+}
+
+/** `pnpm install` when node_modules is missing or older than the lockfile. */
+export function ensureDependencies() {
+  const marker = join(root, 'node_modules', '.modules.yaml');
+  const stale = !existsSync(marker) || statSync(join(root, 'pnpm-lock.yaml')).mtimeMs > statSync(marker).mtimeMs;
+  if (!stale) return;
+  console.log('› installing dependencies (pnpm install --frozen-lockfile)');
+  const code = run('pnpm', ['install', '--frozen-lockfile', '--reporter=append-only']);
+  if (code !== 0) fail(`pnpm install failed (exit ${code}); the messages above say why.`);
+}
+
+/**
+ * Debian packages the tests need (Chromium for the browser tests, redis-server for the
+ * scale-out tests), installed with apt-get when missing and the user may.
+ */
+export function ensureSystemPackages() {
+  const missing = [];
+  if (!existsSync('/usr/bin/chromium')) missing.push('chromium');
+  if (!process.env.REDIS_SERVER && versionOf('redis-server') === undefined) missing.push('redis-server');
+  if (missing.length === 0) return;
+  const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+  const sudo = isRoot ? [] : spawnSync('sudo', ['-n', 'true']).status === 0 ? ['sudo', '-n'] : undefined;
+  if (!sudo || versionOf('apt-get') === undefined) {
+    fail(`the tests need Debian's ${missing.join(' and ')}, and this user cannot install them: run \`sudo apt-get install -y ${missing.join(' ')}\`, then run the tests again.`);
+  }
+  console.log(`› installing ${missing.join(', ')} with apt-get (once)`);
+  const aptGet = (args, options) => (sudo.length ? run('sudo', ['-n', 'apt-get', ...args], options) : run('apt-get', args, options));
+  const quiet = { env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' }, stdio: ['ignore', 'ignore', 'inherit'] };
+  if (aptGet(['update', '-qq'], quiet) !== 0 || aptGet(['install', '-y', '-qq', ...missing], quiet) !== 0) {
+    fail(`apt-get could not install ${missing.join(' and ')}; install them by hand and run the tests again.`);
+  }
+}

@@ -1,0 +1,22 @@
+// `npm test` (or `pnpm test`): sets up what a fresh machine lacks, then runs every workspace's
+// tests (unit, integration, Redis, conformance, end-to-end in Chromium), type checks and lint,
+// and ends with one summary of this run: the failed tests by name and a closing
+// `Tests: N passed, N failed` line, also when something failed.
+import { rmSync } from 'node:fs';
+import { ensureDependencies, ensurePnpm, ensureSystemPackages, root, run } from './lib/bootstrap.mjs';
+import { clearReports, summarize } from './lib/test-report.mjs';
+
+ensurePnpm();
+ensureDependencies();
+ensureSystemPackages();
+
+// Reports of earlier runs must not count: each task writes (or turbo's cache restores) its own.
+clearReports();
+rmSync(`${root}/.turbo/runs`, { recursive: true, force: true });
+
+const extra = process.argv.slice(2); // e.g. `npm test -- --force` to ignore turbo's cache
+const turbo = run('pnpm', ['exec', 'turbo', 'run', 'test', 'test:e2e', 'typecheck', 'lint', '--continue', '--summarize', ...extra]);
+const biome = run('pnpm', ['exec', 'biome', 'lint', '.']);
+
+const ok = summarize({ failedSteps: [...(turbo === 0 ? [] : ['turbo']), ...(biome === 0 ? [] : ['biome lint'])] });
+process.exit(ok ? 0 : 1);
