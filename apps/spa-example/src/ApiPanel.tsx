@@ -51,7 +51,7 @@ export function ApiPanel({ apiUrl }: { apiUrl: string }) {
       )}
       {outcome && 'error' in outcome && (
         <div data-call={outcome.call}>
-          <ErrorNotice error={outcome.error} title={`Call #${outcome.call} failed`} testId="api-error" />
+          <ErrorNotice error={outcome.error} testId="api-error" />
         </div>
       )}
     </section>

@@ -4,6 +4,7 @@ import type { ExampleConfig } from './config';
 import { CallbackPage, HomePage, NotFoundPage, ProtectedPage } from './pages';
 import { Link } from './Link';
 import { usePath } from './navigation';
+import { markSigningOut } from './signed-out';
 
 const STATUS_LABEL = {
   loading: 'Checking session…',
@@ -36,7 +37,10 @@ export function App({ config }: { config: ExampleConfig }) {
           {status === 'authenticated' && user?.name ? ` as ${user.name}` : ''}
         </span>
         {status === 'authenticated' && (
-          <button type="button" className="secondary" data-testid="logout-button" onClick={() => void logout()}>
+          <button type="button" className="secondary" data-testid="logout-button" onClick={() => {
+              markSigningOut();
+              void logout();
+            }}>
             Log out
           </button>
         )}

@@ -1,24 +1,17 @@
-/** Shows any failure with its OidcError `code` (when it has one) and its message. */
-export function ErrorNotice({
-  error,
-  title = 'Something went wrong',
-  testId = 'auth-error',
-}: {
-  error: unknown;
-  title?: string;
-  testId?: string;
-}) {
-  const code = typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : undefined;
-  const message = error instanceof Error ? error.message : String(error);
+import { describeError } from './error-text';
+
+/** A failure in words a person understands, with the code (for support) underneath. */
+export function ErrorNotice({ error, testId = 'auth-error' }: { error: unknown; testId?: string }) {
+  const { title, message, code } = describeError(error);
   return (
     <div className="notice notice-error" role="alert" data-testid={testId} data-code={code}>
-      <strong>{title}</strong>
+      <strong data-testid="error-title">{title}</strong>
+      <p data-testid="error-message">{message}</p>
       {code && (
-        <p>
+        <p className="muted">
           Error code: <code data-testid="error-code">{code}</code>
         </p>
       )}
-      <p data-testid="error-message">{message}</p>
     </div>
   );
 }

@@ -3,6 +3,8 @@ import { ApiPanel } from './ApiPanel';
 import { ClaimsTable } from './ClaimsTable';
 import { ErrorNotice } from './ErrorNotice';
 import { Link } from './Link';
+import { SignedOutNotice } from './SignedOutNotice';
+import { TokenStatus } from './TokenStatus';
 import { navigate } from './navigation';
 
 /** Signed out: a login button. Signed in: the user's claims and the API call. */
@@ -15,7 +17,8 @@ export function HomePage({ apiUrl }: { apiUrl: string }) {
     return (
       <section>
         <h1>Welcome</h1>
-        {status === 'error' && <ErrorNotice error={error} title="The login did not complete" />}
+        {status === 'error' && <ErrorNotice error={error} />}
+        {status !== 'error' && <SignedOutNotice />}
         <p>
           Log in with the reference server's demo tenant as <strong>alice</strong> / <strong>wonderland</strong>.
         </p>
@@ -29,6 +32,7 @@ export function HomePage({ apiUrl }: { apiUrl: string }) {
   return (
     <section>
       <h1>Hello, {user.name ?? user.sub}</h1>
+      <TokenStatus />
       <h2>Your ID token claims</h2>
       <ClaimsTable claims={user} />
       <ApiPanel apiUrl={apiUrl} />
@@ -43,7 +47,7 @@ export function CallbackPage() {
     return (
       <section>
         <h1>Login failed</h1>
-        <ErrorNotice error={error} title="The login did not complete" />
+        <ErrorNotice error={error} />
         <p>No session was created.</p>
         <button type="button" onClick={() => navigate('/', { replace: true })}>
           Back to the start
@@ -74,7 +78,7 @@ export function ProtectedPage() {
 
 function ProtectedFallback() {
   const { status, error } = useAuth();
-  if (status === 'error') return <ErrorNotice error={error} title="The login did not complete" />;
+  if (status === 'error') return <ErrorNotice error={error} />;
   return <p data-testid="loading">Sending you to the login page…</p>;
 }
 

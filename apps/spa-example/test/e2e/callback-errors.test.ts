@@ -46,7 +46,7 @@ describe('a tampered login callback', () => {
       expect(await page.getByTestId('error-code').textContent()).toBe(await error.getAttribute('data-code'));
       expect(await page.getByTestId('status').getAttribute('data-status')).toBe('error');
       const message = (await page.getByTestId('error-message').textContent()) ?? '';
-      expect(message).toMatch(/start a new login/i);
+      expect(message).toMatch(/start a new sign-in/i);
       for (const secret of [callbackUrl?.searchParams.get('code'), state]) expect(message.includes(secret as string)).toBe(false);
 
       // The code was never redeemed and there is no session, on this page or the next.
