@@ -1,0 +1,139 @@
+// `npm run demo` walked as a person would: the banner only when everything answers, a clear
+// refusal on a busy port, the tenant's start page, the login page naming the app, Cancel, the
+// Back button after login, logout, the server-side example's pages, and Ctrl-C.
+import type { Server } from 'node:net';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Demo, freePort, occupy, startDemo } from './demo-process';
+
+describe('a busy port', () => {
+  let blocker: Server | undefined;
+  afterAll(() => blocker?.close());
+
+  it('stops the demo at once with one line naming the port and the flag that moves it', async () => {
+    const spa = await freePort();
+    blocker = await occupy(spa);
+    const demo = await startDemo({ server: await freePort(), spa, node: await freePort() });
+    expect(await demo.exited).not.toBe(0);
+    expect(demo.output()).toContain(`port ${spa} (example SPA) is in use`);
+    expect(demo.output()).toContain('--spa-port');
+    expect(demo.output()).not.toMatch(/ready/);
+    expect(demo.output()).not.toMatch(/EADDRINUSE|\n\s+at /); // no stack trace
+  });
+});
+
+describe('the demo', () => {
+  let demo: Demo;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    demo = await startDemo();
+    await demo.waitFor(/oidc-rp demo is ready/);
+    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: ['--no-sandbox', '--disable-gpu', '--no-first-run'] });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await demo?.interrupt();
+  });
+
+  async function newPage(): Promise<Page> {
+    const context = await browser.newContext();
+    context.setDefaultTimeout(15_000);
+    return context.newPage();
+  }
+
+  it('prints "ready" only when all three servers answer', async () => {
+    for (const url of [`${demo.issuer}/.well-known/openid-configuration`, `${demo.spaOrigin}/`, `${demo.nodeOrigin}/`]) {
+      expect((await fetch(url)).status, url).toBe(200);
+    }
+    expect(demo.output()).toContain(demo.spaOrigin);
+  });
+
+  it('shows a start page at the tenant root: what it is, its discovery URL, the demo users and clients', async () => {
+    const page = await newPage();
+    const response = await page.goto(demo.issuer);
+    expect(response?.status()).toBe(200);
+    await expect.poll(() => page.title()).toMatch(/oidc-rp demo/);
+    const text = (await page.textContent('body')) ?? '';
+    expect(text).toContain(`${demo.issuer}/.well-known/openid-configuration`);
+    expect(text).toContain('alice');
+    expect(text).toMatch(/React example \(SPA\)/);
+    expect(text).toMatch(/Server-side example/);
+    expect(text).not.toContain('wonderland-not-a-password');
+    await page.context().close();
+  });
+
+  it('walks the SPA: the login page names the app, Cancel reads as a cancel, login, Back, logout', async () => {
+    const page = await newPage();
+    const consoleErrors: string[] = [];
+    page.on('console', (m) => m.type() === 'error' && consoleErrors.push(m.text()));
+    await page.goto(demo.spaOrigin);
+    await page.getByTestId('login-button').click();
+
+    // The login page: the client's display name and the tenant's, and the demo users.
+    await page.getByLabel('Username').waitFor();
+    const login = (await page.textContent('body')) ?? '';
+    expect(login).toContain('React example (SPA)');
+    expect(login).toContain('oidc-rp demo');
+    expect(login).not.toMatch(/continue to spa\b/);
+    expect(login).toContain('alice');
+
+    // Cancel → the SPA explains, in words a person understands, that nothing happened.
+    await page.getByRole('button', { name: 'Cancel' }).click();
+    await page.getByTestId('auth-error').waitFor();
+    expect(await page.getByTestId('error-code').textContent()).toBe('access_denied');
+    expect(await page.getByTestId('error-title').textContent()).toBe('Sign-in cancelled');
+    expect(await page.getByTestId('error-message').textContent()).not.toMatch(/client registration/);
+
+    // Log in for real.
+    await page.getByTestId('login-button').click();
+    await page.getByLabel('Username').fill('alice');
+    await page.getByLabel('Password').fill('wonderland');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    const allow = page.getByRole('button', { name: 'Allow' });
+    await allow.or(page.getByTestId('claims')).first().waitFor();
+    if (await allow.isVisible()) await allow.click();
+    await page.getByTestId('claims').waitFor();
+    await page.getByTestId('token-status').waitFor();
+
+    // Back lands on the finished sign-in: a page that says so and leads back, not a 400.
+    await page.goBack();
+    await page.waitForLoadState();
+    if (!page.url().startsWith(demo.spaOrigin)) {
+      const body = (await page.textContent('body')) ?? '';
+      expect(body).toMatch(/already (complete|signed in)/i);
+      expect(body).not.toMatch(/400|bad request/i);
+      await page.getByRole('link', { name: /back to React example \(SPA\)/i }).click();
+      await page.getByTestId('claims').waitFor();
+    }
+
+    // Logout: the app says so, and the next login asks for the password again.
+    await page.getByTestId('logout-button').click();
+    await page.getByTestId('signed-out-notice').waitFor();
+    await page.getByTestId('login-button').click();
+    await page.getByLabel('Password').waitFor();
+    expect(consoleErrors.filter((e) => /favicon/.test(e))).toEqual([]);
+    await page.context().close();
+  });
+
+  it('serves the server-side example with real pages, a 404 page included', async () => {
+    const page = await newPage();
+    const home = await page.goto(demo.nodeOrigin);
+    expect(home?.status()).toBe(200);
+    expect(await page.locator('link[rel="stylesheet"], style').count()).toBeGreaterThan(0);
+    const missing = await page.goto(`${demo.nodeOrigin}/no-such-page`);
+    expect(missing?.status()).toBe(404);
+    expect(missing?.headers()['content-type']).toMatch(/text\/html/);
+    await page.getByRole('link').first().waitFor();
+    await page.context().close();
+  });
+
+  it('stops everything on Ctrl-C', async () => {
+    expect(await demo.interrupt()).toBe(0);
+    for (const port of Object.values(demo.ports)) {
+      const server = await occupy(port); // free again: nothing is left listening
+      server.close();
+    }
+  });
+});
