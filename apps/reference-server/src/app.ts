@@ -6,18 +6,18 @@
  * failure is logged (without request data) and answered 500 without details.
  */
 import { Hono } from 'hono';
-import { authorize } from './authorize';
-import type { RequestContext, ServerContext, TenantEntry } from './context';
-import { corsHeaders, preflight } from './cors';
-import { discovery, jwks } from './discovery';
-import { jsonResponse } from './errors';
-import { errorPage } from './html';
-import { showConsent, showLogin, submitConsent, submitLogin } from './login';
-import { logout } from './logout';
-import { revoke } from './revoke';
-import { StoreUnavailableError } from './store';
-import { codeTokenEndpoint, oauthTokenEndpoint } from './token';
-import { userinfo } from './userinfo';
+import { authorize } from './endpoints/authorize';
+import type { RequestContext, ServerContext, TenantEntry } from './request/context';
+import { corsHeaders, preflight } from './http/cors';
+import { discovery, jwks } from './endpoints/discovery';
+import { jsonResponse } from './http/errors';
+import { errorPage } from './http/html';
+import { showConsent, showLogin, submitConsent, submitLogin } from './endpoints/login';
+import { logout } from './endpoints/logout';
+import { revoke } from './endpoints/revoke';
+import { StoreUnavailableError } from './store/store';
+import { codeTokenEndpoint, oauthTokenEndpoint } from './endpoints/token';
+import { userinfo } from './endpoints/userinfo';
 
 type Handler = (ctx: RequestContext) => Promise<Response>;
 
