@@ -103,6 +103,21 @@ export interface Tenant {
   clients: ReadonlyMap<string, Client>;
   /** Origins of the registered http(s) redirect URIs: the only CORS origins. */
   corsOrigins: ReadonlySet<string>;
+  /** Whether any client has conformance faults: only then do endpoints consult faults/. */
+  hasFaults: boolean;
+}
+
+/**
+ * The faults of a client of `tenant`, or undefined when it has none (or is unknown): the one
+ * check that keeps requests of healthy clients out of faults/.
+ *
+ * @example
+ * const faults = clientFaults(ctx.tenant, clientId);
+ * if (faults) return faultyIdToken(ctx, faults, payload);
+ */
+export function clientFaults(tenant: Tenant, clientId: string | undefined): ReadonlySet<Fault> | undefined {
+  const faults = clientId === undefined ? undefined : tenant.clients.get(clientId)?.faults;
+  return faults !== undefined && faults.size > 0 ? faults : undefined;
 }
 
 /**
@@ -357,6 +372,7 @@ function readTenant(v: unknown, field: string): Tenant {
     users: new Map(users.map((u) => [u.username, u])),
     clients: new Map(clients.map((c) => [c.client_id, c])),
     corsOrigins,
+    hasFaults: clients.some((c) => c.faults.size > 0),
   };
 }
 

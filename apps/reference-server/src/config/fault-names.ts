@@ -1,6 +1,14 @@
 /**
- * Every fault a client can be configured with (see the fault table in the README). Only the
- * names live here, for the config to check; what each one does is in faults/.
+ * The misbehaving mode's vocabulary. A client's `"fault"` (one name or a list) makes the server
+ * break one rule of the protocol for that client, like the negative tests of the OpenID
+ * relying-party certification, so a client library's defences can be proven over real HTTP.
+ * Each fault hands the client something it must refuse, except `jwks_key_rotated` and
+ * `token_response_token_type_lowercase`, which a correct client accepts. Test use only.
+ * The names live here, for the config to check; what each does is in faults/.
+ */
+
+/**
+ * Every fault a client can be configured with (see the fault table in the README).
  *
  * @example
  * { "client_id": "broken", "fault": ["id_token_wrong_aud", "redirect_missing_iss"], ... }

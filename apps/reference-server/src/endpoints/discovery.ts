@@ -3,7 +3,8 @@ import { SCOPE_CLAIM_NAMES } from '../oauth/claims';
 import { RESPONSE_TYPES } from '../config/config';
 import type { RequestContext } from '../request/context';
 import { jsonResponse } from '../http/errors';
-import { discoveryIssuer, faultJwks } from '../faults/faults';
+import { faultJwks } from '../faults/id-token';
+import { discoveryIssuer } from '../faults/responses';
 
 /**
  * The discovery document of the request's tenant, including the oidc-rp extensions
@@ -18,7 +19,7 @@ export function providerMetadata(ctx: RequestContext) {
   const scopes = new Set(['openid']);
   for (const client of ctx.tenant.clients.values()) for (const s of client.scopes) scopes.add(s);
   return {
-    issuer: discoveryIssuer(ctx),
+    issuer: ctx.tenant.hasFaults ? discoveryIssuer(ctx) : ctx.issuer,
     authorization_endpoint: `${base}/oidc/authorize`,
     token_endpoint: `${base}/oidc/token`,
     token_endpoint_by_grant: {
@@ -66,7 +67,7 @@ export async function discovery(ctx: RequestContext): Promise<Response> {
  * app.get('/:tenant/oidc/jwks', (c) => jwks(contextOf(c)));
  */
 export async function jwks(ctx: RequestContext): Promise<Response> {
-  const keys = await ctx.keys();
-  return jsonResponse({ keys: [...keys.jwks().keys, ...faultJwks(ctx)] }, 200, { ...ctx.corsHeaders, 'Cache-Control': 'no-cache' });
+  const { keys } = (await ctx.keys()).jwks();
+  return jsonResponse({ keys: ctx.tenant.hasFaults ? [...keys, ...faultJwks(ctx)] : keys }, 200, { ...ctx.corsHeaders, 'Cache-Control': 'no-cache' });
 }
 

@@ -6,7 +6,7 @@ import { USER_SCOPES } from '../oauth/claims';
 import { authenticateClient, requireSecretIfConfidential } from '../oauth/client-auth';
 import { nowSeconds, type RequestContext } from '../request/context';
 import { OAuthError, asInvalidRequest, errorResponse } from '../http/errors';
-import { tokenResponse } from '../faults/faults';
+import { tokenResponse } from '../oauth/token-response';
 import { issueAccessToken, issueIdToken, issueRefreshToken, newGrantId, revokeGrant } from '../oauth/issue';
 import { readStrictForm } from '../http/params';
 import { s256, safeEqual, storageKey } from '../crypto/secrets';
@@ -99,7 +99,7 @@ export function codeTokenEndpoint(ctx: RequestContext): Promise<Response> {
     if (record.scopes.includes('offline_access') && client.grant_types.includes('refresh_token')) {
       body.refresh_token = await issueRefreshToken(ctx, grant);
     }
-    return tokenResponse(ctx, client.client_id, body);
+    return tokenResponse(ctx, client, body);
   });
 }
 
@@ -153,7 +153,7 @@ async function refreshGrant(ctx: RequestContext, form: Form): Promise<Response> 
   }
   const access = await issueAccessToken(ctx, { clientId: client.client_id, scopes, user: record.user, grantId: record.grantId });
   const refreshToken = await issueRefreshToken(ctx, { clientId: client.client_id, scopes: record.scopes, user: record.user, grantId: record.grantId });
-  return tokenResponse(ctx, client.client_id, { access_token: access.token, token_type: 'bearer', expires_in: access.expiresIn, refresh_token: refreshToken });
+  return tokenResponse(ctx, client, { access_token: access.token, token_type: 'bearer', expires_in: access.expiresIn, refresh_token: refreshToken });
 }
 
 async function clientCredentialsGrant(ctx: RequestContext, form: Form): Promise<Response> {
@@ -172,5 +172,5 @@ async function clientCredentialsGrant(ctx: RequestContext, form: Form): Promise<
     throw new OAuthError('invalid_scope', 'a requested scope is not allowed for this client (user scopes such as openid never are)');
   }
   const access = await issueAccessToken(ctx, { clientId: client.client_id, scopes, grantId: newGrantId() });
-  return tokenResponse(ctx, client.client_id, { access_token: access.token, token_type: 'bearer', expires_in: access.expiresIn });
+  return tokenResponse(ctx, client, { access_token: access.token, token_type: 'bearer', expires_in: access.expiresIn });
 }

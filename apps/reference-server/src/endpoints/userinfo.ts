@@ -5,7 +5,8 @@
 import { releasedClaims } from '../oauth/claims';
 import type { RequestContext } from '../request/context';
 import { OAuthError, errorResponse, jsonResponse } from '../http/errors';
-import { userinfoClaims } from '../faults/faults';
+import { clientFaults } from '../config/config';
+import { faultyUserinfoClaims } from '../faults/responses';
 import { findLiveAccessToken } from '../oauth/issue';
 import { BodyError, queryParams, readStrictForm } from '../http/params';
 
@@ -55,7 +56,9 @@ export async function userinfo(ctx: RequestContext): Promise<Response> {
     if (!user || !record.scopes.includes('openid')) {
       throw bearerError(ctx, 'insufficient_scope', 'the access token was not granted the openid scope for a user', 403);
     }
-    return jsonResponse(userinfoClaims(ctx, record.clientId, releasedClaims(user, record.scopes)), 200, ctx.corsHeaders);
+    const claims = releasedClaims(user, record.scopes);
+    const faults = clientFaults(ctx.tenant, record.clientId);
+    return jsonResponse(faults ? faultyUserinfoClaims(faults, claims) : claims, 200, ctx.corsHeaders);
   } catch (error) {
     if (error instanceof OAuthError) return errorResponse(error, ctx.corsHeaders);
     throw error;

@@ -6,7 +6,8 @@
 import type { ResponseTarget } from './authorize-request';
 import { nowSeconds, type RequestContext } from '../request/context';
 import type { OAuthError } from '../http/errors';
-import { redirectParams } from '../faults/faults';
+import { clientFaults } from '../config/config';
+import { faultyRedirectParams } from '../faults/responses';
 import { html, htmlPage } from '../http/html';
 import { issueAccessToken, issueIdToken, newGrantId } from './issue';
 import { randomToken, storageKey } from '../crypto/secrets';
@@ -16,7 +17,8 @@ function deliver(ctx: RequestContext, target: ResponseTarget, params: Record<str
   const sent: Record<string, string> = { ...params };
   if (target.state !== undefined) sent.state = target.state;
   sent.iss = ctx.issuer;
-  const all = redirectParams(ctx, target.clientId, sent);
+  const faults = clientFaults(ctx.tenant, target.clientId);
+  const all = faults ? faultyRedirectParams(ctx, faults, sent) : sent;
   const out = new Headers(headers);
   if (target.mode === 'form_post') {
     const fields = Object.entries(all).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`);

@@ -6,7 +6,8 @@
 import { SignJWT } from 'jose';
 import { releasedClaims } from './claims';
 import { nowSeconds, type RequestContext } from '../request/context';
-import { clientFaults, faultyIdToken } from '../faults/faults';
+import { clientFaults } from '../config/config';
+import { faultyIdToken } from '../faults/id-token';
 import { leftHalfHash, randomToken, storageKey } from '../crypto/secrets';
 import type { AccessTokenRecord, Authentication, RefreshTokenRecord } from '../store/store';
 
@@ -96,8 +97,8 @@ export async function issueIdToken(
   if (p.accessToken !== undefined) claims.at_hash = leftHalfHash(p.accessToken);
   if (p.code !== undefined) claims.c_hash = leftHalfHash(p.code);
   const payload = { ...claims, iss: ctx.issuer, sub: p.user.sub, aud: p.clientId, iat, exp: iat + ctx.tenant.lifetimes.id_token };
-  const faults = clientFaults(ctx, p.clientId);
-  if (faults.size > 0) return faultyIdToken(ctx, faults, payload);
+  const faults = clientFaults(ctx.tenant, p.clientId);
+  if (faults) return faultyIdToken(ctx, faults, payload);
   return new SignJWT(payload).setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'JWT' }).sign(key.privateKey);
 }
 

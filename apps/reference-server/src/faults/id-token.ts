@@ -1,44 +1,20 @@
 /**
- * The misbehaving mode. A client's `"fault"` (one name or a list) makes the server break one
- * rule of the protocol for that client, like the negative tests of the OpenID relying-party
- * certification, so a client library's defences can be proven over real HTTP. Each fault
- * hands the client something it must refuse, except `jwks_key_rotated` and
- * `token_response_token_type_lowercase`, which a correct client accepts. Test use only.
- *
- * The endpoints call in here at the one spot each fault changes; clients without faults take
- * the normal path untouched.
+ * ID token faults: claims changed or removed, a broken signature, `alg: none`, HS256 keyed with
+ * the public key, or a key the JWKS does not publish (yet). Only clients configured with a
+ * fault get here: the healthy path signs in oauth/issue.ts.
  */
 import { SignJWT, exportSPKI, importJWK, type JWK } from 'jose';
-import type { Tenant } from '../config/config';
 import type { Fault } from '../config/fault-names';
-import type { RequestContext } from '../request/context';
-import { jsonResponse, NO_STORE } from '../http/errors';
-import { createSigningKey, type SigningKey } from '../keys/keys';
+import type { Tenant } from '../config/config';
 import { leftHalfHash, randomToken } from '../crypto/secrets';
+import { createSigningKey, type SigningKey } from '../keys/keys';
+import type { RequestContext } from '../request/context';
+import { impostorIssuer } from './responses';
 
-const NONE: ReadonlySet<Fault> = new Set();
 /** A client id no registration uses, for `aud` / `azp` faults. */
 const OTHER_CLIENT = 'another-client';
 /** How many keys of `jwks_key_rotated` stay published (each ID token gets a new one). */
 const ROTATED_KEYS_KEPT = 3;
-
-/**
- * The faults of a client of the request's tenant (none for an unknown or absent client).
- *
- * @example
- * if (clientFaults(ctx, clientId).has('userinfo_wrong_sub')) ...
- */
-export function clientFaults(ctx: RequestContext, clientId: string | undefined): ReadonlySet<Fault> {
-  return (clientId !== undefined && ctx.tenant.clients.get(clientId)?.faults) || NONE;
-}
-
-/** An issuer that is not this tenant's, on the same origin. */
-function impostorIssuer(ctx: RequestContext): string {
-  return `${ctx.url.origin}/impostor-of-${ctx.tenant.id}`;
-}
-
-// ---------------------------------------------------------------------------------------
-// ID tokens
 
 /**
  * Signs the ID token `payload` with the client's faults applied: claims changed or removed,
@@ -46,8 +22,8 @@ function impostorIssuer(ctx: RequestContext): string {
  * does not publish (yet).
  *
  * @example
- * const faults = clientFaults(ctx, clientId);
- * if (faults.size > 0) return faultyIdToken(ctx, faults, payload);
+ * const faults = clientFaults(ctx.tenant, clientId);
+ * if (faults) return faultyIdToken(ctx, faults, payload);
  */
 export async function faultyIdToken(ctx: RequestContext, faults: ReadonlySet<Fault>, payload: Record<string, unknown>): Promise<string> {
   const claims = faultyClaims(ctx, faults, payload);
@@ -159,77 +135,8 @@ async function rotatedKey(ctx: RequestContext): Promise<SigningKey> {
  * Public keys the JWKS publishes for `jwks_key_rotated`, besides the tenant's own.
  *
  * @example
- * return jsonResponse({ keys: [...(await ctx.keys()).jwks().keys, ...faultJwks(ctx)] });
+ * const published = ctx.tenant.hasFaults ? [...keys, ...faultJwks(ctx)] : keys;
  */
 export function faultJwks(ctx: RequestContext): JWK[] {
   return faultKeys.get(ctx.tenant)?.rotated.map((key) => key.publicJwk) ?? [];
-}
-
-// ---------------------------------------------------------------------------------------
-// Responses
-
-/**
- * The parameters of an authorization response (success or error) to the client, with
- * `state` and `iss` removed or replaced as its faults say.
- *
- * @example
- * const sent = redirectParams(ctx, target.clientId, { code, state, iss });
- */
-export function redirectParams(ctx: RequestContext, clientId: string | undefined, params: Record<string, string>): Record<string, string> {
-  const faults = clientFaults(ctx, clientId);
-  if (faults.size === 0) return params;
-  const out = { ...params };
-  if (faults.has('redirect_missing_state')) delete out.state;
-  if (faults.has('redirect_wrong_state')) out.state = randomToken(16);
-  if (faults.has('redirect_missing_iss')) delete out.iss;
-  if (faults.has('redirect_wrong_iss')) out.iss = impostorIssuer(ctx);
-  return out;
-}
-
-/**
- * A successful token response for the client: JSON `body`, or what its faults make of it
- * (an HTML page, no `access_token`, another `token_type`, no `id_token`).
- *
- * @example
- * return tokenResponse(ctx, client.client_id, { access_token, token_type: 'Bearer' });
- */
-export function tokenResponse(ctx: RequestContext, clientId: string, body: Record<string, string | number>): Response {
-  const faults = clientFaults(ctx, clientId);
-  if (faults.has('token_response_not_json')) {
-    return new Response('<!doctype html><title>Signed in</title><p>Welcome back.</p>', {
-      status: 200,
-      headers: { ...ctx.corsHeaders, 'Content-Type': 'text/html; charset=utf-8', ...NO_STORE },
-    });
-  }
-  const out = { ...body };
-  if (faults.has('token_response_missing_access_token')) delete out.access_token;
-  if (faults.has('token_response_token_type_lowercase') && out.token_type !== undefined) out.token_type = 'bearer';
-  if (faults.has('token_response_unknown_token_type') && out.token_type !== undefined) out.token_type = 'mac';
-  if (faults.has('id_token_missing')) delete out.id_token;
-  return jsonResponse(out, 200, ctx.corsHeaders);
-}
-
-/**
- * The issuer the discovery document names. Discovery requests do not say which client asks,
- * so `discovery_issuer_mismatch` on any client changes the document of its whole tenant.
- *
- * @example
- * const issuer = discoveryIssuer(ctx);
- */
-export function discoveryIssuer(ctx: RequestContext): string {
-  for (const client of ctx.tenant.clients.values()) {
-    if (client.faults.has('discovery_issuer_mismatch')) return impostorIssuer(ctx);
-  }
-  return ctx.issuer;
-}
-
-/**
- * The userinfo claims for a token of `clientId`; `userinfo_wrong_sub` names another subject.
- *
- * @example
- * return jsonResponse(userinfoClaims(ctx, record.clientId, releasedClaims(user, record.scopes)));
- */
-export function userinfoClaims(ctx: RequestContext, clientId: string, claims: Record<string, unknown>): Record<string, unknown> {
-  if (!clientFaults(ctx, clientId).has('userinfo_wrong_sub')) return claims;
-  return { ...claims, sub: `${String(claims.sub)}-impostor` };
 }
