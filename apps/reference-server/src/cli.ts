@@ -5,7 +5,8 @@
  * Port: `--port`, else `PORT`, else 4000; 0 picks a free port.
  */
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfigFile } from './config/config';
+import { ConfigError } from './config/schema';
+import { loadConfigFile } from './config/load';
 import { demoConfig } from './config/demo';
 import { createProcessServer, type Listening, type ReferenceServer } from './server';
 

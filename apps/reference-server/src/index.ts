@@ -12,8 +12,10 @@ export type { ReferenceServer, ReferenceServerOptions, Listening } from './serve
 export { demoConfig } from './config/demo';
 export { FAULTS } from './config/fault-names';
 export type { Fault } from './config/fault-names';
-export { ConfigError, DEFAULT_LIFETIMES, loadConfigFile, validateConfig } from './config/config';
-export type { ServerConfig, StoreConfig, TenantConfig, ClientConfig, UserConfig, Lifetimes, GrantType, ResponseType, SigningAlg } from './config/config';
+export { ConfigError, DEFAULT_LIFETIMES, validateConfig } from './config/schema';
+export { loadConfigFile } from './config/load';
+export type { Lifetimes, GrantType, ResponseType, SigningAlg } from './config/model';
+export type { ServerConfig, StoreConfig, TenantConfig, ClientConfig, UserConfig } from './config/schema';
 export type { Logger } from './config/logger';
 export type { RequestInfo } from './app';
 export { MemoryStore, StoreUnavailableError } from './store/store';

@@ -13,9 +13,13 @@ vi.mock('../src/faults/id-token', spyAll);
 vi.mock('../src/faults/responses', spyAll);
 
 function faultCalls(): number {
-  return [...Object.values(idTokenFaults), ...Object.values(responseFaults)]
-    .filter(vi.isMockFunction)
-    .reduce((sum, hook) => sum + hook.mock.calls.length, 0);
+  let calls = 0;
+  for (const hook of [...Object.values(idTokenFaults), ...Object.values(responseFaults)]) {
+    if (typeof hook !== 'function') continue;
+    if (!vi.isMockFunction(hook)) throw new Error(`${hook.name} is not spied on`);
+    calls += hook.mock.calls.length;
+  }
+  return calls;
 }
 
 afterEach(() => vi.clearAllMocks());

@@ -1,4 +1,4 @@
-import type { ServerConfig } from './config';
+import type { ServerConfig } from './schema';
 
 /**
  * The built-in configuration used when no file is given: tenant `demo` (development) with user

@@ -1,6 +1,6 @@
 /** The OpenID Provider metadata (OIDC Discovery 1.0) and the JWKS of a tenant. */
 import { SCOPE_CLAIM_NAMES } from '../oauth/claims';
-import { RESPONSE_TYPES } from '../config/config';
+import { RESPONSE_TYPES } from '../config/model';
 import type { RequestContext } from '../request/context';
 import { jsonResponse } from '../http/errors';
 import { faultJwks } from '../faults/id-token';

@@ -5,7 +5,7 @@
 import { releasedClaims } from '../oauth/claims';
 import type { RequestContext } from '../request/context';
 import { OAuthError, errorResponse, jsonResponse } from '../http/errors';
-import { clientFaults } from '../config/config';
+import { clientFaults } from '../config/model';
 import { faultyUserinfoClaims } from '../faults/responses';
 import { findLiveAccessToken } from '../oauth/issue';
 import { BodyError, queryParams, readStrictForm } from '../http/params';

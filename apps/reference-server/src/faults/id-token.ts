@@ -5,7 +5,7 @@
  */
 import { SignJWT, exportSPKI, importJWK, type JWK } from 'jose';
 import type { Fault } from '../config/fault-names';
-import type { Tenant } from '../config/config';
+import type { Tenant } from '../config/model';
 import { leftHalfHash, randomToken } from '../crypto/secrets';
 import { createSigningKey, type SigningKey } from '../keys/keys';
 import type { RequestContext } from '../request/context';

@@ -3,7 +3,7 @@
  * the previous keys published until every token they signed has expired.
  */
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, type JWK, type CryptoKey } from 'jose';
-import type { SigningAlg } from '../config/config';
+import type { SigningAlg } from '../config/model';
 
 /** One signing key: the private half signs, the public JWK is published. */
 export interface SigningKey {

@@ -9,7 +9,7 @@
  * The document holds private keys: Redis must be as private as the server itself.
  */
 import { calculateJwkThumbprint, exportJWK, importJWK, type CryptoKey, type JWK } from 'jose';
-import type { SigningAlg } from '../config/config';
+import type { SigningAlg } from '../config/model';
 import type { Logger } from '../config/logger';
 import { createSigningKey, KeySet, type RetiredKey, type SigningKey } from './keys';
 import type { RedisConnection } from '../store/redis';

@@ -6,7 +6,7 @@
 import type { ResponseTarget } from './authorize-request';
 import { nowSeconds, type RequestContext } from '../request/context';
 import type { OAuthError } from '../http/errors';
-import { clientFaults } from '../config/config';
+import { clientFaults } from '../config/model';
 import { faultyRedirectParams } from '../faults/responses';
 import { html, htmlPage } from '../http/html';
 import { issueAccessToken, issueIdToken, newGrantId } from './issue';

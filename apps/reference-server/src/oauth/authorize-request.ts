@@ -3,7 +3,7 @@
  * redirect URI are known the answer is a 400 page; after that every problem is an error
  * redirect to that URI.
  */
-import { canonicalResponseType, type Client, type ResponseType } from '../config/config';
+import { canonicalResponseType, type Client, type ResponseType } from '../config/model';
 import { OAuthError } from '../http/errors';
 import { describeInvalid, type Params } from '../http/params';
 import type { AuthorizationRequest, ResponseMode } from '../store/store';

@@ -1,5 +1,5 @@
 /** Which user claims each scope releases (OIDC Core 5.4), and what scopes mean to a person. */
-import type { User } from '../config/config';
+import type { User } from '../config/model';
 
 const SCOPE_CLAIMS: Readonly<Record<string, readonly string[]>> = {
   profile: [

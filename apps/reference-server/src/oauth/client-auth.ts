@@ -3,7 +3,7 @@
  * service's way), `client_secret_basic` (RFC 6749 2.3.1, for standard clients) or none
  * (public clients, and PKCE code exchange). Secrets are compared in constant time.
  */
-import type { Client } from '../config/config';
+import type { Client } from '../config/model';
 import type { RequestContext } from '../request/context';
 import { OAuthError, invalidClient } from '../http/errors';
 import { decodeComponent } from '../http/params';

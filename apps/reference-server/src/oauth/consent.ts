@@ -1,5 +1,5 @@
 /** Remembered consent, per tenant, user and client. */
-import type { Client } from '../config/config';
+import type { Client } from '../config/model';
 import type { RequestContext } from '../request/context';
 
 function consentKey(ctx: RequestContext, sub: string, clientId: string): string {

@@ -6,7 +6,7 @@
 import { SignJWT } from 'jose';
 import { releasedClaims } from './claims';
 import { nowSeconds, type RequestContext } from '../request/context';
-import { clientFaults } from '../config/config';
+import { clientFaults } from '../config/model';
 import { faultyIdToken } from '../faults/id-token';
 import { leftHalfHash, randomToken, storageKey } from '../crypto/secrets';
 import type { AccessTokenRecord, Authentication, RefreshTokenRecord } from '../store/store';

@@ -2,7 +2,7 @@
  * The successful token response (RFC 6749 5.1): JSON, never cached, with the request's CORS
  * headers. Only a client configured with faults has it bent by faults/.
  */
-import type { Client } from '../config/config';
+import type { Client } from '../config/model';
 import { faultyTokenResponse } from '../faults/responses';
 import { jsonResponse } from '../http/errors';
 import type { RequestContext } from '../request/context';

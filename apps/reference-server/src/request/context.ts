@@ -1,5 +1,5 @@
 /** The state handlers share: the server-wide parts, and those of the request's tenant. */
-import type { Tenant } from '../config/config';
+import type { Tenant } from '../config/model';
 import type { KeySet, SigningKey } from '../keys/keys';
 import type { Store } from '../store/store';
 import type { Logger } from '../config/logger';

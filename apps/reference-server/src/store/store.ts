@@ -4,7 +4,7 @@
  * shared implementation (e.g. Redis) can replace the in-memory one without changing callers.
  * Keys of secret values are their hashes (see `storageKey`).
  */
-import type { ResponseType } from '../config/config';
+import type { ResponseType } from '../config/model';
 
 /** Where the authorization response is delivered. */
 export type ResponseMode = 'query' | 'fragment' | 'form_post';

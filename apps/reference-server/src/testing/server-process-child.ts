@@ -2,7 +2,7 @@
  * The child side of `startServerProcess`: receives the config, starts the server on a free
  * loopback port, then answers calls (login, clock, request log) until the parent disconnects.
  */
-import type { ServerConfig } from '../config/config';
+import type { ServerConfig } from '../config/schema';
 import { createReferenceServer } from '../server';
 import { completeLogin } from './complete-login';
 

@@ -6,7 +6,7 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { ServerConfig } from '../config/config';
+import type { ServerConfig } from '../config/schema';
 import type { CompleteLoginResult } from './complete-login';
 
 /** A running server process. Every method is a round trip over IPC. */

@@ -1,24 +1,20 @@
 /**
- * The JSON configuration: its types, its defaults and its validation. A config with an error
- * is refused as a whole with a message naming the field, so nobody runs a half-understood setup.
+ * The config file: its shapes, their defaults and their validation into the model (model.ts).
+ * A config with an error is refused as a whole with a message naming the field, so nobody runs
+ * a half-understood setup.
  */
-import { readFile } from 'node:fs/promises';
 import { FAULTS, type Fault } from './fault-names';
-
-/** ID token (and JWT access token) signing algorithm of a tenant. */
-export type SigningAlg = 'RS256' | 'ES256';
-/** Grant types a client may be registered for. */
-export type GrantType = 'authorization_code' | 'refresh_token' | 'client_credentials' | 'implicit';
-/** Response types the authorize endpoint serves, in their canonical spelling. */
-export type ResponseType = 'code' | 'code id_token' | 'code token id_token' | 'token' | 'id_token token' | 'id_token';
-
-/** Lifetimes in seconds. */
-export interface Lifetimes {
-  authorization_code: number;
-  access_token: number;
-  id_token: number;
-  refresh_token: number;
-}
+import {
+  canonicalResponseType,
+  type Client,
+  type GrantType,
+  type Lifetimes,
+  RESPONSE_TYPES,
+  type ResponseType,
+  type SigningAlg,
+  type Tenant,
+  type User,
+} from './model';
 
 /** A registered client as written in the config file. */
 export interface ClientConfig {
@@ -71,55 +67,6 @@ export interface ServerConfig {
   store?: StoreConfig;
 }
 
-/** A client after validation, every default filled in. */
-export interface Client {
-  client_id: string;
-  client_secret: string | undefined;
-  redirect_uris: readonly string[];
-  post_logout_redirect_uris: readonly string[];
-  grant_types: readonly GrantType[];
-  response_types: readonly ResponseType[];
-  scopes: readonly string[];
-  skip_consent: boolean;
-  /** Empty unless the config asks for faults. */
-  faults: ReadonlySet<Fault>;
-}
-
-/** A user after validation. */
-export interface User {
-  username: string;
-  password: string;
-  claims: Readonly<Record<string, unknown>> & { sub: string };
-}
-
-/** A tenant after validation. */
-export interface Tenant {
-  id: string;
-  development: boolean;
-  signing_alg: SigningAlg;
-  access_token_format: 'opaque' | 'jwt';
-  lifetimes: Readonly<Lifetimes>;
-  users: ReadonlyMap<string, User>;
-  clients: ReadonlyMap<string, Client>;
-  /** Origins of the registered http(s) redirect URIs: the only CORS origins. */
-  corsOrigins: ReadonlySet<string>;
-  /** Whether any client has conformance faults: only then do endpoints consult faults/. */
-  hasFaults: boolean;
-}
-
-/**
- * The faults of a client of `tenant`, or undefined when it has none (or is unknown): the one
- * check that keeps requests of healthy clients out of faults/.
- *
- * @example
- * const faults = clientFaults(ctx.tenant, clientId);
- * if (faults) return faultyIdToken(ctx, faults, payload);
- */
-export function clientFaults(tenant: Tenant, clientId: string | undefined): ReadonlySet<Fault> | undefined {
-  const faults = clientId === undefined ? undefined : tenant.clients.get(clientId)?.faults;
-  return faults !== undefined && faults.size > 0 ? faults : undefined;
-}
-
 /**
  * Defaults: code 60 s, access token 1 h, ID token 1 h, refresh token 30 days.
  *
@@ -133,8 +80,6 @@ export const DEFAULT_LIFETIMES: Readonly<Lifetimes> = {
   refresh_token: 2_592_000,
 };
 
-/** All response types, canonical spelling; the authorize endpoint accepts any word order. */
-export const RESPONSE_TYPES: readonly ResponseType[] = ['code', 'code id_token', 'code token id_token', 'token', 'id_token token', 'id_token'];
 const GRANT_TYPES: readonly GrantType[] = ['authorization_code', 'refresh_token', 'client_credentials', 'implicit'];
 const BLOCKED_SCHEMES = new Set(['javascript:', 'data:', 'vbscript:', 'file:', 'blob:', 'about:', 'ws:', 'wss:', 'ftp:']);
 
@@ -152,17 +97,6 @@ export class ConfigError extends Error {
     super(`invalid config at ${field}: ${problem}`);
     this.name = 'ConfigError';
   }
-}
-
-/**
- * The canonical spelling of a response type given in any word order, or undefined.
- *
- * @example
- * canonicalResponseType('id_token code'); // 'code id_token'
- */
-export function canonicalResponseType(value: string): ResponseType | undefined {
-  const key = value.split(' ').sort().join(' ');
-  return RESPONSE_TYPES.find((t) => t.split(' ').sort().join(' ') === key);
 }
 
 /**
@@ -417,26 +351,3 @@ export function validateConfig(input: unknown): Tenant[] {
   return tenants;
 }
 
-/**
- * Reads a JSON config file. Throws {@link ConfigError} when it is unreadable, not JSON or invalid.
- *
- * @example
- * const config = await loadConfigFile('./reference-server.json');
- * const server = await createReferenceServer(config);
- */
-export async function loadConfigFile(path: string): Promise<ServerConfig> {
-  let source: string;
-  try {
-    source = await readFile(path, 'utf8');
-  } catch (error) {
-    throw new ConfigError('file', `cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
-  }
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(source);
-  } catch (error) {
-    throw new ConfigError('file', `${path} is not valid JSON: ${(error as Error).message}`);
-  }
-  validateConfig(parsed);
-  return parsed as ServerConfig;
-}
