@@ -54,7 +54,7 @@ export function storageKey(secret: string): string {
  * tokens, PKCE challenges, passwords). Both sides are hashed first so their lengths leak nothing.
  *
  * @example
- * if (!safeEqual(presented, client.client_secret)) throw invalidClient();
+ * if (!safeEqual(presented, client.client_secret)) throw invalidClient('the client secret is wrong', usedBasic, tenant.id);
  */
 export function safeEqual(a: string, b: string): boolean {
   return timingSafeEqual(sha256Buffer(a), sha256Buffer(b)) && a.length === b.length;

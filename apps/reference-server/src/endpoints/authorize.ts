@@ -17,7 +17,8 @@ import { browserBinding, currentSession, INTERACTION_SECONDS } from '../oauth/se
  * Handles `GET {base}/oidc/authorize`.
  *
  * @example
- * app.get('/:tenant/oidc/authorize', (c) => authorize(contextOf(c)));
+ * // an entry of the endpoint table in app.ts, which builds the RequestContext
+ * { path: '/oidc/authorize', kind: 'html', cors: false, methods: { GET: authorize } }
  */
 export async function authorize(ctx: RequestContext): Promise<Response> {
   const result = validateAuthorizeRequest(queryParams(ctx.request), ctx.tenant.clients);

@@ -54,7 +54,8 @@ export function providerMetadata(ctx: RequestContext) {
  * Handles `GET {base}/.well-known/openid-configuration`.
  *
  * @example
- * app.get('/:tenant/.well-known/openid-configuration', (c) => discovery(contextOf(c)));
+ * // an entry of the endpoint table in app.ts, which builds the RequestContext
+ * { path: '/.well-known/openid-configuration', kind: 'json', cors: true, methods: { GET: discovery } }
  */
 export async function discovery(ctx: RequestContext): Promise<Response> {
   return jsonResponse(providerMetadata(ctx), 200, { ...ctx.corsHeaders, 'Cache-Control': 'no-cache' });
@@ -64,7 +65,8 @@ export async function discovery(ctx: RequestContext): Promise<Response> {
  * Handles `GET {base}/oidc/jwks`: the current and still-valid previous public keys.
  *
  * @example
- * app.get('/:tenant/oidc/jwks', (c) => jwks(contextOf(c)));
+ * // an entry of the endpoint table in app.ts, which builds the RequestContext
+ * { path: '/oidc/jwks', kind: 'json', cors: true, methods: { GET: jwks } }
  */
 export async function jwks(ctx: RequestContext): Promise<Response> {
   const { keys } = (await ctx.keys()).jwks();

@@ -86,7 +86,8 @@ async function complete(ctx: RequestContext, id: string, headers?: Headers): Pro
  * `GET {base}/oidc/login?interaction=…`: the sign-in form.
  *
  * @example
- * app.get('/:tenant/oidc/login', (c) => showLogin(contextOf(c)));
+ * // an entry of the endpoint table in app.ts, which builds the RequestContext
+ * { path: '/oidc/login', kind: 'html', cors: false, methods: { GET: showLogin, POST: submitLogin } }
  */
 export async function showLogin(ctx: RequestContext): Promise<Response> {
   const loaded = await load(ctx, queryParams(ctx.request));
@@ -99,7 +100,8 @@ export async function showLogin(ctx: RequestContext): Promise<Response> {
  * or completes the authorization.
  *
  * @example
- * app.post('/:tenant/oidc/login', (c) => submitLogin(contextOf(c)));
+ * // an entry of the endpoint table in app.ts, which builds the RequestContext
+ * { path: '/oidc/login', kind: 'html', cors: false, methods: { GET: showLogin, POST: submitLogin } }
  */
 export async function submitLogin(ctx: RequestContext): Promise<Response> {
   const form = await readForm(ctx);
@@ -145,7 +147,8 @@ export async function submitLogin(ctx: RequestContext): Promise<Response> {
  * `GET {base}/oidc/consent?interaction=…`: the consent form (the login form if not signed in).
  *
  * @example
- * app.get('/:tenant/oidc/consent', (c) => showConsent(contextOf(c)));
+ * // an entry of the endpoint table in app.ts, which builds the RequestContext
+ * { path: '/oidc/consent', kind: 'html', cors: false, methods: { GET: showConsent, POST: submitConsent } }
  */
 export async function showConsent(ctx: RequestContext): Promise<Response> {
   const loaded = await load(ctx, queryParams(ctx.request));
@@ -160,7 +163,8 @@ export async function showConsent(ctx: RequestContext): Promise<Response> {
  * authorization; `decision=deny` ends it with `access_denied`.
  *
  * @example
- * app.post('/:tenant/oidc/consent', (c) => submitConsent(contextOf(c)));
+ * // an entry of the endpoint table in app.ts, which builds the RequestContext
+ * { path: '/oidc/consent', kind: 'html', cors: false, methods: { GET: showConsent, POST: submitConsent } }
  */
 export async function submitConsent(ctx: RequestContext): Promise<Response> {
   const form = await readForm(ctx);

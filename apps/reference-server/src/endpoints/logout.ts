@@ -34,7 +34,8 @@ async function hintAudience(ctx: RequestContext, hint: string): Promise<string[]
  * Handles `GET|POST {base}/oidc/logout`.
  *
  * @example
- * app.on(['GET', 'POST'], '/:tenant/oidc/logout', (c) => logout(contextOf(c)));
+ * // an entry of the endpoint table in app.ts, which builds the RequestContext
+ * { path: '/oidc/logout', kind: 'html', cors: false, methods: { GET: logout, POST: logout } }
  */
 export async function logout(ctx: RequestContext): Promise<Response> {
   let params: Params;

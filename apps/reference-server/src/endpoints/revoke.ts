@@ -15,7 +15,8 @@ import { storageKey } from '../crypto/secrets';
  * and its access tokens); an access token revokes itself.
  *
  * @example
- * app.post('/:tenant/oauth/revoke', (c) => revoke(contextOf(c)));
+ * // an entry of the endpoint table in app.ts, which builds the RequestContext
+ * { path: '/oauth/revoke', kind: 'json', cors: true, methods: { POST: revoke } }
  */
 export async function revoke(ctx: RequestContext): Promise<Response> {
   try {

@@ -44,7 +44,8 @@ function required(form: Form, name: string): string {
  * redemption issued.
  *
  * @example
- * app.post('/:tenant/oidc/token', (c) => codeTokenEndpoint(contextOf(c)));
+ * // an entry of the endpoint table in app.ts, which builds the RequestContext
+ * { path: '/oidc/token', kind: 'json', cors: true, methods: { POST: codeTokenEndpoint } }
  */
 export function codeTokenEndpoint(ctx: RequestContext): Promise<Response> {
   return tokenEndpoint(ctx, async (form, grantType) => {
@@ -108,7 +109,8 @@ export function codeTokenEndpoint(ctx: RequestContext): Promise<Response> {
  * clients send `client_id` alone) and `client_credentials`.
  *
  * @example
- * app.post('/:tenant/oauth/token', (c) => oauthTokenEndpoint(contextOf(c)));
+ * // an entry of the endpoint table in app.ts, which builds the RequestContext
+ * { path: '/oauth/token', kind: 'json', cors: true, methods: { POST: oauthTokenEndpoint } }
  */
 export function oauthTokenEndpoint(ctx: RequestContext): Promise<Response> {
   return tokenEndpoint(ctx, async (form, grantType) => {

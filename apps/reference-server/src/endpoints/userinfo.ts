@@ -45,7 +45,8 @@ async function presentedToken(ctx: RequestContext): Promise<string> {
  * Handles `GET|POST {base}/oidc/userinfo`: the claims the token's scopes release, with `sub`.
  *
  * @example
- * app.on(['GET', 'POST'], '/:tenant/oidc/userinfo', (c) => userinfo(contextOf(c)));
+ * // an entry of the endpoint table in app.ts, which builds the RequestContext
+ * { path: '/oidc/userinfo', kind: 'json', cors: true, methods: { GET: userinfo, POST: userinfo } }
  */
 export async function userinfo(ctx: RequestContext): Promise<Response> {
   try {

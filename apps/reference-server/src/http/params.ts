@@ -64,7 +64,7 @@ function utf8Length(value: string): number {
  *
  * @example
  * const { values, invalid } = parseParams(new URL(request.url).search.slice(1));
- * if (invalid.size) return badRequest(`parameter ${[...invalid.keys()][0]} is malformed`);
+ * if (invalid.size) return errorPage(400, `parameter ${[...invalid.keys()][0]} is malformed`);
  */
 export function parseParams(input: string): Params {
   const values = new Map<string, string>();

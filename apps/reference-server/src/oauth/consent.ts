@@ -11,7 +11,7 @@ function consentKey(ctx: RequestContext, sub: string, clientId: string): string 
  * clients; always with `prompt=consent`; otherwise when a scope was not granted before.
  *
  * @example
- * if (await needsConsent(ctx, client, session.sub, request.scopes, request.prompt)) showConsent();
+ * const consent = await needsConsent(ctx, client, session.sub, request.scopes, request.prompt);
  */
 export async function needsConsent(
   ctx: RequestContext,

@@ -147,7 +147,7 @@ function pageMessage(page: string): string {
  * Completes an interactive login through the server's real HTML forms.
  *
  * @example
- * const { url } = await buildAuthorizationRequest({ ... });
+ * const url = `${issuer}/oidc/authorize?response_type=code&client_id=web&redirect_uri=...&scope=openid&state=...`;
  * const result = await completeLogin(url, { fetch: server.fetch });
  * if (result.type === 'redirect') new URL(result.location).searchParams.get('code');
  */
