@@ -1,86 +1,19 @@
 /**
- * The interactive part of authorization: the login and consent pages and their form posts.
- * Each post must come from the browser that started the interaction (binding cookie) and carry
- * its CSRF token; three wrong passwords or Cancel end the flow with `invalid_grant`, Deny with
- * `access_denied`.
+ * The login page and its form post. Three wrong passwords or Cancel end the flow with
+ * `invalid_grant`.
  */
-import { finishAuthorization, redirectError, targetOf } from '../oauth/authorization-response';
-import { needsConsent, rememberConsent } from '../oauth/consent';
-import { nowSeconds, type RequestContext } from '../request/context';
+import { randomToken, safeEqual } from '../crypto/secrets';
 import { OAuthError } from '../http/errors';
 import { errorPage } from '../http/html';
-import { consentPage, loginPage } from './pages';
-import { BodyError, queryParams, readFormBody, type Params } from '../http/params';
-import { randomToken, safeEqual } from '../crypto/secrets';
-import { browserKey, INTERACTION_SECONDS, startSession } from '../oauth/session';
-import type { Interaction } from '../store/store';
+import { queryParams } from '../http/params';
+import { needsConsent } from '../oauth/consent';
+import { INTERACTION_SECONDS, startSession } from '../oauth/session';
+import { nowSeconds, type RequestContext } from '../request/context';
+import { complete, endWithError, load, readForm, renderLogin } from './interaction';
 
 /** Wrong passwords allowed before the flow ends with an error redirect. */
 export const MAX_FAILED_LOGINS = 3;
 const DUMMY_PASSWORD = randomToken();
-
-type Loaded = { id: string; interaction: Interaction } | { page: Response };
-
-async function load(ctx: RequestContext, params: Params, form?: { csrf?: string }): Promise<Loaded> {
-  const id = params.values.get('interaction');
-  if (params.invalid.size > 0 || id === undefined) return { page: errorPage(400, 'The sign-in request is malformed.') };
-  const interaction = await ctx.server.store.findInteraction(id);
-  if (!interaction || interaction.tenant !== ctx.tenant.id) {
-    return { page: errorPage(400, 'This sign-in has expired or was already completed.') };
-  }
-  const browser = browserKey(ctx);
-  if (browser === undefined || !safeEqual(browser, interaction.browser)) {
-    return { page: errorPage(403, 'This sign-in was started in another browser, or cookies are blocked. Allow cookies and start again.', 'access_denied') };
-  }
-  if (form && (form.csrf === undefined || !safeEqual(form.csrf, interaction.csrf))) {
-    return { page: errorPage(403, 'The form could not be verified (CSRF token mismatch).', 'access_denied') };
-  }
-  return { id, interaction };
-}
-
-async function readForm(ctx: RequestContext): Promise<Params | Response> {
-  try {
-    return await readFormBody(ctx.request);
-  } catch (error) {
-    if (error instanceof BodyError) return errorPage(400, `The form could not be read: ${error.message}.`);
-    throw error;
-  }
-}
-
-function renderLogin(ctx: RequestContext, id: string, interaction: Interaction, extra: { message?: string; username?: string } = {}): Response {
-  const username = extra.username ?? interaction.request.loginHint;
-  return loginPage({
-    action: `${ctx.issuer}/oidc/login`,
-    interaction: id,
-    csrf: interaction.csrf,
-    clientId: interaction.request.clientId,
-    ...(username !== undefined ? { username } : {}),
-    ...(extra.message !== undefined ? { message: extra.message } : {}),
-  });
-}
-
-function renderConsent(ctx: RequestContext, id: string, interaction: Interaction & { user: NonNullable<Interaction['user']> }): Response {
-  return consentPage({
-    action: `${ctx.issuer}/oidc/consent`,
-    interaction: id,
-    csrf: interaction.csrf,
-    clientId: interaction.request.clientId,
-    scopes: interaction.request.scopes,
-    username: interaction.user.username,
-  });
-}
-
-async function endWithError(ctx: RequestContext, id: string, error: OAuthError): Promise<Response> {
-  const interaction = await ctx.server.store.takeInteraction(id);
-  if (!interaction) return errorPage(400, 'This sign-in has expired or was already completed.');
-  return redirectError(ctx, targetOf(interaction.request), error);
-}
-
-async function complete(ctx: RequestContext, id: string, headers?: Headers): Promise<Response> {
-  const interaction = await ctx.server.store.takeInteraction(id);
-  if (!interaction?.user) return errorPage(400, 'This sign-in has expired or was already completed.');
-  return finishAuthorization(ctx, interaction.request, interaction.user, headers);
-}
 
 /**
  * `GET {base}/oidc/login?interaction=…`: the sign-in form.
@@ -141,41 +74,4 @@ export async function submitLogin(ctx: RequestContext): Promise<Response> {
   }
   await ctx.server.store.saveInteraction(id, { ...interaction, user: authentication }, INTERACTION_SECONDS);
   return complete(ctx, id, headers);
-}
-
-/**
- * `GET {base}/oidc/consent?interaction=…`: the consent form (the login form if not signed in).
- *
- * @example
- * // an entry of the endpoint table in app.ts, which builds the RequestContext
- * { path: '/oidc/consent', kind: 'html', cors: false, methods: { GET: showConsent, POST: submitConsent } }
- */
-export async function showConsent(ctx: RequestContext): Promise<Response> {
-  const loaded = await load(ctx, queryParams(ctx.request));
-  if ('page' in loaded) return loaded.page;
-  const { id, interaction } = loaded;
-  if (!interaction.user) return renderLogin(ctx, id, interaction);
-  return renderConsent(ctx, id, { ...interaction, user: interaction.user });
-}
-
-/**
- * `POST {base}/oidc/consent`: `decision=allow` remembers the grant and completes the
- * authorization; `decision=deny` ends it with `access_denied`.
- *
- * @example
- * // an entry of the endpoint table in app.ts, which builds the RequestContext
- * { path: '/oidc/consent', kind: 'html', cors: false, methods: { GET: showConsent, POST: submitConsent } }
- */
-export async function submitConsent(ctx: RequestContext): Promise<Response> {
-  const form = await readForm(ctx);
-  if (form instanceof Response) return form;
-  const loaded = await load(ctx, form, { csrf: form.values.get('csrf') });
-  if ('page' in loaded) return loaded.page;
-  const { id, interaction } = loaded;
-  if (!interaction.user) return errorPage(400, 'Sign in before giving consent.');
-  const decision = form.values.get('decision');
-  if (decision === 'deny') return endWithError(ctx, id, new OAuthError('access_denied', 'the user denied access'));
-  if (decision !== 'allow') return errorPage(400, 'The consent form was submitted without a decision.');
-  await rememberConsent(ctx, interaction.user.sub, interaction.request.clientId, interaction.request.scopes);
-  return complete(ctx, id);
 }
