@@ -1,9 +1,8 @@
-/** The OpenID Provider metadata (OIDC Discovery 1.0) and the JWKS of a tenant. */
+/** The OpenID Provider metadata (OIDC Discovery 1.0) of a tenant. */
 import { SCOPE_CLAIM_NAMES } from '../oauth/claims';
 import { RESPONSE_TYPES } from '../config/model';
 import type { RequestContext } from '../request/context';
 import { jsonResponse } from '../http/errors';
-import { faultJwks } from '../faults/id-token';
 import { discoveryIssuer } from '../faults/responses';
 
 /**
@@ -60,16 +59,3 @@ export function providerMetadata(ctx: RequestContext) {
 export async function discovery(ctx: RequestContext): Promise<Response> {
   return jsonResponse(providerMetadata(ctx), 200, { ...ctx.corsHeaders, 'Cache-Control': 'no-cache' });
 }
-
-/**
- * Handles `GET {base}/oidc/jwks`: the current and still-valid previous public keys.
- *
- * @example
- * // an entry of the endpoint table in app.ts, which builds the RequestContext
- * { path: '/oidc/jwks', kind: 'json', cors: true, methods: { GET: jwks } }
- */
-export async function jwks(ctx: RequestContext): Promise<Response> {
-  const { keys } = (await ctx.keys()).jwks();
-  return jsonResponse({ keys: ctx.tenant.hasFaults ? [...keys, ...faultJwks(ctx)] : keys }, 200, { ...ctx.corsHeaders, 'Cache-Control': 'no-cache' });
-}
-
