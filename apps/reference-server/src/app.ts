@@ -7,20 +7,20 @@
  */
 import { Hono } from 'hono';
 import { authorize } from './endpoints/authorize';
-import type { RequestContext, ServerContext, TenantEntry } from './request/context';
-import { corsHeaders, preflight } from './http/cors';
+import { codeTokenEndpoint } from './endpoints/code-token';
+import { showConsent, submitConsent } from './endpoints/consent';
 import { discovery } from './endpoints/discovery';
 import { jwks } from './endpoints/jwks';
-import { jsonResponse } from './http/errors';
-import { errorPage } from './http/html';
-import { showConsent, submitConsent } from './endpoints/consent';
 import { showLogin, submitLogin } from './endpoints/login';
 import { logout } from './endpoints/logout';
-import { revoke } from './endpoints/revoke';
-import { StoreUnavailableError } from './store/store';
-import { codeTokenEndpoint } from './endpoints/code-token';
 import { oauthTokenEndpoint } from './endpoints/oauth-token';
+import { revoke } from './endpoints/revoke';
 import { userinfo } from './endpoints/userinfo';
+import { corsHeaders, preflight } from './http/cors';
+import { jsonResponse } from './http/errors';
+import { errorPage } from './http/html';
+import type { RequestContext, ServerContext, TenantEntry } from './request/context';
+import { StoreUnavailableError } from './store/store';
 
 type Handler = (ctx: RequestContext) => Promise<Response>;
 

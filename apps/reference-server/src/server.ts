@@ -6,15 +6,15 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { createAdaptorServer } from '@hono/node-server';
 import { createApp, type RequestInfo } from './app';
+import { demoConfig } from './config/demo';
+import type { Logger } from './config/logger';
 import type { Tenant } from './config/model';
 import { readStoreConfig, validateConfig, type ServerConfig } from './config/schema';
-import type { Logger } from './config/logger';
-import type { TenantEntry } from './request/context';
-import { demoConfig } from './config/demo';
 import { KeySet } from './keys/keys';
 import { SharedKeys } from './keys/shared-keys';
-import { MemoryStore, type Store } from './store/store';
+import type { TenantEntry } from './request/context';
 import { RedisConnection } from './store/redis';
+import { MemoryStore, type Store } from './store/store';
 
 /** Options of {@link createReferenceServer}. */
 export interface ReferenceServerOptions {

@@ -3,15 +3,15 @@
  * browser whose consent is known (SSO), or starts an interaction and sends the browser to
  * the login (or consent) page.
  */
-import { validateAuthorizeRequest } from '../oauth/authorize-request';
-import { finishAuthorization, redirectError, targetOf } from '../oauth/authorization-response';
-import { needsConsent } from '../oauth/consent';
-import { nowSeconds, type RequestContext } from '../request/context';
+import { randomToken } from '../crypto/secrets';
 import { OAuthError } from '../http/errors';
 import { errorPage } from '../http/html';
 import { queryParams } from '../http/params';
-import { randomToken } from '../crypto/secrets';
+import { finishAuthorization, redirectError, targetOf } from '../oauth/authorization-response';
+import { validateAuthorizeRequest } from '../oauth/authorize-request';
+import { needsConsent } from '../oauth/consent';
 import { browserBinding, currentSession, INTERACTION_SECONDS } from '../oauth/session';
+import { nowSeconds, type RequestContext } from '../request/context';
 
 /**
  * Handles `GET {base}/oidc/authorize`.

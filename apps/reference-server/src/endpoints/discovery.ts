@@ -1,9 +1,9 @@
 /** The OpenID Provider metadata (OIDC Discovery 1.0) of a tenant. */
-import { SCOPE_CLAIM_NAMES } from '../oauth/claims';
 import { RESPONSE_TYPES } from '../config/model';
-import type { RequestContext } from '../request/context';
-import { jsonResponse } from '../http/errors';
 import { discoveryIssuer } from '../faults/responses';
+import { jsonResponse } from '../http/errors';
+import { SCOPE_CLAIM_NAMES } from '../oauth/claims';
+import type { RequestContext } from '../request/context';
 
 /**
  * The discovery document of the request's tenant, including the oidc-rp extensions

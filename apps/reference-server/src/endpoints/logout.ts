@@ -5,11 +5,11 @@
  * (it identifies, it does not authorize); a forged one is refused.
  */
 import { compactVerify, decodeProtectedHeader } from 'jose';
-import type { RequestContext } from '../request/context';
 import { errorPage } from '../http/html';
-import { signedOutPage } from './pages';
 import { BodyError, describeInvalid, queryParams, readFormBody, type Params } from '../http/params';
 import { endSession } from '../oauth/session';
+import type { RequestContext } from '../request/context';
+import { signedOutPage } from './pages';
 
 async function hintAudience(ctx: RequestContext, hint: string): Promise<string[] | undefined> {
   // Outside the try: keys that cannot be had are the server's failure, not a bad hint.

@@ -1,6 +1,6 @@
 /** The login, consent and signed-out pages. Plain, labelled forms that work without JavaScript. */
-import { describeScope } from '../oauth/claims';
 import { html, htmlPage } from '../http/html';
+import { describeScope } from '../oauth/claims';
 
 /**
  * The sign-in form: `username`, `password`, hidden `interaction` and `csrf`, and

@@ -3,12 +3,12 @@
  * `client_id`. Unknown tokens, and tokens of other clients, get 200 as well, so the endpoint
  * reveals nothing about tokens it did not issue to the caller.
  */
-import { authenticateClient, requireSecretIfConfidential } from '../oauth/client-auth';
-import type { RequestContext } from '../request/context';
-import { OAuthError, asInvalidRequest, errorResponse } from '../http/errors';
-import { revokeGrant } from '../oauth/issue';
-import { readStrictForm } from '../http/params';
 import { storageKey } from '../crypto/secrets';
+import { OAuthError, asInvalidRequest, errorResponse } from '../http/errors';
+import { readStrictForm } from '../http/params';
+import { authenticateClient, requireSecretIfConfidential } from '../oauth/client-auth';
+import { revokeGrant } from '../oauth/issue';
+import type { RequestContext } from '../request/context';
 
 /**
  * Handles `POST {base}/oauth/revoke`. A refresh token revokes its whole grant (the family

@@ -2,13 +2,13 @@
  * `GET|POST /oidc/userinfo` (OIDC Core 5.3) with RFC 6750 bearer tokens: the Authorization
  * header, or for POST the `access_token` form field. Failures carry `WWW-Authenticate`.
  */
-import { releasedClaims } from '../oauth/claims';
-import type { RequestContext } from '../request/context';
-import { OAuthError, errorResponse, jsonResponse } from '../http/errors';
 import { clientFaults } from '../config/model';
 import { faultyUserinfoClaims } from '../faults/responses';
-import { findLiveAccessToken } from '../oauth/issue';
+import { OAuthError, errorResponse, jsonResponse } from '../http/errors';
 import { BodyError, queryParams, readStrictForm } from '../http/params';
+import { releasedClaims } from '../oauth/claims';
+import { findLiveAccessToken } from '../oauth/issue';
+import type { RequestContext } from '../request/context';
 
 function bearerError(ctx: RequestContext, error: string, description: string, status: 400 | 401 | 403): OAuthError {
   // RFC 6750 3: error_description is limited to printable ASCII without `"` and `\`.

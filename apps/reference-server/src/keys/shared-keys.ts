@@ -9,11 +9,11 @@
  * The document holds private keys: Redis must be as private as the server itself.
  */
 import { calculateJwkThumbprint, exportJWK, importJWK, type CryptoKey, type JWK } from 'jose';
-import type { SigningAlg } from '../config/model';
 import type { Logger } from '../config/logger';
-import { createSigningKey, KeySet, type RetiredKey, type SigningKey } from './keys';
+import type { SigningAlg } from '../config/model';
 import type { RedisConnection } from '../store/redis';
 import { StoreUnavailableError } from '../store/store';
+import { createSigningKey, KeySet, type RetiredKey, type SigningKey } from './keys';
 
 /** How often an instance re-reads the key document (real time, not the server's clock). */
 export const REFRESH_MS = 1_000;

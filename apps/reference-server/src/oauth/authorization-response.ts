@@ -3,15 +3,15 @@
  * (or an error) to the redirect URI in the query, the fragment, or an auto-submitting form.
  * Every response carries `state` and `iss` (RFC 9207).
  */
-import type { ResponseTarget } from './authorize-request';
-import { nowSeconds, type RequestContext } from '../request/context';
-import type { OAuthError } from '../http/errors';
 import { clientFaults } from '../config/model';
-import { faultyRedirectParams } from '../faults/responses';
-import { html, htmlPage } from '../http/html';
-import { issueAccessToken, issueIdToken, newGrantId } from './issue';
 import { randomToken, storageKey } from '../crypto/secrets';
+import { faultyRedirectParams } from '../faults/responses';
+import type { OAuthError } from '../http/errors';
+import { html, htmlPage } from '../http/html';
+import { nowSeconds, type RequestContext } from '../request/context';
 import type { AuthorizationRequest, Authentication } from '../store/store';
+import type { ResponseTarget } from './authorize-request';
+import { issueAccessToken, issueIdToken, newGrantId } from './issue';
 
 function deliver(ctx: RequestContext, target: ResponseTarget, params: Record<string, string>, headers?: Headers): Response {
   const sent: Record<string, string> = { ...params };

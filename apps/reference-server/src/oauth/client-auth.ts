@@ -4,10 +4,10 @@
  * (public clients, and PKCE code exchange). Secrets are compared in constant time.
  */
 import type { Client } from '../config/model';
-import type { RequestContext } from '../request/context';
+import { safeEqual } from '../crypto/secrets';
 import { OAuthError, invalidClient } from '../http/errors';
 import { decodeComponent } from '../http/params';
-import { safeEqual } from '../crypto/secrets';
+import type { RequestContext } from '../request/context';
 
 /** Who is calling, and whether they proved it with the client secret. */
 export interface ClientAuthentication {

@@ -4,12 +4,12 @@
  * recorded under its grant id so it can be revoked with its grant.
  */
 import { SignJWT } from 'jose';
-import { releasedClaims } from './claims';
-import { nowSeconds, type RequestContext } from '../request/context';
 import { clientFaults } from '../config/model';
-import { faultyIdToken } from '../faults/id-token';
 import { leftHalfHash, randomToken, storageKey } from '../crypto/secrets';
+import { faultyIdToken } from '../faults/id-token';
+import { nowSeconds, type RequestContext } from '../request/context';
 import type { AccessTokenRecord, Authentication, RefreshTokenRecord } from '../store/store';
+import { releasedClaims } from './claims';
 
 /** An access token and its lifetime in seconds. */
 export interface IssuedAccessToken {

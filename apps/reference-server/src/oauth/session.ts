@@ -3,8 +3,8 @@
  * that started it, which defeats login CSRF) and the session cookie (SSO). Both HttpOnly,
  * SameSite=Lax, Secure on https, scoped to the tenant's path; only their hashes are stored.
  */
-import { nowSeconds, type RequestContext } from '../request/context';
 import { randomToken, storageKey } from '../crypto/secrets';
+import { nowSeconds, type RequestContext } from '../request/context';
 import type { Authentication, Session } from '../store/store';
 
 const SESSION_COOKIE = 'rs_session';

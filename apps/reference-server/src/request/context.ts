@@ -1,8 +1,8 @@
 /** The state handlers share: the server-wide parts, and those of the request's tenant. */
+import type { Logger } from '../config/logger';
 import type { Tenant } from '../config/model';
 import type { KeySet, SigningKey } from '../keys/keys';
 import type { Store } from '../store/store';
-import type { Logger } from '../config/logger';
 
 /** One tenant as the server runs it. */
 export interface TenantEntry {
