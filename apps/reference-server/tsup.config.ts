@@ -6,7 +6,7 @@ export default defineConfig([
   { ...libraryBuild({ index: 'src/index.ts', testing: 'src/testing.ts' }), shims: true },
   // The child side of startServerProcess, forked as a script of its own.
   {
-    entry: { 'server-process-child': 'src/server-process-child.ts' },
+    entry: { 'server-process-child': 'src/testing/server-process-child.ts' },
     format: ['esm'],
     outExtension: () => ({ js: '.mjs' }),
     target: 'es2022',

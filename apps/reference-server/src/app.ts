@@ -6,18 +6,21 @@
  * failure is logged (without request data) and answered 500 without details.
  */
 import { Hono } from 'hono';
-import { authorize } from './authorize';
-import type { RequestContext, ServerContext, TenantEntry } from './context';
-import { corsHeaders, preflight } from './cors';
-import { discovery, jwks } from './discovery';
-import { jsonResponse } from './errors';
-import { errorPage } from './html';
-import { showConsent, showLogin, submitConsent, submitLogin } from './login';
-import { logout } from './logout';
-import { revoke } from './revoke';
-import { StoreUnavailableError } from './store';
-import { codeTokenEndpoint, oauthTokenEndpoint } from './token';
-import { userinfo } from './userinfo';
+import { authorize } from './endpoints/authorize';
+import { codeTokenEndpoint } from './endpoints/code-token';
+import { showConsent, submitConsent } from './endpoints/consent';
+import { discovery } from './endpoints/discovery';
+import { jwks } from './endpoints/jwks';
+import { showLogin, submitLogin } from './endpoints/login';
+import { logout } from './endpoints/logout';
+import { oauthTokenEndpoint } from './endpoints/oauth-token';
+import { revoke } from './endpoints/revoke';
+import { userinfo } from './endpoints/userinfo';
+import { corsHeaders, preflight } from './http/cors';
+import { jsonResponse } from './http/errors';
+import { errorPage } from './http/html';
+import type { RequestContext, ServerContext, TenantEntry } from './request/context';
+import { StoreUnavailableError } from './store/store';
 
 type Handler = (ctx: RequestContext) => Promise<Response>;
 

@@ -5,8 +5,9 @@
  * Port: `--port`, else `PORT`, else 4000; 0 picks a free port.
  */
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfigFile } from './config';
-import { demoConfig } from './demo';
+import { demoConfig } from './config/demo';
+import { loadConfigFile } from './config/load';
+import { ConfigError } from './config/schema';
 import { createProcessServer, type Listening, type ReferenceServer } from './server';
 
 const USAGE = 'usage: oidc-rp-reference-server [--config FILE] [--port N] [--host 127.0.0.1]';

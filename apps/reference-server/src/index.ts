@@ -9,14 +9,16 @@
  */
 export { createReferenceServer } from './server';
 export type { ReferenceServer, ReferenceServerOptions, Listening } from './server';
-export { demoConfig } from './demo';
-export { FAULTS } from './faults';
-export type { Fault } from './faults';
-export { ConfigError, DEFAULT_LIFETIMES, loadConfigFile, validateConfig } from './config';
-export type { ServerConfig, StoreConfig, TenantConfig, ClientConfig, UserConfig, Lifetimes, GrantType, ResponseType, SigningAlg } from './config';
-export type { Logger } from './context';
+export { demoConfig } from './config/demo';
+export { FAULTS } from './config/fault-names';
+export type { Fault } from './config/fault-names';
+export { ConfigError, DEFAULT_LIFETIMES, validateConfig } from './config/schema';
+export { loadConfigFile } from './config/load';
+export type { Lifetimes, GrantType, ResponseType, SigningAlg } from './config/model';
+export type { ServerConfig, StoreConfig, TenantConfig, ClientConfig, UserConfig } from './config/schema';
+export type { Logger } from './config/logger';
 export type { RequestInfo } from './app';
-export { MemoryStore, StoreUnavailableError } from './store';
+export { MemoryStore, StoreUnavailableError } from './store/store';
 export type {
   Store,
   AccessTokenRecord,
@@ -28,4 +30,4 @@ export type {
   ResponseMode,
   Session,
   Taken,
-} from './store';
+} from './store/store';

@@ -6,13 +6,15 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { createAdaptorServer } from '@hono/node-server';
 import { createApp, type RequestInfo } from './app';
-import { readStoreConfig, validateConfig, type ServerConfig, type Tenant } from './config';
-import type { Logger, TenantEntry } from './context';
-import { demoConfig } from './demo';
-import { KeySet } from './keys';
-import { SharedKeys } from './shared-keys';
-import { MemoryStore, type Store } from './store';
-import { RedisConnection } from './store-redis';
+import { demoConfig } from './config/demo';
+import type { Logger } from './config/logger';
+import type { Tenant } from './config/model';
+import { readStoreConfig, validateConfig, type ServerConfig } from './config/schema';
+import { KeySet } from './keys/keys';
+import { SharedKeys } from './keys/shared-keys';
+import type { TenantEntry } from './request/context';
+import { RedisConnection } from './store/redis';
+import { MemoryStore, type Store } from './store/store';
 
 /** Options of {@link createReferenceServer}. */
 export interface ReferenceServerOptions {

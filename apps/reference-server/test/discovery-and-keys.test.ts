@@ -1,9 +1,9 @@
 import { decodeProtectedHeader } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../src/app';
-import type { TenantEntry } from '../src/context';
+import type { TenantEntry } from '../src/request/context';
 import { demoConfig, MemoryStore, validateConfig } from '../src/index';
-import { KeySet } from '../src/keys';
+import { KeySet } from '../src/keys/keys';
 import { demoTenant, exchangeWebCode, ISSUER, login, setup, verifyJwt, webCode, webParams } from './helpers';
 
 describe('GET /.well-known/openid-configuration', () => {

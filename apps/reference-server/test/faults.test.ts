@@ -4,7 +4,7 @@ import { createHmac } from 'node:crypto';
 import { compactVerify, createLocalJWKSet, decodeJwt, decodeProtectedHeader, exportSPKI, importJWK, type JWK } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, validateConfig, type ServerConfig } from '../src/index';
-import { FAULTS, type Fault } from '../src/faults';
+import { FAULTS, type Fault } from '../src/config/fault-names';
 import { demoTenant, exchangeWebCode, ISSUER, leftHalfHash, login, ORIGIN, setup, WEB_REDIRECT, type Harness } from './helpers';
 
 /** One confidential client per fault, named after it; the demo's `web` stays well-behaved. */

@@ -2,7 +2,7 @@
 // two connections (two instances) racing on the same entries.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryStore, StoreUnavailableError, type CodeRecord, type Interaction, type Store } from '../src/index';
-import { RedisConnection } from '../src/store-redis';
+import { RedisConnection } from '../src/store/redis';
 import { startRedisServer, type RunningRedis } from '../../../test-support/redis-server';
 
 const SILENT = { info: () => undefined, error: () => undefined };

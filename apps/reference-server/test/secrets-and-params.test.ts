@@ -1,8 +1,8 @@
 // The building blocks every endpoint relies on: random tokens, constant-time comparison, and
 // the strict form parser (its shortcuts must give the same answers as the long way).
 import { describe, expect, it } from 'vitest';
-import { decodeComponent, MAX_PARAM_BYTES, parseParams } from '../src/params';
-import { randomToken, safeEqual, storageKey } from '../src/secrets';
+import { decodeComponent, MAX_PARAM_BYTES, parseParams } from '../src/http/params';
+import { randomToken, safeEqual, storageKey } from '../src/crypto/secrets';
 
 describe('randomToken', () => {
   it('gives distinct base64url values of the asked size, across many refills of its random pool', () => {

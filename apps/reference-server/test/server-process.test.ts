@@ -1,7 +1,7 @@
 // startServerProcess from the built testing entry: the server in a child process, driven over IPC.
 import { startServerProcess, type ServerProcess } from '@oidc-rp/reference-server/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { demoConfig } from '../src/demo';
+import { demoConfig } from '../src/config/demo';
 
 let provider: ServerProcess;
 const config = demoConfig();

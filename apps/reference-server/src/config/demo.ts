@@ -1,0 +1,62 @@
+import type { ServerConfig } from './schema';
+
+/**
+ * The built-in configuration used when no file is given: tenant `demo` (development) with user
+ * `alice` / `wonderland`, a public SPA client `spa`, a confidential web client `web`
+ * (secret `web-secret`) and a client-credentials client `service` (secret `service-secret`).
+ * Returns a fresh object each call, so callers may modify it.
+ *
+ * @example
+ * const config = demoConfig();
+ * config.tenants[0]!.clients![0]!.skip_consent = true;
+ * const server = await createReferenceServer(config);
+ */
+export function demoConfig(): ServerConfig {
+  const userScopes = ['openid', 'profile', 'email', 'offline_access', 'api.read'];
+  return {
+    tenants: [
+      {
+        id: 'demo',
+        development: true,
+        signing_alg: 'RS256',
+        access_token_format: 'opaque',
+        lifetimes: { authorization_code: 60, access_token: 3600, id_token: 3600, refresh_token: 2_592_000 },
+        users: [
+          {
+            username: 'alice',
+            password: 'wonderland',
+            claims: { sub: 'alice', name: 'Alice Liddell', email: 'alice@example.com', email_verified: true },
+          },
+        ],
+        clients: [
+          {
+            client_id: 'spa',
+            redirect_uris: ['http://127.0.0.1:5173/callback', 'http://localhost:5173/callback'],
+            post_logout_redirect_uris: ['http://127.0.0.1:5173/', 'http://localhost:5173/'],
+            grant_types: ['authorization_code', 'refresh_token', 'implicit'],
+            response_types: ['code', 'id_token token'],
+            scopes: userScopes,
+            skip_consent: false,
+          },
+          {
+            client_id: 'web',
+            client_secret: 'web-secret',
+            redirect_uris: ['http://127.0.0.1:3000/callback', 'http://localhost:3000/callback'],
+            post_logout_redirect_uris: ['http://127.0.0.1:3000/'],
+            grant_types: ['authorization_code', 'refresh_token'],
+            response_types: ['code', 'code id_token', 'code token id_token', 'id_token'],
+            scopes: userScopes,
+            skip_consent: false,
+          },
+          {
+            client_id: 'service',
+            client_secret: 'service-secret',
+            grant_types: ['client_credentials'],
+            response_types: [],
+            scopes: ['api.read', 'api.write'],
+          },
+        ],
+      },
+    ],
+  };
+}

@@ -1,0 +1,52 @@
+/**
+ * The misbehaving mode's vocabulary. A client's `"fault"` (one name or a list) makes the server
+ * break one rule of the protocol for that client, like the negative tests of the OpenID
+ * relying-party certification, so a client library's defences can be proven over real HTTP.
+ * Each fault hands the client something it must refuse, except `jwks_key_rotated` and
+ * `token_response_token_type_lowercase`, which a correct client accepts. Test use only.
+ * The names live here, for the config to check; what each does is in faults/.
+ */
+
+/**
+ * Every fault a client can be configured with (see the fault table in the README).
+ *
+ * @example
+ * { "client_id": "broken", "fault": ["id_token_wrong_aud", "redirect_missing_iss"], ... }
+ */
+export const FAULTS = [
+  // ID tokens: every ID token issued to the client (code exchange and authorize response).
+  'id_token_bad_signature',
+  'id_token_alg_none',
+  'id_token_hs256_with_public_key',
+  'id_token_unknown_kid',
+  'id_token_wrong_iss',
+  'id_token_wrong_aud',
+  'id_token_multiple_aud_no_azp',
+  'id_token_azp_mismatch',
+  'id_token_expired',
+  'id_token_iat_future',
+  'id_token_nonce_mismatch',
+  'id_token_missing_nonce',
+  'id_token_missing_sub',
+  'id_token_bad_at_hash',
+  'id_token_bad_c_hash',
+  'id_token_missing_c_hash',
+  'jwks_key_rotated',
+  // The redirect back to the client (success and error responses).
+  'redirect_missing_state',
+  'redirect_wrong_state',
+  'redirect_wrong_iss',
+  'redirect_missing_iss',
+  // Token responses (code exchange, refresh, client credentials).
+  'token_response_not_json',
+  'token_response_missing_access_token',
+  'token_response_token_type_lowercase',
+  'token_response_unknown_token_type',
+  'id_token_missing',
+  // Documents and endpoints.
+  'discovery_issuer_mismatch',
+  'userinfo_wrong_sub',
+] as const;
+
+/** The name of one fault. */
+export type Fault = (typeof FAULTS)[number];

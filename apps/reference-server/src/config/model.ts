@@ -1,0 +1,84 @@
+/**
+ * The validated configuration as the server runs it: tenants, clients and users with every
+ * default filled in, and the vocabulary (algorithms, grant and response types) both the config
+ * file and the endpoints use. Built by schema.ts; never read from a file directly.
+ */
+import type { Fault } from './fault-names';
+
+/** ID token (and JWT access token) signing algorithm of a tenant. */
+export type SigningAlg = 'RS256' | 'ES256';
+/** Grant types a client may be registered for. */
+export type GrantType = 'authorization_code' | 'refresh_token' | 'client_credentials' | 'implicit';
+/** Response types the authorize endpoint serves, in their canonical spelling. */
+export type ResponseType = 'code' | 'code id_token' | 'code token id_token' | 'token' | 'id_token token' | 'id_token';
+
+/** Lifetimes in seconds. */
+export interface Lifetimes {
+  authorization_code: number;
+  access_token: number;
+  id_token: number;
+  refresh_token: number;
+}
+
+/** All response types, canonical spelling; the authorize endpoint accepts any word order. */
+export const RESPONSE_TYPES: readonly ResponseType[] = ['code', 'code id_token', 'code token id_token', 'token', 'id_token token', 'id_token'];
+
+/**
+ * The canonical spelling of a response type given in any word order, or undefined.
+ *
+ * @example
+ * canonicalResponseType('id_token code'); // 'code id_token'
+ */
+export function canonicalResponseType(value: string): ResponseType | undefined {
+  const key = value.split(' ').sort().join(' ');
+  return RESPONSE_TYPES.find((t) => t.split(' ').sort().join(' ') === key);
+}
+
+/** A client after validation, every default filled in. */
+export interface Client {
+  client_id: string;
+  client_secret: string | undefined;
+  redirect_uris: readonly string[];
+  post_logout_redirect_uris: readonly string[];
+  grant_types: readonly GrantType[];
+  response_types: readonly ResponseType[];
+  scopes: readonly string[];
+  skip_consent: boolean;
+  /** Empty unless the config asks for faults. */
+  faults: ReadonlySet<Fault>;
+}
+
+/** A user after validation. */
+export interface User {
+  username: string;
+  password: string;
+  claims: Readonly<Record<string, unknown>> & { sub: string };
+}
+
+/** A tenant after validation. */
+export interface Tenant {
+  id: string;
+  development: boolean;
+  signing_alg: SigningAlg;
+  access_token_format: 'opaque' | 'jwt';
+  lifetimes: Readonly<Lifetimes>;
+  users: ReadonlyMap<string, User>;
+  clients: ReadonlyMap<string, Client>;
+  /** Origins of the registered http(s) redirect URIs: the only CORS origins. */
+  corsOrigins: ReadonlySet<string>;
+  /** Whether any client has conformance faults: only then do endpoints consult faults/. */
+  hasFaults: boolean;
+}
+
+/**
+ * The faults of a client of `tenant`, or undefined when it has none (or is unknown): the one
+ * check that keeps requests of healthy clients out of faults/.
+ *
+ * @example
+ * const faults = clientFaults(ctx.tenant, clientId);
+ * if (faults) return faultyIdToken(ctx, faults, payload);
+ */
+export function clientFaults(tenant: Tenant, clientId: string | undefined): ReadonlySet<Fault> | undefined {
+  const faults = clientId === undefined ? undefined : tenant.clients.get(clientId)?.faults;
+  return faults !== undefined && faults.size > 0 ? faults : undefined;
+}

@@ -1,0 +1,63 @@
+/**
+ * `GET /oidc/authorize`: validates the request, then either answers at once for a signed-in
+ * browser whose consent is known (SSO), or starts an interaction and sends the browser to
+ * the login (or consent) page.
+ */
+import { randomToken } from '../crypto/secrets';
+import { OAuthError } from '../http/errors';
+import { errorPage } from '../http/html';
+import { queryParams } from '../http/params';
+import { finishAuthorization, redirectError, targetOf } from '../oauth/authorization-response';
+import { validateAuthorizeRequest } from '../oauth/authorize-request';
+import { needsConsent } from '../oauth/consent';
+import { browserBinding, currentSession, INTERACTION_SECONDS } from '../oauth/session';
+import { nowSeconds, type RequestContext } from '../request/context';
+
+/**
+ * Handles `GET {base}/oidc/authorize`.
+ *
+ * @example
+ * // an entry of the endpoint table in app.ts, which builds the RequestContext
+ * { path: '/oidc/authorize', kind: 'html', cors: false, methods: { GET: authorize } }
+ */
+export async function authorize(ctx: RequestContext): Promise<Response> {
+  const result = validateAuthorizeRequest(queryParams(ctx.request), ctx.tenant.clients);
+  if (result.kind === 'page') return errorPage(400, result.message);
+  if (result.kind === 'error') return redirectError(ctx, result.target, result.error);
+  const { client, request } = result;
+  const target = targetOf(request);
+
+  const session = await currentSession(ctx);
+  const forceLogin = request.prompt.includes('login') || request.prompt.includes('select_account');
+  const tooOld = session !== undefined && request.maxAge !== undefined && nowSeconds(ctx.server) - session.authTime > request.maxAge;
+  const signedIn = session !== undefined && !forceLogin && !tooOld ? session : undefined;
+  const consent = signedIn ? await needsConsent(ctx, client, signedIn.sub, request.scopes, request.prompt) : true;
+
+  if (request.prompt.includes('none')) {
+    if (!signedIn) return redirectError(ctx, target, new OAuthError('login_required', 'the user is not signed in'));
+    if (consent) return redirectError(ctx, target, new OAuthError('consent_required', 'the user has not consented to the requested scopes'));
+  }
+  if (signedIn && !consent) {
+    const { username, sub, sid, authTime } = signedIn;
+    return finishAuthorization(ctx, request, { username, sub, sid, authTime });
+  }
+
+  const binding = browserBinding(ctx);
+  const id = randomToken();
+  await ctx.server.store.saveInteraction(
+    id,
+    {
+      tenant: ctx.tenant.id,
+      request,
+      browser: binding.key,
+      csrf: randomToken(),
+      failedLogins: 0,
+      ...(signedIn ? { user: { username: signedIn.username, sub: signedIn.sub, sid: signedIn.sid, authTime: signedIn.authTime } } : {}),
+    },
+    INTERACTION_SECONDS,
+  );
+  const page = signedIn ? 'consent' : 'login';
+  const headers = new Headers({ Location: `${ctx.issuer}/oidc/${page}?interaction=${id}`, 'Cache-Control': 'no-store' });
+  if (binding.setCookie) headers.append('Set-Cookie', binding.setCookie);
+  return new Response(null, { status: 302, headers });
+}

@@ -1,0 +1,79 @@
+/**
+ * `POST /oidc/token`: the authorization code exchange, as the contract splits the token
+ * endpoints (refresh and client credentials are at `/oauth/token`).
+ */
+import { s256, safeEqual, storageKey } from '../crypto/secrets';
+import { OAuthError } from '../http/errors';
+import { authenticateClient, requireSecretIfConfidential } from '../oauth/client-auth';
+import { issueAccessToken, issueIdToken, issueRefreshToken, revokeGrant } from '../oauth/issue';
+import { invalidGrant, required, tokenEndpoint } from '../oauth/token-request';
+import { tokenResponse } from '../oauth/token-response';
+import { nowSeconds, type RequestContext } from '../request/context';
+
+const VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
+
+/**
+ * `POST {base}/oidc/token`: the authorization code exchange. Either `client_secret` or
+ * `code_verifier`, never both; codes are single-use and a replay revokes what the first
+ * redemption issued.
+ *
+ * @example
+ * // an entry of the endpoint table in app.ts, which builds the RequestContext
+ * { path: '/oidc/token', kind: 'json', cors: true, methods: { POST: codeTokenEndpoint } }
+ */
+export function codeTokenEndpoint(ctx: RequestContext): Promise<Response> {
+  return tokenEndpoint(ctx, async (form, grantType) => {
+    if (grantType !== 'authorization_code') {
+      throw new OAuthError('unsupported_grant_type', `this endpoint serves only authorization_code; send ${grantType === 'refresh_token' || grantType === 'client_credentials' ? `${grantType} to ${ctx.issuer}/oauth/token` : 'a supported grant_type'}`);
+    }
+    const auth = authenticateClient(ctx, form);
+    const { client } = auth;
+    const verifier = form.get('code_verifier');
+    if (form.has('client_secret') && verifier !== undefined) {
+      throw new OAuthError('invalid_request', 'send either client_secret (without PKCE) or code_verifier (with PKCE), never both');
+    }
+    if (!client.grant_types.includes('authorization_code')) {
+      throw new OAuthError('unauthorized_client', 'the client is not registered for the authorization_code grant');
+    }
+    const code = required(form, 'code');
+    const redirectUri = required(form, 'redirect_uri');
+    if (verifier === undefined) requireSecretIfConfidential(ctx, auth);
+
+    const taken = await ctx.server.store.takeCode(storageKey(code));
+    if (!taken || taken.record.tenant !== ctx.tenant.id) throw invalidGrant('the authorization code is not valid');
+    const record = taken.record;
+    if (taken.alreadyUsed) {
+      await revokeGrant(ctx, record.grantId);
+      ctx.server.logger.info(`tenant ${ctx.tenant.id}: authorization code replayed; grant revoked (client ${record.clientId})`);
+      throw invalidGrant('the authorization code was already used; the tokens issued for it are revoked');
+    }
+    if (record.clientId !== client.client_id) throw invalidGrant('the authorization code was issued to another client');
+    if (record.expiresAt <= nowSeconds(ctx.server)) throw invalidGrant('the authorization code has expired');
+    if (record.redirectUri !== redirectUri) throw invalidGrant('redirect_uri does not match the one of the authorize request');
+    if (record.codeChallenge !== undefined) {
+      if (verifier === undefined) throw invalidGrant('code_verifier is required: the code was issued with a code_challenge');
+      if (!VERIFIER.test(verifier) || !safeEqual(s256(verifier), record.codeChallenge)) {
+        throw invalidGrant('code_verifier does not match the code_challenge');
+      }
+    } else if (verifier !== undefined) {
+      throw invalidGrant('the code was issued without a code_challenge; send client_secret instead of code_verifier');
+    }
+
+    const grant = { clientId: client.client_id, scopes: record.scopes, user: record.user, grantId: record.grantId };
+    const access = await issueAccessToken(ctx, grant);
+    const body: Record<string, string> = { access_token: access.token, token_type: 'Bearer' };
+    if (record.scopes.includes('openid')) {
+      body.id_token = await issueIdToken(ctx, {
+        clientId: client.client_id,
+        user: record.user,
+        scopes: record.scopes,
+        accessToken: access.token,
+        ...(record.nonce !== undefined ? { nonce: record.nonce } : {}),
+      });
+    }
+    if (record.scopes.includes('offline_access') && client.grant_types.includes('refresh_token')) {
+      body.refresh_token = await issueRefreshToken(ctx, grant);
+    }
+    return tokenResponse(ctx, client, body);
+  });
+}

@@ -1,0 +1,61 @@
+/** The OpenID Provider metadata (OIDC Discovery 1.0) of a tenant. */
+import { RESPONSE_TYPES } from '../config/model';
+import { discoveryIssuer } from '../faults/responses';
+import { jsonResponse } from '../http/errors';
+import { SCOPE_CLAIM_NAMES } from '../oauth/claims';
+import type { RequestContext } from '../request/context';
+
+/**
+ * The discovery document of the request's tenant, including the oidc-rp extensions
+ * `token_endpoint_by_grant` and `pkce_replaces_client_secret`.
+ *
+ * @example
+ * const doc = providerMetadata(ctx);
+ * doc.token_endpoint_by_grant.refresh_token; // `${issuer}/oauth/token`
+ */
+export function providerMetadata(ctx: RequestContext) {
+  const base = ctx.issuer;
+  const scopes = new Set(['openid']);
+  for (const client of ctx.tenant.clients.values()) for (const s of client.scopes) scopes.add(s);
+  return {
+    issuer: ctx.tenant.hasFaults ? discoveryIssuer(ctx) : ctx.issuer,
+    authorization_endpoint: `${base}/oidc/authorize`,
+    token_endpoint: `${base}/oidc/token`,
+    token_endpoint_by_grant: {
+      authorization_code: `${base}/oidc/token`,
+      refresh_token: `${base}/oauth/token`,
+      client_credentials: `${base}/oauth/token`,
+    },
+    pkce_replaces_client_secret: true,
+    jwks_uri: `${base}/oidc/jwks`,
+    userinfo_endpoint: `${base}/oidc/userinfo`,
+    revocation_endpoint: `${base}/oauth/revoke`,
+    end_session_endpoint: `${base}/oidc/logout`,
+    response_types_supported: [...RESPONSE_TYPES],
+    response_modes_supported: ['query', 'fragment', 'form_post'],
+    grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials', 'implicit'],
+    code_challenge_methods_supported: ['S256'],
+    token_endpoint_auth_methods_supported: ['client_secret_post', 'client_secret_basic', 'none'],
+    revocation_endpoint_auth_methods_supported: ['client_secret_post', 'client_secret_basic', 'none'],
+    id_token_signing_alg_values_supported: [ctx.tenant.signing_alg],
+    subject_types_supported: ['public'],
+    scopes_supported: [...scopes],
+    claims_supported: ['sub', 'iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'sid', 'at_hash', 'c_hash', ...SCOPE_CLAIM_NAMES],
+    prompt_values_supported: ['none', 'login', 'consent', 'select_account'],
+    authorization_response_iss_parameter_supported: true,
+    request_parameter_supported: false,
+    request_uri_parameter_supported: false,
+    claims_parameter_supported: false,
+  };
+}
+
+/**
+ * Handles `GET {base}/.well-known/openid-configuration`.
+ *
+ * @example
+ * // an entry of the endpoint table in app.ts, which builds the RequestContext
+ * { path: '/.well-known/openid-configuration', kind: 'json', cors: true, methods: { GET: discovery } }
+ */
+export async function discovery(ctx: RequestContext): Promise<Response> {
+  return jsonResponse(providerMetadata(ctx), 200, { ...ctx.corsHeaders, 'Cache-Control': 'no-cache' });
+}

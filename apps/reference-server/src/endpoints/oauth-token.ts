@@ -1,0 +1,85 @@
+/**
+ * `POST /oauth/token`: refresh tokens and client credentials, as the contract splits the token
+ * endpoints (codes are exchanged at `/oidc/token`).
+ */
+import { storageKey } from '../crypto/secrets';
+import { OAuthError } from '../http/errors';
+import { USER_SCOPES } from '../oauth/claims';
+import { authenticateClient, requireSecretIfConfidential } from '../oauth/client-auth';
+import { issueAccessToken, issueRefreshToken, newGrantId, revokeGrant } from '../oauth/issue';
+import { type Form, invalidGrant, required, tokenEndpoint } from '../oauth/token-request';
+import { tokenResponse } from '../oauth/token-response';
+import { nowSeconds, type RequestContext } from '../request/context';
+
+/**
+ * `POST {base}/oauth/token`: `refresh_token` (rotation; reuse revokes the family; public
+ * clients send `client_id` alone) and `client_credentials`.
+ *
+ * @example
+ * // an entry of the endpoint table in app.ts, which builds the RequestContext
+ * { path: '/oauth/token', kind: 'json', cors: true, methods: { POST: oauthTokenEndpoint } }
+ */
+export function oauthTokenEndpoint(ctx: RequestContext): Promise<Response> {
+  return tokenEndpoint(ctx, async (form, grantType) => {
+    if (grantType === 'refresh_token') return refreshGrant(ctx, form);
+    if (grantType === 'client_credentials') return clientCredentialsGrant(ctx, form);
+    throw new OAuthError(
+      'unsupported_grant_type',
+      grantType === 'authorization_code'
+        ? `this endpoint serves refresh_token and client_credentials; exchange codes at ${ctx.issuer}/oidc/token`
+        : 'this endpoint serves only refresh_token and client_credentials',
+    );
+  });
+}
+
+function requestedScopes(form: Form): string[] | undefined {
+  const raw = form.get('scope');
+  return raw === undefined ? undefined : [...new Set(raw.split(' ').filter((s) => s !== ''))];
+}
+
+async function refreshGrant(ctx: RequestContext, form: Form): Promise<Response> {
+  const auth = authenticateClient(ctx, form);
+  requireSecretIfConfidential(ctx, auth);
+  const { client } = auth;
+  if (!client.grant_types.includes('refresh_token')) {
+    throw new OAuthError('unauthorized_client', 'the client is not registered for the refresh_token grant');
+  }
+  const token = required(form, 'refresh_token');
+  const taken = await ctx.server.store.takeRefreshToken(storageKey(token));
+  if (!taken || taken.record.tenant !== ctx.tenant.id) throw invalidGrant('the refresh token is not valid');
+  const record = taken.record;
+  if (taken.alreadyUsed) {
+    await revokeGrant(ctx, record.grantId);
+    ctx.server.logger.info(`tenant ${ctx.tenant.id}: refresh token reused; family revoked (client ${record.clientId})`);
+    throw invalidGrant('the refresh token was already used; all tokens of its family are revoked');
+  }
+  if (record.clientId !== client.client_id) throw invalidGrant('the refresh token was issued to another client');
+  if (record.expiresAt <= nowSeconds(ctx.server)) throw invalidGrant('the refresh token has expired');
+  if (await ctx.server.store.isGrantRevoked(record.grantId)) throw invalidGrant('the refresh token has been revoked');
+  const scopes = requestedScopes(form) ?? record.scopes;
+  if (scopes.some((s) => !record.scopes.includes(s))) {
+    throw new OAuthError('invalid_scope', 'a refresh can only keep or narrow the originally granted scope');
+  }
+  const access = await issueAccessToken(ctx, { clientId: client.client_id, scopes, user: record.user, grantId: record.grantId });
+  const refreshToken = await issueRefreshToken(ctx, { clientId: client.client_id, scopes: record.scopes, user: record.user, grantId: record.grantId });
+  return tokenResponse(ctx, client, { access_token: access.token, token_type: 'bearer', expires_in: access.expiresIn, refresh_token: refreshToken });
+}
+
+async function clientCredentialsGrant(ctx: RequestContext, form: Form): Promise<Response> {
+  const auth = authenticateClient(ctx, form);
+  const { client } = auth;
+  if (client.client_secret === undefined) {
+    throw new OAuthError('unauthorized_client', 'client_credentials needs a confidential client');
+  }
+  requireSecretIfConfidential(ctx, auth);
+  if (!client.grant_types.includes('client_credentials')) {
+    throw new OAuthError('unauthorized_client', 'the client is not registered for the client_credentials grant');
+  }
+  const allowed = client.scopes.filter((s) => !USER_SCOPES.has(s));
+  const scopes = requestedScopes(form) ?? allowed;
+  if (scopes.some((s) => !allowed.includes(s))) {
+    throw new OAuthError('invalid_scope', 'a requested scope is not allowed for this client (user scopes such as openid never are)');
+  }
+  const access = await issueAccessToken(ctx, { clientId: client.client_id, scopes, grantId: newGrantId() });
+  return tokenResponse(ctx, client, { access_token: access.token, token_type: 'bearer', expires_in: access.expiresIn });
+}

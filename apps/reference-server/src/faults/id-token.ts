@@ -1,0 +1,142 @@
+/**
+ * ID token faults: claims changed or removed, a broken signature, `alg: none`, HS256 keyed with
+ * the public key, or a key the JWKS does not publish (yet). Only clients configured with a
+ * fault get here: the healthy path signs in oauth/issue.ts.
+ */
+import { SignJWT, exportSPKI, importJWK, type JWK } from 'jose';
+import type { Fault } from '../config/fault-names';
+import type { Tenant } from '../config/model';
+import { leftHalfHash, randomToken } from '../crypto/secrets';
+import { createSigningKey, type SigningKey } from '../keys/keys';
+import type { RequestContext } from '../request/context';
+import { impostorIssuer } from './responses';
+
+/** A client id no registration uses, for `aud` / `azp` faults. */
+const OTHER_CLIENT = 'another-client';
+/** How many keys of `jwks_key_rotated` stay published (each ID token gets a new one). */
+const ROTATED_KEYS_KEPT = 3;
+
+/**
+ * Signs the ID token `payload` with the client's faults applied: claims changed or removed,
+ * then a broken signature, `alg: none`, HS256 keyed with the public key, or a key the JWKS
+ * does not publish (yet).
+ *
+ * @example
+ * const faults = clientFaults(ctx.tenant, clientId);
+ * if (faults) return faultyIdToken(ctx, faults, payload);
+ */
+export async function faultyIdToken(ctx: RequestContext, faults: ReadonlySet<Fault>, payload: Record<string, unknown>): Promise<string> {
+  const claims = faultyClaims(ctx, faults, payload);
+  const key = (await ctx.keys()).current;
+  if (faults.has('id_token_alg_none')) return unsecuredJwt(claims);
+  if (faults.has('id_token_hs256_with_public_key')) return hmacWithPublicKey(claims, key);
+  const signer = faults.has('id_token_unknown_kid')
+    ? await unpublishedKey(ctx)
+    : faults.has('jwks_key_rotated')
+      ? await rotatedKey(ctx)
+      : key;
+  const jwt = await new SignJWT(claims).setProtectedHeader({ alg: signer.alg, kid: signer.kid, typ: 'JWT' }).sign(signer.privateKey);
+  return faults.has('id_token_bad_signature') ? breakSignature(jwt) : jwt;
+}
+
+function faultyClaims(ctx: RequestContext, faults: ReadonlySet<Fault>, payload: Record<string, unknown>): Record<string, unknown> {
+  const claims = { ...payload };
+  const now = Math.floor(ctx.server.now() / 1000);
+  const lifetime = ctx.tenant.lifetimes.id_token;
+  if (faults.has('id_token_wrong_iss')) claims.iss = impostorIssuer(ctx);
+  if (faults.has('id_token_wrong_aud')) claims.aud = OTHER_CLIENT;
+  if (faults.has('id_token_multiple_aud_no_azp')) {
+    claims.aud = [payload.aud, OTHER_CLIENT];
+    delete claims.azp;
+  }
+  if (faults.has('id_token_azp_mismatch')) {
+    claims.aud = [payload.aud, OTHER_CLIENT];
+    claims.azp = OTHER_CLIENT;
+  }
+  // Far beyond any clock tolerance a client may allow (minutes, not seconds).
+  if (faults.has('id_token_expired')) {
+    claims.exp = now - 3600;
+    claims.iat = now - 3600 - lifetime;
+  }
+  if (faults.has('id_token_iat_future')) {
+    claims.iat = now + 3600;
+    claims.exp = now + 3600 + lifetime;
+  }
+  if (faults.has('id_token_nonce_mismatch')) claims.nonce = randomToken(16);
+  if (faults.has('id_token_missing_nonce')) delete claims.nonce;
+  if (faults.has('id_token_missing_sub')) delete claims.sub;
+  if (faults.has('id_token_bad_at_hash') && claims.at_hash !== undefined) claims.at_hash = leftHalfHash(randomToken());
+  if (faults.has('id_token_bad_c_hash') && claims.c_hash !== undefined) claims.c_hash = leftHalfHash(randomToken());
+  if (faults.has('id_token_missing_c_hash')) delete claims.c_hash;
+  return claims;
+}
+
+function part(value: unknown): string {
+  return Buffer.from(JSON.stringify(value), 'utf8').toString('base64url');
+}
+
+/** An unsecured JWT (RFC 7519 6): `alg: none` and an empty signature. */
+function unsecuredJwt(claims: Record<string, unknown>): string {
+  return `${part({ alg: 'none', typ: 'JWT' })}.${part(claims)}.`;
+}
+
+/** The key-confusion attack: HS256 with the PEM of the published public key as the secret. */
+async function hmacWithPublicKey(claims: Record<string, unknown>, key: SigningKey): Promise<string> {
+  const publicKey = await importJWK(key.publicJwk, key.alg);
+  const pem = await exportSPKI(publicKey as CryptoKey);
+  return new SignJWT(claims).setProtectedHeader({ alg: 'HS256', kid: key.kid, typ: 'JWT' }).sign(new TextEncoder().encode(pem));
+}
+
+/** A valid token with one bit pattern of its signature flipped. */
+function breakSignature(jwt: string): string {
+  const dot = jwt.lastIndexOf('.');
+  const signature = Buffer.from(jwt.slice(dot + 1), 'base64url');
+  signature.writeUInt8(signature.readUInt8(0) ^ 0xff, 0);
+  return `${jwt.slice(0, dot + 1)}${signature.toString('base64url')}`;
+}
+
+// ---------------------------------------------------------------------------------------
+// Fault keys: kept beside the tenant's own keys, per tenant of a running server, in this process.
+
+interface FaultKeys {
+  /** Signs `id_token_unknown_kid` tokens; never published. */
+  unpublished?: Promise<SigningKey>;
+  /** Keys of `jwks_key_rotated`, newest first; published from the moment they sign. */
+  rotated: SigningKey[];
+}
+
+// Keyed by the validated tenant, which each server creates once and keeps.
+const faultKeys = new WeakMap<Tenant, FaultKeys>();
+
+function keysOf(ctx: RequestContext): FaultKeys {
+  let keys = faultKeys.get(ctx.tenant);
+  if (!keys) {
+    keys = { rotated: [] };
+    faultKeys.set(ctx.tenant, keys);
+  }
+  return keys;
+}
+
+function unpublishedKey(ctx: RequestContext): Promise<SigningKey> {
+  const keys = keysOf(ctx);
+  keys.unpublished ??= createSigningKey(ctx.tenant.signing_alg);
+  return keys.unpublished;
+}
+
+/** A brand-new key for every token: a client holding the earlier JWKS must fetch it again. */
+async function rotatedKey(ctx: RequestContext): Promise<SigningKey> {
+  const key = await createSigningKey(ctx.tenant.signing_alg);
+  const keys = keysOf(ctx);
+  keys.rotated = [key, ...keys.rotated].slice(0, ROTATED_KEYS_KEPT);
+  return key;
+}
+
+/**
+ * Public keys the JWKS publishes for `jwks_key_rotated`, besides the tenant's own.
+ *
+ * @example
+ * const published = ctx.tenant.hasFaults ? [...keys, ...faultJwks(ctx)] : keys;
+ */
+export function faultJwks(ctx: RequestContext): JWK[] {
+  return faultKeys.get(ctx.tenant)?.rotated.map((key) => key.publicJwk) ?? [];
+}

@@ -1,0 +1,51 @@
+/**
+ * CORS for the endpoints browser clients call directly (discovery, JWKS, token endpoints,
+ * userinfo, revocation). Allowed origins are exactly the origins of the tenant's registered
+ * redirect URIs; no wildcard, no credentials. Other origins get no CORS headers at all.
+ */
+const ALLOWED_HEADERS = 'Authorization, Content-Type, Accept';
+
+/** What CORS decisions depend on: the request and its tenant's allowed origins. */
+interface CorsContext {
+  request: Request;
+  tenant: { corsOrigins: ReadonlySet<string> };
+}
+
+function allowedOrigin(ctx: CorsContext): string | undefined {
+  const origin = ctx.request.headers.get('origin');
+  return origin !== null && ctx.tenant.corsOrigins.has(origin) ? origin : undefined;
+}
+
+const VARY_ONLY: Readonly<Record<string, string>> = Object.freeze({ Vary: 'Origin' });
+
+/**
+ * The CORS headers of an actual (non-preflight) response: always `Vary: Origin`, since the
+ * answer depends on it, and for an allowed origin the origin itself and the one header
+ * browser code needs to read (`WWW-Authenticate`).
+ *
+ * @example
+ * return jsonResponse(body, 200, { ...corsHeaders(ctx), 'Cache-Control': 'no-cache' });
+ */
+export function corsHeaders(ctx: CorsContext): Readonly<Record<string, string>> {
+  const origin = allowedOrigin(ctx);
+  if (!origin) return VARY_ONLY;
+  return { Vary: 'Origin', 'Access-Control-Allow-Origin': origin, 'Access-Control-Expose-Headers': 'WWW-Authenticate' };
+}
+
+/**
+ * The answer to an `OPTIONS` preflight: 204, with CORS headers only for an allowed origin.
+ *
+ * @example
+ * if (request.method === 'OPTIONS') return preflight(ctx, ['POST']);
+ */
+export function preflight(ctx: CorsContext, methods: readonly string[]): Response {
+  const headers = new Headers({ Vary: 'Origin', Allow: [...methods, 'OPTIONS'].join(', ') });
+  const origin = allowedOrigin(ctx);
+  if (origin) {
+    headers.set('Access-Control-Allow-Origin', origin);
+    headers.set('Access-Control-Allow-Methods', methods.join(', '));
+    headers.set('Access-Control-Allow-Headers', ALLOWED_HEADERS);
+    headers.set('Access-Control-Max-Age', '600');
+  }
+  return new Response(null, { status: 204, headers });
+}

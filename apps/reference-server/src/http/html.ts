@@ -1,0 +1,134 @@
+/**
+ * Safe HTML output: escaping, and one page shell whose headers forbid framing, caching and
+ * any resource but its own nonce-tagged inline style and script.
+ */
+import { randomToken } from '../crypto/secrets';
+
+/**
+ * Escapes text for HTML element content and double-quoted attribute values.
+ *
+ * @example
+ * html`<p>${escapeHtml(clientId)}</p>`;
+ */
+export function escapeHtml(value: string): string {
+  return value.replace(/[&<>"'`]/g, (ch) => `&#${ch.charCodeAt(0)};`);
+}
+
+/**
+ * A fragment of markup that is already safe; built only by {@link html}.
+ *
+ * @example
+ * const fragment: SafeHtml = html`<strong>${name}</strong>`;
+ */
+export class SafeHtml {
+  constructor(readonly value: string) {}
+  toString(): string {
+    return this.value;
+  }
+}
+
+type Interpolation = string | number | SafeHtml | readonly SafeHtml[] | undefined | false;
+
+/**
+ * Tagged template that escapes every interpolated string; nested `html` fragments pass through.
+ *
+ * @example
+ * const row = html`<li>${scope}</li>`;
+ * const list = html`<ul>${scopes.map((s) => html`<li>${s}</li>`)}</ul>`;
+ */
+export function html(strings: TemplateStringsArray, ...values: Interpolation[]): SafeHtml {
+  let out = strings[0] ?? '';
+  values.forEach((value, i) => {
+    if (value instanceof SafeHtml) out += value.value;
+    else if (Array.isArray(value)) out += value.map((v: SafeHtml) => v.value).join('');
+    else if (value !== undefined && value !== false) out += escapeHtml(String(value));
+    out += strings[i + 1] ?? '';
+  });
+  return new SafeHtml(out);
+}
+
+const STYLE = `
+:root{color-scheme:light dark;font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;line-height:1.5}
+body{margin:0;min-height:100vh;display:grid;place-items:center;background:Canvas;color:CanvasText}
+main{width:min(26rem,calc(100vw - 2rem));padding:1.5rem 1.75rem;border:1px solid GrayText;border-radius:.75rem}
+h1{font-size:1.35rem;margin:0 0 .75rem}
+p{margin:.5rem 0}
+label{display:block;font-weight:600;margin-top:.9rem}
+input[type=text],input[type=password]{box-sizing:border-box;width:100%;padding:.55rem;margin-top:.3rem;font:inherit;border:1px solid GrayText;border-radius:.4rem}
+.actions{display:flex;gap:.75rem;margin-top:1.25rem;flex-wrap:wrap}
+button{font:inherit;padding:.55rem 1.1rem;border-radius:.4rem;border:1px solid GrayText;background:ButtonFace;color:ButtonText;cursor:pointer}
+button.primary{background:#1d4ed8;border-color:#1d4ed8;color:#fff}
+:focus-visible{outline:3px solid #f59e0b;outline-offset:2px}
+.error{padding:.6rem .8rem;border-radius:.4rem;background:#fee2e2;color:#7f1d1d}
+ul{padding-left:1.25rem}
+code{font-size:.95em}
+`;
+
+/**
+ * A complete HTML response: status, title, body; `script` (optional) runs under the page's nonce.
+ * Sends `X-Frame-Options: DENY`, a CSP with `frame-ancestors 'none'`, and `no-store`.
+ *
+ * @example
+ * return htmlPage({ status: 400, title: 'Sign-in failed', body: html`<p>Unknown client.</p>` });
+ */
+export function htmlPage(page: {
+  status?: number;
+  title: string;
+  body: SafeHtml;
+  script?: string;
+  headers?: HeadersInit;
+}): Response {
+  const nonce = randomToken(16);
+  const script = page.script ? `<script nonce="${nonce}">${page.script}</script>` : '';
+  const document = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>${escapeHtml(page.title)}</title>
+<style nonce="${nonce}">${STYLE}</style>
+</head>
+<body>
+<main>
+${page.body.value}
+</main>
+${script}
+</body>
+</html>
+`;
+  const csp = [
+    "default-src 'none'",
+    `style-src 'nonce-${nonce}'`,
+    `script-src 'nonce-${nonce}'`,
+    "base-uri 'none'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+  const headers = new Headers(page.headers);
+  headers.set('Content-Type', 'text/html; charset=utf-8');
+  headers.set('Cache-Control', 'no-store');
+  headers.set('Pragma', 'no-cache');
+  headers.set('X-Frame-Options', 'DENY');
+  headers.set('Content-Security-Policy', csp);
+  headers.set('X-Content-Type-Options', 'nosniff');
+  headers.set('Referrer-Policy', 'no-referrer');
+  return new Response(document, { status: page.status ?? 200, headers });
+}
+
+/**
+ * A page explaining an error that cannot be sent back to the client (unknown client, redirect
+ * URI not registered, expired sign-in). No redirect is ever made from it.
+ *
+ * @example
+ * return errorPage(400, 'The redirect_uri is not registered for this client.');
+ */
+export function errorPage(status: number, message: string, error = 'invalid_request'): Response {
+  return htmlPage({
+    status,
+    title: 'Sign-in cannot continue',
+    body: html`<h1>Sign-in cannot continue</h1>
+<p class="error" role="alert">${message}</p>
+<p>Error code: <code>${error}</code></p>
+<p>Return to the application you came from and start again.</p>`,
+  });
+}

@@ -1,0 +1,182 @@
+/**
+ * A tenant's signing keys kept in Redis, so every instance of a fleet signs with and publishes
+ * the same keys. The first instance generates the key and writes it with SET NX; the others
+ * read it. A rotation is a compare-and-set of the whole document; every instance re-reads the
+ * document at most once per {@link REFRESH_MS}, so a rotation reaches the fleet within that
+ * time. If Redis loses the document (a restart without persistence), every instance writes
+ * back the keys it holds (SET NX) as soon as it reconnects, so the fleet keeps the same keys.
+ *
+ * The document holds private keys: Redis must be as private as the server itself.
+ */
+import { calculateJwkThumbprint, exportJWK, importJWK, type CryptoKey, type JWK } from 'jose';
+import type { Logger } from '../config/logger';
+import type { SigningAlg } from '../config/model';
+import type { RedisConnection } from '../store/redis';
+import { StoreUnavailableError } from '../store/store';
+import { createSigningKey, KeySet, type RetiredKey, type SigningKey } from './keys';
+
+/** How often an instance re-reads the key document (real time, not the server's clock). */
+export const REFRESH_MS = 1_000;
+const ROTATE_ATTEMPTS = 5;
+
+/** `keys[0]` signs; the others are retired and leave the JWKS at `unpublish_at` (epoch ms). */
+interface KeyDocument {
+  v: 1;
+  keys: { jwk: JWK; unpublish_at?: number }[];
+}
+
+const PUBLIC_MEMBERS: Record<string, readonly string[]> = { RSA: ['kty', 'n', 'e'], EC: ['kty', 'crv', 'x', 'y'] };
+
+async function privateJwk(key: SigningKey): Promise<JWK> {
+  return { ...(await exportJWK(key.privateKey)), kid: key.kid, alg: key.alg };
+}
+
+async function importSigningKey(jwk: JWK, alg: SigningAlg): Promise<SigningKey> {
+  const members = PUBLIC_MEMBERS[jwk.kty ?? ''];
+  if (!members || jwk.alg !== alg || typeof jwk.d !== 'string') throw new Error('not a private key of the algorithm');
+  const publicPart = Object.fromEntries(members.map((m) => [m, (jwk as Record<string, unknown>)[m]])) as JWK;
+  const kid = await calculateJwkThumbprint(publicPart);
+  const privateKey = (await importJWK(jwk, alg)) as CryptoKey;
+  return { kid, alg, privateKey, publicJwk: { ...publicPart, kid, alg, use: 'sig' } };
+}
+
+/** The document, or a fixed reason why not (never the text: it holds private keys). */
+function parseDocument(text: string): KeyDocument | string {
+  let doc: Partial<KeyDocument>;
+  try {
+    doc = JSON.parse(text) as Partial<KeyDocument>;
+  } catch {
+    return 'it is not JSON';
+  }
+  if (doc?.v !== 1 || !Array.isArray(doc.keys) || doc.keys.length === 0) return 'it is not a key document';
+  return doc as KeyDocument;
+}
+
+/**
+ * The signing keys of one tenant, shared through Redis.
+ *
+ * @example
+ * const shared = new SharedKeys(redis, 'acme', 'RS256', Date.now, logger);
+ * const keys = await shared.get(); // a KeySet, as with the memory store
+ */
+export class SharedKeys {
+  private cached: { text: string; keys: KeySet; checkedAt: number } | undefined;
+  private refreshing: Promise<KeySet> | undefined;
+  private readonly key: string;
+
+  constructor(
+    private readonly redis: RedisConnection,
+    private readonly tenantId: string,
+    private readonly alg: SigningAlg,
+    private readonly now: () => number,
+    private readonly logger: Logger,
+  ) {
+    // Per algorithm: changing signing_alg starts a new document instead of fighting over one.
+    this.key = `${redis.prefix}${tenantId}:signing-keys:${alg}`;
+    // Redis may have restarted empty: offer our keys back at once, before a new instance
+    // starting now could write keys of its own.
+    redis.onReconnect(() => {
+      if (this.cached) this.cached.checkedAt = -Infinity;
+      this.get().catch(() => undefined);
+    });
+  }
+
+  /**
+   * The current key set. Once loaded it is answered at once, and re-read from Redis in the
+   * background when older than {@link REFRESH_MS}; while Redis is unreachable the last copy is
+   * kept. Before the first load succeeds it throws `StoreUnavailableError`.
+   *
+   * @example
+   * const keys = await shared.get();
+   */
+  async get(): Promise<KeySet> {
+    const cached = this.cached;
+    if (cached && performance.now() - cached.checkedAt < REFRESH_MS) return cached.keys;
+    this.refreshing ??= this.refresh().finally(() => {
+      this.refreshing = undefined;
+    });
+    if (!cached) return this.refreshing;
+    this.refreshing.catch(() => undefined);
+    return cached.keys;
+  }
+
+  /**
+   * Makes a new key current for the whole fleet; the old one stays published for `keepSeconds`.
+   *
+   * @example
+   * const { kid } = await shared.rotate(3600);
+   */
+  async rotate(keepSeconds: number): Promise<SigningKey> {
+    const next = await createSigningKey(this.alg);
+    const nextJwk = await privateJwk(next);
+    for (let attempt = 0; attempt < ROTATE_ATTEMPTS; attempt++) {
+      const before = await this.redis.get(this.key);
+      const now = this.now();
+      // Redis may have lost the document: retire the keys this instance holds rather than drop them.
+      const base = before ?? this.cached?.text;
+      const old = base === undefined ? [] : this.documentOf(base).keys;
+      const [current, ...retired] = old;
+      const keys = [
+        { jwk: nextJwk },
+        ...(current ? [{ jwk: current.jwk, unpublish_at: now + keepSeconds * 1000 }] : []),
+        ...retired.filter((k) => (k.unpublish_at ?? 0) > now),
+      ];
+      const text = JSON.stringify({ v: 1, keys } satisfies KeyDocument);
+      if (await this.redis.compareAndSet(this.key, before, text)) {
+        await this.adopt(text);
+        return next;
+      }
+    }
+    throw new StoreUnavailableError(`the signing keys of tenant ${this.tenantId} changed concurrently ${ROTATE_ATTEMPTS} times; rotate again`);
+  }
+
+  private async refresh(): Promise<KeySet> {
+    try {
+      let text = await this.redis.get(this.key);
+      if (text === null) {
+        // The first instance, or Redis lost its data: offer what this instance has.
+        const mine = this.cached?.text ?? JSON.stringify({ v: 1, keys: [{ jwk: await privateJwk(await createSigningKey(this.alg)) }] });
+        await this.redis.setIfAbsent(this.key, mine);
+        text = (await this.redis.get(this.key)) ?? mine;
+      }
+      return await this.adopt(text);
+    } catch (error) {
+      if (!this.cached) throw error;
+      // Keep signing with the keys we have; try again after the next interval.
+      this.cached.checkedAt = performance.now();
+      return this.cached.keys;
+    }
+  }
+
+  private unreadable(reason: string): StoreUnavailableError {
+    const message = `the signing keys of tenant ${this.tenantId} in Redis (${this.key}) cannot be used: ${reason}; delete that key to have new ones generated`;
+    this.logger.error(message);
+    return new StoreUnavailableError(message);
+  }
+
+  private documentOf(text: string): KeyDocument {
+    const doc = parseDocument(text);
+    if (typeof doc === 'string') throw this.unreadable(doc);
+    return doc;
+  }
+
+  private async adopt(text: string): Promise<KeySet> {
+    if (this.cached?.text === text) {
+      this.cached.checkedAt = performance.now();
+      return this.cached.keys;
+    }
+    const doc = this.documentOf(text);
+    let loaded: SigningKey[];
+    try {
+      loaded = await Promise.all(doc.keys.map((k) => importSigningKey(k.jwk, this.alg)));
+    } catch {
+      throw this.unreadable(`it does not hold ${this.alg} private keys`);
+    }
+    const [current, ...older] = loaded;
+    if (!current) throw this.unreadable('it is empty');
+    const retired: RetiredKey[] = older.map((key, i) => ({ key, unpublishAt: doc.keys[i + 1]?.unpublish_at ?? 0 }));
+    const keys = KeySet.fromKeys(current, retired, this.now);
+    this.cached = { text, keys, checkedAt: performance.now() };
+    return keys;
+  }
+}

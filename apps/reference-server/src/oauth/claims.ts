@@ -1,0 +1,53 @@
+/** Which user claims each scope releases (OIDC Core 5.4), and what scopes mean to a person. */
+import type { User } from '../config/model';
+
+const SCOPE_CLAIMS: Readonly<Record<string, readonly string[]>> = {
+  profile: [
+    'name', 'family_name', 'given_name', 'middle_name', 'nickname', 'preferred_username', 'profile',
+    'picture', 'website', 'gender', 'birthdate', 'zoneinfo', 'locale', 'updated_at',
+  ],
+  email: ['email', 'email_verified'],
+  address: ['address'],
+  phone: ['phone_number', 'phone_number_verified'],
+};
+
+/** Standard scopes about the user; a client-credentials token cannot have them. */
+export const USER_SCOPES: ReadonlySet<string> = new Set(['openid', 'offline_access', ...Object.keys(SCOPE_CLAIMS)]);
+
+/** Every claim name a scope can release, for discovery's `claims_supported`. */
+export const SCOPE_CLAIM_NAMES: readonly string[] = Object.values(SCOPE_CLAIMS).flat();
+
+/**
+ * The user's claims released by the granted scopes; always includes `sub`.
+ *
+ * @example
+ * releasedClaims(user, ['openid', 'email']); // { sub, email, email_verified }
+ */
+export function releasedClaims(user: User, scopes: readonly string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = { sub: user.claims.sub };
+  for (const scope of scopes) {
+    for (const name of SCOPE_CLAIMS[scope] ?? []) {
+      if (user.claims[name] !== undefined) out[name] = user.claims[name];
+    }
+  }
+  return out;
+}
+
+const DESCRIPTIONS: Readonly<Record<string, string>> = {
+  openid: 'Sign you in and know who you are',
+  profile: 'Your name and basic profile',
+  email: 'Your email address',
+  address: 'Your postal address',
+  phone: 'Your phone number',
+  offline_access: 'Stay signed in and access your data while you are away',
+};
+
+/**
+ * A short explanation of a scope for the consent page.
+ *
+ * @example
+ * describeScope('email'); // 'Your email address'
+ */
+export function describeScope(scope: string): string {
+  return DESCRIPTIONS[scope] ?? `Access to ${scope}`;
+}

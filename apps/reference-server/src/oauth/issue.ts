@@ -1,0 +1,138 @@
+/**
+ * Minting tokens: opaque or RFC 9068 JWT access tokens, rotating refresh tokens, and ID tokens
+ * with `nonce`, `auth_time`, `sid`, `at_hash` and `c_hash` per OIDC Core. Every token is
+ * recorded under its grant id so it can be revoked with its grant.
+ */
+import { SignJWT } from 'jose';
+import { clientFaults } from '../config/model';
+import { leftHalfHash, randomToken, storageKey } from '../crypto/secrets';
+import { faultyIdToken } from '../faults/id-token';
+import { nowSeconds, type RequestContext } from '../request/context';
+import type { AccessTokenRecord, Authentication, RefreshTokenRecord } from '../store/store';
+import { releasedClaims } from './claims';
+
+/** An access token and its lifetime in seconds. */
+export interface IssuedAccessToken {
+  token: string;
+  expiresIn: number;
+}
+
+/**
+ * Issues an access token for a user (or, without `user`, for the client itself).
+ *
+ * @example
+ * const { token, expiresIn } = await issueAccessToken(ctx, { clientId, scopes, user, grantId });
+ */
+export async function issueAccessToken(
+  ctx: RequestContext,
+  grant: { clientId: string; scopes: string[]; user?: Authentication; grantId: string },
+): Promise<IssuedAccessToken> {
+  const lifetime = ctx.tenant.lifetimes.access_token;
+  const iat = nowSeconds(ctx.server);
+  let token = randomToken();
+  if (ctx.tenant.access_token_format === 'jwt') {
+    const key = (await ctx.keys()).current;
+    token = await new SignJWT({
+      client_id: grant.clientId,
+      scope: grant.scopes.join(' '),
+      ...(grant.user ? { auth_time: grant.user.authTime } : {}),
+    })
+      .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'at+jwt' })
+      .setIssuer(ctx.issuer)
+      .setSubject(grant.user?.sub ?? grant.clientId)
+      .setAudience(ctx.issuer)
+      .setIssuedAt(iat)
+      .setExpirationTime(iat + lifetime)
+      .setJti(randomToken(16))
+      .sign(key.privateKey);
+  }
+  const record: AccessTokenRecord = {
+    tenant: ctx.tenant.id,
+    clientId: grant.clientId,
+    scopes: grant.scopes,
+    grantId: grant.grantId,
+    expiresAt: iat + lifetime,
+    ...(grant.user ? { user: grant.user } : {}),
+  };
+  await ctx.server.store.saveAccessToken(storageKey(token), record, lifetime);
+  return { token, expiresIn: lifetime };
+}
+
+/**
+ * Issues the next refresh token of a grant's family.
+ *
+ * @example
+ * const refreshToken = await issueRefreshToken(ctx, { clientId, scopes, user, grantId });
+ */
+export async function issueRefreshToken(
+  ctx: RequestContext,
+  grant: { clientId: string; scopes: string[]; user: Authentication; grantId: string },
+): Promise<string> {
+  const lifetime = ctx.tenant.lifetimes.refresh_token;
+  const token = randomToken();
+  const record: RefreshTokenRecord = { tenant: ctx.tenant.id, ...grant, expiresAt: nowSeconds(ctx.server) + lifetime };
+  await ctx.server.store.saveRefreshToken(storageKey(token), record, lifetime);
+  return token;
+}
+
+/**
+ * Signs an ID token for `clientId`. `accessToken` / `code` add `at_hash` / `c_hash`.
+ *
+ * @example
+ * const idToken = await issueIdToken(ctx, { clientId, user, scopes, nonce, code });
+ */
+export async function issueIdToken(
+  ctx: RequestContext,
+  p: { clientId: string; user: Authentication; scopes: readonly string[]; nonce?: string; accessToken?: string; code?: string },
+): Promise<string> {
+  const key = (await ctx.keys()).current;
+  const iat = nowSeconds(ctx.server);
+  const configured = ctx.tenant.users.get(p.user.username);
+  const claims: Record<string, unknown> = {
+    ...(configured ? releasedClaims(configured, p.scopes) : {}),
+    auth_time: p.user.authTime,
+    sid: p.user.sid,
+  };
+  if (p.nonce !== undefined) claims.nonce = p.nonce;
+  if (p.accessToken !== undefined) claims.at_hash = leftHalfHash(p.accessToken);
+  if (p.code !== undefined) claims.c_hash = leftHalfHash(p.code);
+  const payload = { ...claims, iss: ctx.issuer, sub: p.user.sub, aud: p.clientId, iat, exp: iat + ctx.tenant.lifetimes.id_token };
+  const faults = clientFaults(ctx.tenant, p.clientId);
+  if (faults) return faultyIdToken(ctx, faults, payload);
+  return new SignJWT(payload).setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'JWT' }).sign(key.privateKey);
+}
+
+/**
+ * The record of a live access token of this tenant: known, unexpired, grant not revoked.
+ *
+ * @example
+ * const record = await findLiveAccessToken(ctx, bearer);
+ * if (!record) throw new OAuthError('invalid_token', '...', 401);
+ */
+export async function findLiveAccessToken(ctx: RequestContext, token: string): Promise<AccessTokenRecord | undefined> {
+  const record = await ctx.server.store.findAccessToken(storageKey(token));
+  if (!record || record.tenant !== ctx.tenant.id || record.expiresAt <= nowSeconds(ctx.server)) return undefined;
+  if (await ctx.server.store.isGrantRevoked(record.grantId)) return undefined;
+  return record;
+}
+
+/**
+ * Revokes every token of a grant, for as long as any of them could live.
+ *
+ * @example
+ * await revokeGrant(ctx, code.grantId);
+ */
+export async function revokeGrant(ctx: RequestContext, grantId: string): Promise<void> {
+  const { access_token, refresh_token } = ctx.tenant.lifetimes;
+  await ctx.server.store.revokeGrant(grantId, Math.max(access_token, refresh_token));
+}
+
+/**
+ * A new grant id (one per code or implicit response; refresh rotation keeps it).
+ *
+ * @example
+ * const grantId = newGrantId();
+ */
+export function newGrantId(): string {
+  return randomToken(16);
+}

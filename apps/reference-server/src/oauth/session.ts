@@ -1,0 +1,108 @@
+/**
+ * Cookies of the login: a browser-binding cookie (ties a sign-in in progress to the browser
+ * that started it, which defeats login CSRF) and the session cookie (SSO). Both HttpOnly,
+ * SameSite=Lax, Secure on https, scoped to the tenant's path; only their hashes are stored.
+ */
+import { randomToken, storageKey } from '../crypto/secrets';
+import { nowSeconds, type RequestContext } from '../request/context';
+import type { Authentication, Session } from '../store/store';
+
+const SESSION_COOKIE = 'rs_session';
+const BROWSER_COOKIE = 'rs_browser';
+/** How long a sign-in lasts for SSO. */
+export const SESSION_SECONDS = 24 * 3600;
+/** How long a sign-in in progress (login and consent pages) may take, in seconds. */
+export const INTERACTION_SECONDS = 600;
+
+/**
+ * The value of a cookie on the request, or undefined.
+ *
+ * @example
+ * readCookie(request, 'rs_session');
+ */
+export function readCookie(request: Request, name: string): string | undefined {
+  const header = request.headers.get('cookie');
+  if (!header) return undefined;
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq !== -1 && part.slice(0, eq).trim() === name) {
+      const value = part.slice(eq + 1).trim();
+      return /^[A-Za-z0-9_-]{16,128}$/.test(value) ? value : undefined;
+    }
+  }
+  return undefined;
+}
+
+function cookie(ctx: RequestContext, name: string, value: string, maxAge?: number): string {
+  const parts = [`${name}=${value}`, `Path=/${ctx.tenant.id}/`, 'HttpOnly', 'SameSite=Lax'];
+  if (ctx.url.protocol === 'https:') parts.push('Secure');
+  if (maxAge !== undefined) parts.push(`Max-Age=${maxAge}`);
+  return parts.join('; ');
+}
+
+/**
+ * The signed-in user of this browser, if the session is still valid.
+ *
+ * @example
+ * const session = await currentSession(ctx);
+ */
+export async function currentSession(ctx: RequestContext): Promise<Session | undefined> {
+  const value = readCookie(ctx.request, SESSION_COOKIE);
+  if (!value) return undefined;
+  const session = await ctx.server.store.findSession(storageKey(value));
+  if (!session || session.tenant !== ctx.tenant.id || session.expiresAt <= nowSeconds(ctx.server)) return undefined;
+  if (!ctx.tenant.users.has(session.username)) return undefined;
+  return session;
+}
+
+/**
+ * Starts a fresh session (a new cookie value, so a planted cookie cannot be adopted) and
+ * ends the previous one of this browser. Returns the `Set-Cookie` header value.
+ *
+ * @example
+ * headers.append('Set-Cookie', await startSession(ctx, authentication));
+ */
+export async function startSession(ctx: RequestContext, user: Authentication): Promise<string> {
+  const previous = readCookie(ctx.request, SESSION_COOKIE);
+  if (previous) await ctx.server.store.deleteSession(storageKey(previous));
+  const value = randomToken();
+  const session: Session = { ...user, tenant: ctx.tenant.id, expiresAt: nowSeconds(ctx.server) + SESSION_SECONDS };
+  await ctx.server.store.saveSession(storageKey(value), session, SESSION_SECONDS);
+  return cookie(ctx, SESSION_COOKIE, value);
+}
+
+/**
+ * Ends this browser's session. Returns the `Set-Cookie` header value that clears the cookie.
+ *
+ * @example
+ * headers.append('Set-Cookie', await endSession(ctx));
+ */
+export async function endSession(ctx: RequestContext): Promise<string> {
+  const value = readCookie(ctx.request, SESSION_COOKIE);
+  if (value) await ctx.server.store.deleteSession(storageKey(value));
+  return cookie(ctx, SESSION_COOKIE, '', 0);
+}
+
+/**
+ * The browser's binding key; creates the cookie when the browser has none.
+ *
+ * @example
+ * const { key, setCookie } = browserBinding(ctx);
+ */
+export function browserBinding(ctx: RequestContext): { key: string; setCookie?: string } {
+  const existing = readCookie(ctx.request, BROWSER_COOKIE);
+  if (existing) return { key: storageKey(existing) };
+  const value = randomToken();
+  return { key: storageKey(value), setCookie: cookie(ctx, BROWSER_COOKIE, value) };
+}
+
+/**
+ * The binding key of the browser making this request, without creating one.
+ *
+ * @example
+ * if (browserKey(ctx) !== interaction.browser) return errorPage(400, '...');
+ */
+export function browserKey(ctx: RequestContext): string | undefined {
+  const existing = readCookie(ctx.request, BROWSER_COOKIE);
+  return existing ? storageKey(existing) : undefined;
+}

@@ -1,0 +1,57 @@
+/** The state handlers share: the server-wide parts, and those of the request's tenant. */
+import type { Logger } from '../config/logger';
+import type { Tenant } from '../config/model';
+import type { KeySet, SigningKey } from '../keys/keys';
+import type { Store } from '../store/store';
+
+/** One tenant as the server runs it. */
+export interface TenantEntry {
+  tenant: Tenant;
+  /** The signing keys; the first call may wait (generating RSA keys takes a few hundred ms, so it overlaps start-up). */
+  keys(): Promise<KeySet>;
+  /** Makes a new key current; the old one stays published for `keepSeconds`. */
+  rotateKey(keepSeconds: number): Promise<SigningKey>;
+  /** The tenant's store (its own key namespace when the store is shared). */
+  store: Store;
+}
+
+/** Server-wide state. */
+export interface ServerContext {
+  tenants: ReadonlyMap<string, TenantEntry>;
+  /** In a RequestContext: the store of the request's tenant. */
+  store: Store;
+  /** Clock in epoch milliseconds. */
+  now: () => number;
+  logger: Logger;
+}
+
+/** Everything a handler needs for one request to one tenant. */
+export interface RequestContext {
+  server: ServerContext;
+  tenant: Tenant;
+  /**
+   * The tenant's signing keys, for the endpoints that sign or publish. Not awaited up front:
+   * discovery and opaque-token grants answer while the first key is still being generated.
+   */
+  keys(): Promise<KeySet>;
+  request: Request;
+  /**
+   * Headers every response to this request carries: on the endpoints browsers call
+   * cross-origin, `Vary: Origin` and, for an allowed origin, the CORS headers (see cors.ts);
+   * none on the others. Passed where each response is built, so it is never copied after.
+   */
+  corsHeaders: Readonly<Record<string, string>>;
+  url: URL;
+  /** `{origin}/{tenantId}`, from the request's own origin. */
+  issuer: string;
+}
+
+/**
+ * The clock in epoch seconds, as JWT claims use it.
+ *
+ * @example
+ * const iat = nowSeconds(ctx.server);
+ */
+export function nowSeconds(server: ServerContext): number {
+  return Math.floor(server.now() / 1000);
+}

@@ -1,0 +1,312 @@
+/**
+ * Where the server keeps its state. The interface is async and its single-use operations
+ * (`takeCode`, `takeRefreshToken`, `takeInteraction`, `countFailedLogin`) are atomic, so a
+ * shared implementation (e.g. Redis) can replace the in-memory one without changing callers.
+ * Keys of secret values are their hashes (see `storageKey`).
+ */
+import type { ResponseType } from '../config/model';
+
+/** Where the authorization response is delivered. */
+export type ResponseMode = 'query' | 'fragment' | 'form_post';
+
+/** A validated authorize request, kept while the user signs in and consents. */
+export interface AuthorizationRequest {
+  clientId: string;
+  redirectUri: string;
+  responseType: ResponseType;
+  responseMode: ResponseMode;
+  scopes: string[];
+  state: string;
+  nonce?: string;
+  codeChallenge?: string;
+  prompt: string[];
+  maxAge?: number;
+  loginHint?: string;
+}
+
+/** Who signed in, and when (epoch seconds). */
+export interface Authentication {
+  username: string;
+  sub: string;
+  /** Public session id, the `sid` claim (not the cookie value). */
+  sid: string;
+  authTime: number;
+}
+
+/** A login in progress: the authorize request bound to one browser. */
+export interface Interaction {
+  tenant: string;
+  request: AuthorizationRequest;
+  /** storageKey of the browser cookie the interaction was started with. */
+  browser: string;
+  csrf: string;
+  failedLogins: number;
+  /** Set once the user is signed in and only consent is missing. */
+  user?: Authentication;
+}
+
+/** A signed-in browser. */
+export interface Session extends Authentication {
+  tenant: string;
+  expiresAt: number;
+}
+
+/** What an authorization code stands for. */
+export interface CodeRecord {
+  tenant: string;
+  clientId: string;
+  redirectUri: string;
+  scopes: string[];
+  nonce?: string;
+  codeChallenge?: string;
+  user: Authentication;
+  /** Everything issued from this code shares the grant id, so a replay revokes it all. */
+  grantId: string;
+  expiresAt: number;
+}
+
+/** What an access token stands for; `user` is absent for client credentials. */
+export interface AccessTokenRecord {
+  tenant: string;
+  clientId: string;
+  scopes: string[];
+  user?: Authentication;
+  grantId: string;
+  expiresAt: number;
+}
+
+/** One refresh token of a family (all tokens rotated from one grant share `grantId`). */
+export interface RefreshTokenRecord {
+  tenant: string;
+  clientId: string;
+  scopes: string[];
+  user: Authentication;
+  grantId: string;
+  expiresAt: number;
+}
+
+/**
+ * Thrown by a store whose backing service (e.g. Redis) cannot be reached or did not answer in
+ * time. The server answers 503 in the endpoint's shape and issues nothing; the next request
+ * tries again. The message never contains a key or a value.
+ *
+ * @example
+ * throw new StoreUnavailableError('Redis did not answer within 2000 ms', { cause });
+ */
+export class StoreUnavailableError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'StoreUnavailableError';
+  }
+}
+
+/** Result of an atomic single-use read: the record, and whether it had been used before. */
+export interface Taken<T> {
+  record: T;
+  alreadyUsed: boolean;
+}
+
+/**
+ * The server's state. TTLs are in seconds; entries may disappear after them.
+ *
+ * @example
+ * const store: Store = new MemoryStore(() => Date.now());
+ */
+export interface Store {
+  saveInteraction(id: string, interaction: Interaction, ttlSeconds: number): Promise<void>;
+  findInteraction(id: string): Promise<Interaction | undefined>;
+  /** Atomically adds one failed login and returns the new count (0 if the interaction is gone). */
+  countFailedLogin(id: string): Promise<number>;
+  /** Atomically reads and deletes: an interaction completes once. */
+  takeInteraction(id: string): Promise<Interaction | undefined>;
+
+  saveSession(key: string, session: Session, ttlSeconds: number): Promise<void>;
+  findSession(key: string): Promise<Session | undefined>;
+  deleteSession(key: string): Promise<void>;
+
+  saveConsent(key: string, scopes: string[]): Promise<void>;
+  findConsent(key: string): Promise<string[] | undefined>;
+
+  saveCode(key: string, record: CodeRecord, ttlSeconds: number): Promise<void>;
+  /** Atomically marks the code used; `alreadyUsed` tells a replay from the first redemption. */
+  takeCode(key: string): Promise<Taken<CodeRecord> | undefined>;
+
+  saveAccessToken(key: string, record: AccessTokenRecord, ttlSeconds: number): Promise<void>;
+  findAccessToken(key: string): Promise<AccessTokenRecord | undefined>;
+  deleteAccessToken(key: string): Promise<void>;
+
+  saveRefreshToken(key: string, record: RefreshTokenRecord, ttlSeconds: number): Promise<void>;
+  findRefreshToken(key: string): Promise<RefreshTokenRecord | undefined>;
+  /** Atomically marks the refresh token used; `alreadyUsed` reveals reuse of a rotated token. */
+  takeRefreshToken(key: string): Promise<Taken<RefreshTokenRecord> | undefined>;
+
+  /** Revokes every token of a grant (a code's tokens, a refresh family). */
+  revokeGrant(grantId: string, ttlSeconds: number): Promise<void>;
+  isGrantRevoked(grantId: string): Promise<boolean>;
+}
+
+interface Entry<T> {
+  value: T;
+  used: boolean;
+  expiresAt: number;
+}
+
+/** How many entries each write checks for expiry, so the map stays near its live size. */
+const SWEEP_PER_WRITE = 2;
+
+/** A map whose entries expire on the injected clock; copies values in and out like a real store. */
+class ExpiringMap<T> {
+  private readonly entries = new Map<string, Entry<T>>();
+  /** Where the incremental sweep resumes; Map iterators stay valid across inserts and deletes. */
+  private cursor: Iterator<[string, Entry<T>]> | undefined;
+
+  constructor(private readonly now: () => number) {}
+
+  set(key: string, value: T, ttlSeconds: number): void {
+    const now = this.now();
+    this.sweep(now);
+    this.entries.set(key, { value: structuredClone(value), used: false, expiresAt: now + ttlSeconds * 1000 });
+  }
+
+  entry(key: string): Entry<T> | undefined {
+    const entry = this.entries.get(key);
+    if (entry && entry.expiresAt <= this.now()) {
+      this.entries.delete(key);
+      return undefined;
+    }
+    return entry;
+  }
+
+  get(key: string): T | undefined {
+    const entry = this.entry(key);
+    return entry && structuredClone(entry.value);
+  }
+
+  take(key: string): Taken<T> | undefined {
+    const entry = this.entry(key);
+    if (!entry) return undefined;
+    const alreadyUsed = entry.used;
+    entry.used = true;
+    return { record: structuredClone(entry.value), alreadyUsed };
+  }
+
+  delete(key: string): void {
+    this.entries.delete(key);
+  }
+
+  /**
+   * Drops expired entries a few at a time, in insertion order, wrapping around: each write
+   * costs O(1), and an expired entry is gone once the cursor has passed it (within about half
+   * as many writes as there are entries), whatever the lifetimes.
+   */
+  private sweep(now: number): void {
+    for (let i = 0; i < SWEEP_PER_WRITE; i++) {
+      this.cursor ??= this.entries.entries();
+      const next = this.cursor.next();
+      if (next.done) {
+        this.cursor = undefined;
+        return;
+      }
+      const [key, entry] = next.value;
+      if (entry.expiresAt <= now) this.entries.delete(key);
+    }
+  }
+}
+
+const FOREVER = 100 * 365 * 24 * 3600;
+
+/**
+ * The default store: process memory, expiring entries on the server's clock. Its operations
+ * run to completion without awaiting, which makes them atomic in one process.
+ *
+ * @example
+ * const server = await createReferenceServer(config, { store: new MemoryStore(Date.now) });
+ */
+export class MemoryStore implements Store {
+  private readonly interactions: ExpiringMap<Interaction>;
+  private readonly sessions: ExpiringMap<Session>;
+  private readonly consents: ExpiringMap<string[]>;
+  private readonly codes: ExpiringMap<CodeRecord>;
+  private readonly accessTokens: ExpiringMap<AccessTokenRecord>;
+  private readonly refreshTokens: ExpiringMap<RefreshTokenRecord>;
+  private readonly revokedGrants: ExpiringMap<true>;
+
+  constructor(now: () => number = Date.now) {
+    this.interactions = new ExpiringMap(now);
+    this.sessions = new ExpiringMap(now);
+    this.consents = new ExpiringMap(now);
+    this.codes = new ExpiringMap(now);
+    this.accessTokens = new ExpiringMap(now);
+    this.refreshTokens = new ExpiringMap(now);
+    this.revokedGrants = new ExpiringMap(now);
+  }
+
+  async saveInteraction(id: string, interaction: Interaction, ttlSeconds: number): Promise<void> {
+    this.interactions.set(id, interaction, ttlSeconds);
+  }
+  async findInteraction(id: string): Promise<Interaction | undefined> {
+    return this.interactions.get(id);
+  }
+  async countFailedLogin(id: string): Promise<number> {
+    const entry = this.interactions.entry(id);
+    if (!entry) return 0;
+    entry.value.failedLogins += 1;
+    return entry.value.failedLogins;
+  }
+  async takeInteraction(id: string): Promise<Interaction | undefined> {
+    const value = this.interactions.get(id);
+    this.interactions.delete(id);
+    return value;
+  }
+
+  async saveSession(key: string, session: Session, ttlSeconds: number): Promise<void> {
+    this.sessions.set(key, session, ttlSeconds);
+  }
+  async findSession(key: string): Promise<Session | undefined> {
+    return this.sessions.get(key);
+  }
+  async deleteSession(key: string): Promise<void> {
+    this.sessions.delete(key);
+  }
+
+  async saveConsent(key: string, scopes: string[]): Promise<void> {
+    this.consents.set(key, scopes, FOREVER);
+  }
+  async findConsent(key: string): Promise<string[] | undefined> {
+    return this.consents.get(key);
+  }
+
+  async saveCode(key: string, record: CodeRecord, ttlSeconds: number): Promise<void> {
+    this.codes.set(key, record, ttlSeconds);
+  }
+  async takeCode(key: string): Promise<Taken<CodeRecord> | undefined> {
+    return this.codes.take(key);
+  }
+
+  async saveAccessToken(key: string, record: AccessTokenRecord, ttlSeconds: number): Promise<void> {
+    this.accessTokens.set(key, record, ttlSeconds);
+  }
+  async findAccessToken(key: string): Promise<AccessTokenRecord | undefined> {
+    return this.accessTokens.get(key);
+  }
+  async deleteAccessToken(key: string): Promise<void> {
+    this.accessTokens.delete(key);
+  }
+
+  async saveRefreshToken(key: string, record: RefreshTokenRecord, ttlSeconds: number): Promise<void> {
+    this.refreshTokens.set(key, record, ttlSeconds);
+  }
+  async findRefreshToken(key: string): Promise<RefreshTokenRecord | undefined> {
+    return this.refreshTokens.get(key);
+  }
+  async takeRefreshToken(key: string): Promise<Taken<RefreshTokenRecord> | undefined> {
+    return this.refreshTokens.take(key);
+  }
+
+  async revokeGrant(grantId: string, ttlSeconds: number): Promise<void> {
+    this.revokedGrants.set(grantId, true, ttlSeconds);
+  }
+  async isGrantRevoked(grantId: string): Promise<boolean> {
+    return this.revokedGrants.get(grantId) === true;
+  }
+}
