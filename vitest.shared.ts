@@ -9,6 +9,8 @@ export const sharedTestConfig = {
     reporters: ['default', ['json', { outputFile: 'test-results.json' }]],
     passWithNoTests: false,
     restoreMocks: true,
-    testTimeout: 15_000,
+    // A hang guard, not an assertion: room for a machine busy with other work (see CONTRIBUTING).
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
   },
 } satisfies ViteUserConfig;
