@@ -21,6 +21,9 @@ const client = createNodeClient({
 let server: Server;
 let origin: string;
 let lastRequest: { readFromSocket: number; error: string } | undefined;
+const forgetLastRequest = () => {
+  lastRequest = undefined;
+};
 
 /** The request body as a web stream that reads the socket only when the handler pulls. */
 function bodyOf(req: IncomingMessage, onRead: (bytes: number) => void): ReadableStream<Uint8Array> {
@@ -131,7 +134,7 @@ describe('handleCallback: an oversized form_post body', () => {
   });
 
   it('a declared Content-Length over the cap is refused without reading the body', async () => {
-    lastRequest = undefined;
+    forgetLastRequest();
     const body = 'state=x&'.padEnd(CAP + 1, 'a');
     const response = await fetch(`${origin}/callback`, {
       method: 'POST',

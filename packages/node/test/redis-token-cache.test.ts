@@ -167,7 +167,7 @@ describe('keys and TTLs', () => {
 
 describe('encryption at rest', () => {
   it('is required: without encryptionKey the cache refuses to start; false stores plain JSON (readable by anyone with Redis access)', async () => {
-    expect(() => new RedisTokenCache({ redis } as RedisTokenCacheOptions)).toThrow(
+    expect(() => new RedisTokenCache({ redis } as unknown as RedisTokenCacheOptions)).toThrow(
       expect.objectContaining({ code: 'invalid_options', message: expect.stringContaining('encryptionKey: false') }),
     );
     const plain = cacheWith({ encryptionKey: false });

@@ -70,14 +70,14 @@ export async function startOidcProvider(clients: InteropClient[], options: OidcP
   });
   // Hybrid clients are implicit-grant clients, which oidc-provider wants on https and off
   // localhost; these tests run on 127.0.0.1 over http (oidc-provider's documented override).
-  const schema = provider.Client.Schema.prototype as { invalidate(message: string, code?: string): void };
+  const schema = provider.Client.Schema.prototype;
   const invalidate = schema.invalidate;
-  schema.invalidate = function (message, code) {
+  schema.invalidate = function (message: string, code?: string) {
     if (code === 'implicit-force-https' || code === 'implicit-forbid-localhost') return;
     invalidate.call(this, message, code);
   };
   if (options.issParameter === false) {
-    provider.on('authorization.success', (_ctx: unknown, out: Record<string, unknown>) => {
+    provider.on('authorization.success', (_ctx, out) => {
       delete out.iss;
     });
     provider.use(async (ctx, next) => {
