@@ -19,6 +19,7 @@ import { AuthorizationResponseError, createNodeClient, type NodeClientOptions } 
 import { createReferenceServer, type Listening, type ServerConfig } from '@oidc-rp/reference-server';
 import { completeLogin, CookieJar } from '@oidc-rp/reference-server/testing';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { decodeHtml, formAction, walk } from './support/browser-walk';
 import { type Callback, startOidcProvider, type InteropClient, type RunningOidcProvider } from './support/oidc-provider';
 
 const NODE_REDIRECT = 'http://127.0.0.1:3000/callback';
@@ -85,31 +86,16 @@ function callbackInput(callback: Callback): string | URLSearchParams {
 
 /** The reference server's end session, followed like a browser (a confirmation form, if any, is submitted). */
 async function referenceSignOut(issuer: string, endSessionUrl: URL, cookies: CookieJar): Promise<string> {
-  let url = endSessionUrl;
-  let form: URLSearchParams | undefined;
-  for (let step = 0; step < 6; step += 1) {
-    const headers = new Headers();
-    const cookie = cookies.header(url);
-    if (cookie) headers.set('cookie', cookie);
-    if (form) headers.set('content-type', 'application/x-www-form-urlencoded');
-    const response = await fetch(url, { method: form ? 'POST' : 'GET', headers, body: form, redirect: 'manual' });
-    cookies.store(url, response);
-    const location = response.headers.get('location');
-    if (response.status >= 300 && response.status < 400 && location) {
-      url = new URL(location, url);
-      form = undefined;
-      if (!url.href.startsWith(issuer)) return url.href;
-      continue;
-    }
-    const page = await response.text();
-    const action = /<form[^>]*action="([^"]+)"/.exec(page)?.[1];
-    if (!action) throw new Error(`the reference server answered ${response.status} without a redirect or a form`);
-    url = new URL(action.replaceAll('&amp;', '&'), url);
-    form = new URLSearchParams([...page.matchAll(/<input[^>]*type="hidden"[^>]*name="([^"]+)"[^>]*value="([^"]*)"/g)].map((m) => [m[1] ?? '', m[2] ?? '']));
+  const end = await walk<never>(endSessionUrl, cookies, (url) => url.href.startsWith(issuer), (page, status, at) => {
+    const action = formAction(page, at);
+    if (!action) throw new Error(`the reference server answered ${status} without a redirect or a form`);
+    const form = new URLSearchParams([...page.matchAll(/<input[^>]*type="hidden"[^>]*name="([^"]+)"[^>]*value="([^"]*)"/g)].map((m) => [m[1] ?? '', decodeHtml(m[2] ?? '')]));
     const button = /<button[^>]*name="([^"]+)"[^>]*value="([^"]*)"/.exec(page);
     if (button) form.set(button[1] ?? '', button[2] ?? '');
-  }
-  throw new Error('the reference server did not finish the sign-out within 6 steps');
+    return { submit: action, form };
+  }, 6);
+  if (!('redirect' in end)) throw new Error('the reference server did not redirect after the sign-out');
+  return end.redirect;
 }
 
 const targets: Target[] = [];

@@ -8,6 +8,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CookieJar } from '@oidc-rp/reference-server/testing';
 import Provider from 'oidc-provider';
+import { decodeHtml, formAction, walk } from './browser-walk';
 
 export interface InteropClient {
   client_id: string;
@@ -103,72 +104,29 @@ export async function startOidcProvider(clients: InteropClient[], options: OidcP
 
 /** Follows redirects and fills the development login and consent forms, with cookies. */
 async function signIn(issuer: string, authorizeUrl: string, cookies: CookieJar): Promise<Callback> {
-  let url = new URL(authorizeUrl);
-  let form: URLSearchParams | undefined;
-  for (let step = 0; step < 12; step += 1) {
-    const headers = new Headers();
-    const cookie = cookies.header(url);
-    if (cookie) headers.set('cookie', cookie);
-    if (form) headers.set('content-type', 'application/x-www-form-urlencoded');
-    const response = await fetch(url, { method: form ? 'POST' : 'GET', headers, body: form, redirect: 'manual' });
-    cookies.store(url, response);
-    const location = response.headers.get('location');
-    if (response.status >= 300 && response.status < 400 && location) {
-      await response.body?.cancel();
-      url = new URL(location, url);
-      form = undefined;
-      if (url.origin !== new URL(issuer).origin) return { type: 'redirect', location: url.href }; // back to the client
-      continue;
-    }
-    const page = await response.text();
-    const action = /<form[^>]*action="([^"]+)"/.exec(page)?.[1];
+  const onProvider = (url: URL) => url.origin === new URL(issuer).origin;
+  const end = await walk<Callback>(new URL(authorizeUrl), cookies, onProvider, (page, status, at) => {
+    const action = formAction(page, at);
     // form_post: an auto-submitting form aimed at the client.
-    if ((response.status === 200 || response.status === 400) && action && new URL(decodeHtml(action), url).origin !== new URL(issuer).origin) {
+    if ((status === 200 || status === 400) && action && !onProvider(action)) {
       const inputs = [...page.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)"/g)];
-      return { type: 'form_post', action: new URL(decodeHtml(action), url).href, body: new URLSearchParams(inputs.map((m) => [decodeHtml(m[1] ?? ''), decodeHtml(m[2] ?? '')])) };
+      return { result: { type: 'form_post', action: action.href, body: new URLSearchParams(inputs.map((m) => [decodeHtml(m[1] ?? ''), decodeHtml(m[2] ?? '')])) } };
     }
     const prompt = /name="prompt" value="(login|consent)"/.exec(page)?.[1];
-    if (response.status !== 200 || !action || !prompt) throw new Error(`oidc-provider answered ${response.status} without a sign-in form`);
-    url = new URL(action, url);
-    form = new URLSearchParams(prompt === 'login' ? { prompt, login: ALICE.sub, password: 'any' } : { prompt });
-  }
-  throw new Error('oidc-provider did not send the browser back within 12 steps');
+    if (status !== 200 || !action || !prompt) throw new Error(`oidc-provider answered ${status} without a sign-in form`);
+    return { submit: action, form: new URLSearchParams(prompt === 'login' ? { prompt, login: ALICE.sub, password: 'any' } : { prompt }) };
+  }, 12);
+  return 'redirect' in end ? { type: 'redirect', location: end.redirect } : end.result;
 }
 
 /** The end-session page asks "Do you want to sign-out?": the person says yes. */
 async function signOut(issuer: string, endSessionUrl: string, cookies: CookieJar): Promise<string> {
-  let url = new URL(endSessionUrl);
-  let form: URLSearchParams | undefined;
-  for (let step = 0; step < 6; step += 1) {
-    const headers = new Headers();
-    const cookie = cookies.header(url);
-    if (cookie) headers.set('cookie', cookie);
-    if (form) headers.set('content-type', 'application/x-www-form-urlencoded');
-    const response = await fetch(url, { method: form ? 'POST' : 'GET', headers, body: form, redirect: 'manual' });
-    cookies.store(url, response);
-    const location = response.headers.get('location');
-    if (response.status >= 300 && response.status < 400 && location) {
-      await response.body?.cancel();
-      url = new URL(location, url);
-      form = undefined;
-      if (url.origin !== new URL(issuer).origin) return url.href;
-      continue;
-    }
-    const page = await response.text();
-    const action = /<form[^>]*id="op.logoutForm"[^>]*action="([^"]+)"|<form[^>]*action="([^"]+)"[^>]*id="op.logoutForm"/.exec(page);
+  const end = await walk<never>(new URL(endSessionUrl), cookies, (url) => url.origin === new URL(issuer).origin, (page, status, at) => {
+    const action = formAction(page, at, /<form id="op.logoutForm"[^>]*action="([^"]+)"/);
     const xsrf = /name="xsrf" value="([^"]+)"/.exec(page)?.[1];
-    if (response.status !== 200 || !action || !xsrf) throw new Error(`oidc-provider answered ${response.status} without a sign-out form`);
-    url = new URL(decodeHtml(action[1] ?? action[2] ?? ''), url);
-    form = new URLSearchParams({ xsrf, logout: 'yes' });
-  }
-  throw new Error('oidc-provider did not finish the sign-out within 6 steps');
-}
-
-function decodeHtml(text: string): string {
-  return text.replace(/&(#x[0-9a-f]+|#\d+|amp|quot|lt|gt);/gi, (_, entity: string) => {
-    const lower = entity.toLowerCase();
-    if (lower.startsWith('#x')) return String.fromCodePoint(Number.parseInt(lower.slice(2), 16));
-    if (lower.startsWith('#')) return String.fromCodePoint(Number(lower.slice(1)));
-    return ({ amp: '&', quot: '"', lt: '<', gt: '>' } as Record<string, string>)[lower] ?? '';
-  });
+    if (status !== 200 || !action || !xsrf) throw new Error(`oidc-provider answered ${status} without a sign-out form`);
+    return { submit: action, form: new URLSearchParams({ xsrf, logout: 'yes' }) };
+  }, 6);
+  if (!('redirect' in end)) throw new Error('oidc-provider did not redirect after the sign-out');
+  return end.redirect;
 }
