@@ -61,7 +61,7 @@ async function readCappedBody(request: Request): Promise<string> {
   const tooLarge = () =>
     new OidcError(
       'authorization_response_invalid',
-      `The form_post callback body is over ${MAX_FORM_BYTES / 1024} KiB, too large to be an authorization response; it was not read.`,
+      `The form_post callback body is over ${MAX_FORM_BYTES / 1024} KiB, too large to be an authorization response; reading stopped there.`,
     );
   if (Number(request.headers.get('content-length')) > MAX_FORM_BYTES) {
     request.body?.cancel().catch(() => undefined);
