@@ -66,11 +66,11 @@ describe('POST /oidc/token: successful exchanges', () => {
     expect(body.refresh_token).toBeTruthy();
   });
 
-  it('confidential client with PKCE: the verifier replaces the secret', async () => {
+  it('confidential client with PKCE but no authentication → 401 invalid_client (a stolen code is not enough)', async () => {
     const { verifier, challenge } = pkce();
     const code = await webCode(h, { code_challenge: challenge, code_challenge_method: 'S256' });
     const res = await h.post('/oidc/token', { grant_type: 'authorization_code', code, redirect_uri: WEB_REDIRECT, client_id: 'web', code_verifier: verifier });
-    expect(res.status).toBe(200);
+    await expectError(res, 401, 'invalid_client');
   });
 
   it('confidential client with PKCE may also authenticate with HTTP Basic (RFC 9700 style)', async () => {
@@ -228,7 +228,7 @@ describe('POST /oidc/token: code rules', () => {
 
   it('a verifier for a code issued without a challenge → invalid_grant (no PKCE downgrade)', async () => {
     const code = await webCode(h);
-    const res = await h.post('/oidc/token', { grant_type: 'authorization_code', code, redirect_uri: WEB_REDIRECT, client_id: 'web', code_verifier: pkce().verifier });
+    const res = await h.post('/oidc/token', { grant_type: 'authorization_code', code, redirect_uri: WEB_REDIRECT, code_verifier: pkce().verifier }, { authorization: basic('web', 'web-secret') });
     await expectError(res, 400, 'invalid_grant');
   });
 });

@@ -5,7 +5,11 @@ export interface ExampleConfig {
   clientId: string;
   redirectUri: string;
   postLogoutRedirectUri: string;
-  /** Where the browser client keeps tokens. `localStorage` shares one session between tabs. */
+  /**
+   * Where the browser client keeps tokens. Default `memory`: nothing for an injected script to
+   * read from storage, at the cost of a new (single sign-on) login after a reload.
+   * `sessionStorage` survives reloads; `localStorage` shares one session between tabs.
+   */
   tokenStorage: TokenStorage;
   /** The protected resource the "Call API" button calls with the access token. */
   apiUrl: string;
@@ -29,7 +33,7 @@ export function readConfig(): ExampleConfig {
   const runtime = window.__OIDC_CONFIG__ ?? {};
   const env = import.meta.env;
   const issuer = runtime.issuer ?? env.VITE_OIDC_ISSUER ?? 'http://127.0.0.1:4000/demo';
-  const tokenStorage = runtime.tokenStorage ?? env.VITE_OIDC_TOKEN_STORAGE ?? 'sessionStorage';
+  const tokenStorage = runtime.tokenStorage ?? env.VITE_OIDC_TOKEN_STORAGE ?? 'memory';
   if (!TOKEN_STORAGES.includes(tokenStorage)) {
     throw new Error(`tokenStorage "${tokenStorage}" is not one of ${TOKEN_STORAGES.join(', ')}: fix config.js or VITE_OIDC_TOKEN_STORAGE.`);
   }

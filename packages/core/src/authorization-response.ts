@@ -33,7 +33,9 @@ const FRONT_CHANNEL_SECRETS = ['code', 'access_token', 'id_token', 'refresh_toke
  *
  * Throws, in this order: `authorization_response_invalid` (tokens or a code in the query of
  * a fragment-mode response; duplicate parameters), `state_missing`, `state_mismatch`,
- * `iss_mismatch`, `iss_missing` (when the provider advertises RFC 9207),
+ * `iss_mismatch`, `iss_missing` (when the provider advertises RFC 9207, unless the response
+ * carries an ID token: then `iss` is undefined and the caller must validate that token, whose
+ * `iss` names the issuer, before using anything else; {@link completeAuthorization} does),
  * {@link AuthorizationResponseError} (the provider sent `error`), then
  * `authorization_response_invalid` for a parameter the response type requires that is
  * missing. `invalid_options` when the input does not fit the transaction's response mode.
@@ -75,7 +77,11 @@ export function parseAuthorizationResponse(
       `The login response is from "${iss.slice(0, 200)}", not "${provider.issuer}" (mix-up?); start a new login.`,
     );
   }
-  if (iss === undefined && provider.authorization_response_iss_parameter_supported === true) {
+  // RFC 9207 section 2.4: a response carrying an ID token may leave `iss` out; that token's
+  // `iss`, checked by its validation (completeAuthorization does it first), names the issuer.
+  const idTokenNamesIssuer =
+    transaction.responseType.split(' ').includes('id_token') && params.has('id_token') && !params.has('error');
+  if (iss === undefined && provider.authorization_response_iss_parameter_supported === true && !idTokenNamesIssuer) {
     throw new OidcError('iss_missing', 'The login response lacks the "iss" this provider sends; start a new login.');
   }
 

@@ -11,6 +11,11 @@ import type { GrantType, HttpOptions, ProviderMetadata } from './types';
 export interface DiscoveryOptions extends HttpOptions {
   /** Accept plain-http issuers and endpoints off loopback. Development only. Default false. */
   allowInsecure?: boolean;
+  /**
+   * Accept endpoints (e.g. `jwks_uri`) on another host class than the issuer: loopback,
+   * private network or public. Default false (`host_class_mismatch`).
+   */
+  allowHostClassMismatch?: boolean;
 }
 
 const ENDPOINTS = [
@@ -36,7 +41,9 @@ const GRANTS: readonly GrantType[] = ['authorization_code', 'refresh_token', 'cl
  * Fetches `{issuer}/.well-known/openid-configuration` and checks it. The document's
  * `issuer` must equal `issuer` exactly (`discovery_issuer_mismatch`), including any
  * trailing slash; the issuer and every endpoint must be https (or http on loopback)
- * unless `allowInsecure`.
+ * unless `allowInsecure`; every endpoint must be in the issuer's host class (loopback,
+ * private or public: `host_class_mismatch`) unless `allowHostClassMismatch`. Redirects are
+ * followed within the issuer's origin only (`redirect_refused`).
  *
  * @example
  * ```ts
@@ -69,7 +76,7 @@ export async function discover(issuer: string, options: DiscoveryOptions = {}): 
       return body.value;
     },
   );
-  return checkMetadata(document, issuer, options.allowInsecure === true);
+  return checkMetadata(document, issuer, options);
 }
 
 /**
@@ -168,7 +175,32 @@ export function tryParseUrl(url: unknown): URL | undefined {
   }
 }
 
-function checkMetadata(document: unknown, issuer: string, allowInsecure: boolean): ProviderMetadata {
+/**
+ * Where a host is, judged from its name alone (no DNS lookup): loopback, a private network
+ * (RFC 1918, link-local, unique-local, single-label and `.local`/`.internal` names) or public.
+ */
+function hostClass(hostname: string): 'loopback' | 'private' | 'public' {
+  if (isLoopback(hostname)) return 'loopback';
+  let host = hostname;
+  const mapped = /^\[::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})\]$/.exec(hostname); // IPv4-mapped IPv6
+  if (mapped) {
+    const [high, low] = [Number.parseInt(mapped[1] as string, 16), Number.parseInt(mapped[2] as string, 16)];
+    host = `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`;
+    if (isLoopback(host)) return 'loopback';
+  }
+  if (
+    /^(10|0)\.|^192\.168\.|^169\.254\.|^172\.(1[6-9]|2\d|3[01])\.|^100\.(6[4-9]|[7-9]\d|1[01]\d|12[0-7])\./.test(host) ||
+    /^\[(f[cd]|fe[89ab])/.test(host) ||
+    (!host.startsWith('[') && !host.includes('.')) ||
+    /\.(local|internal)$/.test(host)
+  ) {
+    return 'private';
+  }
+  return 'public';
+}
+
+function checkMetadata(document: unknown, issuer: string, options: DiscoveryOptions): ProviderMetadata {
+  const allowInsecure = options.allowInsecure === true;
   const invalid = (what: string) =>
     new OidcError('invalid_provider_metadata', `Invalid discovery document: ${what}; check the issuer or pass provider.`);
   if (!isJsonObject(document)) throw invalid('it is not a JSON object');
@@ -183,9 +215,17 @@ function checkMetadata(document: unknown, issuer: string, allowInsecure: boolean
   for (const field of ENDPOINTS.slice(0, 3)) {
     if (document[field] === undefined) throw invalid(`"${field}" is missing`);
   }
+  const issuerClass = hostClass(new URL(issuer).hostname);
   const checkEndpoint = (value: unknown, field: string) => {
     const url = tryParseUrl(value);
     if (!url || !(allowInsecure || isSecure(url))) throw invalid(`"${field}" is not an ${allowInsecure ? 'absolute' : 'https'} URL`);
+    const endpointClass = hostClass(url.hostname);
+    if (endpointClass !== issuerClass && options.allowHostClassMismatch !== true) {
+      throw new OidcError(
+        'host_class_mismatch',
+        `"${field}" is on a ${endpointClass} host, the issuer on a ${issuerClass} one; pass allowHostClassMismatch if intended.`,
+      );
+    }
   };
   for (const field of ENDPOINTS) {
     if (document[field] !== undefined) checkEndpoint(document[field], field);

@@ -12,10 +12,12 @@ export type OidcErrorCode =
   // Transport.
   | 'request_timeout'
   | 'network_error'
+  | 'redirect_refused'
   // Provider metadata.
   | 'discovery_failed'
   | 'discovery_issuer_mismatch'
   | 'invalid_provider_metadata'
+  | 'host_class_mismatch'
   // Authorization response (the redirect back to the client).
   | 'authorization_error'
   | 'authorization_response_invalid'

@@ -57,7 +57,7 @@ export async function sendRequest<T>(
   });
 
   try {
-    const work = (async () => read(await fetchFn(url, { ...init, signal: controller.signal })))();
+    const work = (async () => read(await fetchSameOrigin(fetchFn, url, { ...init, signal: controller.signal }, where)))();
     return await Promise.race([work, abandoned]);
   } catch (error) {
     if (timedOut) {
@@ -69,6 +69,39 @@ export async function sendRequest<T>(
   } finally {
     clearTimeout(timer);
     callerSignal?.removeEventListener('abort', onCallerAbort);
+  }
+}
+
+const MAX_REDIRECTS = 5;
+
+/**
+ * Requests with `init.redirect` set (credentialed calls: 'manual') go as they are. Others
+ * (discovery, JWKS) follow redirects within the URL's origin only: another host, port or
+ * scheme (an https→http downgrade) is `redirect_refused`, before it is requested. Browsers
+ * hide a redirect's target (`opaqueredirect`), so there every redirect is refused.
+ */
+async function fetchSameOrigin(fetchFn: typeof fetch, url: string, init: RequestInit, where: string): Promise<Response> {
+  if (init.redirect !== undefined) return fetchFn(url, init);
+  const origin = new URL(url).origin;
+  let current = url;
+  for (let hop = 0; ; hop += 1) {
+    const response = await fetchFn(current, { ...init, redirect: 'manual' });
+    const location = response.headers.get('location');
+    if (response.type !== 'opaqueredirect' && (response.status < 300 || response.status > 399 || location === null)) {
+      return response;
+    }
+    void discardBody(response);
+    let next: URL | undefined;
+    try {
+      next = location === null ? undefined : new URL(location, current);
+    } catch {
+      // an invalid Location: refused below
+    }
+    if (next?.origin !== origin || hop === MAX_REDIRECTS) {
+      const target = next?.origin === origin ? 'too often' : `to ${next ? describeUrl(next.href) : 'a hidden or invalid target'}`;
+      throw new OidcError('redirect_refused', `${where} redirected ${target}; only redirects within ${origin} are followed: use the final URL.`);
+    }
+    current = next.href;
   }
 }
 

@@ -7,7 +7,7 @@ export { buildAuthorizationRequest, RESPONSE_TYPES } from './authorization-reque
 export type { AuthorizationRequest, AuthorizationRequestParams } from './authorization-request';
 export { parseAuthorizationResponse } from './authorization-response';
 export type { AuthorizationResponse } from './authorization-response';
-export { exchangeCode, refreshTokens, clientCredentials, processTokenResponse } from './token-endpoint';
+export { exchangeCode, refreshTokens, clientCredentials, processTokenResponse, authMethodOf } from './token-endpoint';
 export type {
   TokenCallBase,
   ExchangeCodeParams,

@@ -37,7 +37,7 @@ export async function revokeToken(params: RevokeTokenParams): Promise<boolean> {
   }
   const body = new URLSearchParams({ token });
   if (tokenTypeHint !== undefined) body.set('token_type_hint', tokenTypeHint);
-  const headers = applyClientAuth(body, client, authMethodOf(client));
+  const headers = applyClientAuth(body, client, authMethodOf(client, provider));
 
   return sendRequest(
     endpoint,

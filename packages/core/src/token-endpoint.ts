@@ -61,10 +61,12 @@ const PROTECTED_BODY = new Set([
 ]);
 
 /**
- * Redeems an authorization code. With a `codeVerifier` on a provider whose profile says
- * `pkce_replaces_client_secret` (the service), only `client_id` and `code_verifier` are
- * sent; explicitly asking for secret authentication then fails with
- * `pkce_with_client_secret` before any request. Other providers get both.
+ * Redeems an authorization code. A client with a secret always authenticates (a stolen code
+ * plus an attacker's own PKCE challenge must not be enough), by {@link authMethodOf}. On a
+ * provider whose profile says `pkce_replaces_client_secret` (the service: `client_secret` or
+ * `code_verifier` in the body, never both), a PKCE code goes with HTTP Basic beside the
+ * verifier; a PKCE code with `client_secret_post` there fails with `pkce_with_client_secret`
+ * before any request (log in without PKCE instead). Other providers get both.
  * Does not validate the ID token: {@link completeAuthorization} does the whole callback.
  *
  * @example
@@ -84,18 +86,15 @@ export async function exchangeCode(params: ExchangeCodeParams): Promise<TokenSet
   if (codeVerifier !== undefined) requireString(codeVerifier, 'codeVerifier');
   const body = new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: redirectUri });
 
-  let method = authMethodOf(client);
+  const method = authMethodOf(client, provider);
   if (codeVerifier !== undefined) {
-    body.set('code_verifier', codeVerifier);
-    if (provider.pkce_replaces_client_secret === true) {
-      if (client.authMethod === 'client_secret_post' || client.authMethod === 'client_secret_basic') {
-        throw new OidcError(
-          'pkce_with_client_secret',
-          `This provider takes a PKCE verifier or a client secret, never both: remove authMethod "${client.authMethod}".`,
-        );
-      }
-      method = 'none';
+    if (provider.pkce_replaces_client_secret === true && method === 'client_secret_post') {
+      throw new OidcError(
+        'pkce_with_client_secret',
+        'This provider takes client_secret or code_verifier in the body, never both: use client_secret_basic, or log in with pkce: false.',
+      );
     }
+    body.set('code_verifier', codeVerifier);
   }
   return postToTokenEndpoint(provider, client, 'authorization_code', body, method, params.http);
 }
@@ -121,7 +120,7 @@ export async function refreshTokens(params: RefreshTokensParams): Promise<TokenS
   requireString(refreshToken, 'refreshToken');
   const body = new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken });
   if (params.scope !== undefined) body.set('scope', params.scope);
-  const tokens = await postToTokenEndpoint(provider, client, 'refresh_token', body, authMethodOf(client), params.http);
+  const tokens = await postToTokenEndpoint(provider, client, 'refresh_token', body, authMethodOf(client, provider), params.http);
   if (tokens.idToken === undefined) return tokens;
 
   const claims = await validateIdToken(tokens.idToken, {
@@ -151,7 +150,7 @@ export async function refreshTokens(params: RefreshTokensParams): Promise<TokenS
  */
 export async function clientCredentials(params: ClientCredentialsParams): Promise<TokenSet> {
   const { provider, client } = params;
-  const method = authMethodOf(client);
+  const method = authMethodOf(client, provider);
   if (method === 'none') {
     throw new OidcError('invalid_options', 'Client credentials need client.clientSecret.');
   }
@@ -232,12 +231,24 @@ export function expiryOf(expiresIn: unknown, accessToken: string): number | unde
   return readUnverifiedJwtExpiry(accessToken);
 }
 
-/** A client's effective authentication method (see `ClientConfig.authMethod`); checks the secret is there. */
-export function authMethodOf(client: ClientConfig): ClientAuthMethod {
+/**
+ * A client's effective authentication method; checks the secret is there. `client.authMethod`
+ * when set; `none` without a secret; else the provider's way: its
+ * `token_endpoint_auth_methods_supported` (absent: `client_secret_basic`, the OIDC Discovery
+ * default) with `client_secret_post` preferred, except where PKCE replaces the body secret
+ * (`pkce_replaces_client_secret`): there Basic, when listed, keeps PKCE and authentication together.
+ *
+ * @example
+ * ```ts
+ * const provider = await discover('https://id.example.com');
+ * authMethodOf({ clientId: 'web', clientSecret: 's' }, provider); // e.g. 'client_secret_basic'
+ * ```
+ */
+export function authMethodOf(client: ClientConfig, provider?: ProviderMetadata): ClientAuthMethod {
   if (typeof client?.clientId !== 'string' || client.clientId === '') {
     throw new OidcError('invalid_options', 'client.clientId is required.');
   }
-  const method = client.authMethod ?? (client.clientSecret ? 'client_secret_post' : 'none');
+  const method = client.authMethod ?? (client.clientSecret ? providerAuthMethod(provider) : 'none');
   if (method !== 'none' && method !== 'client_secret_post' && method !== 'client_secret_basic') {
     throw new OidcError('invalid_options', 'client.authMethod must be client_secret_post, client_secret_basic or none.');
   }
@@ -245,6 +256,19 @@ export function authMethodOf(client: ClientConfig): ClientAuthMethod {
     throw new OidcError('invalid_options', `client.authMethod "${method}" needs client.clientSecret.`);
   }
   return method;
+}
+
+function providerAuthMethod(provider: ProviderMetadata | undefined): ClientAuthMethod {
+  const listed = provider?.token_endpoint_auth_methods_supported ?? ['client_secret_basic'];
+  const basic = listed.includes('client_secret_basic');
+  if (basic && (provider?.pkce_replaces_client_secret === true || !listed.includes('client_secret_post'))) {
+    return 'client_secret_basic';
+  }
+  if (listed.includes('client_secret_post')) return 'client_secret_post';
+  throw new OidcError(
+    'invalid_options',
+    'The provider lists neither client_secret_post nor client_secret_basic: set client.authMethod to the one it accepts.',
+  );
 }
 
 async function postToTokenEndpoint(

@@ -20,7 +20,8 @@ export interface ProviderMetadata {
   token_endpoint_by_grant?: Partial<Record<GrantType, string>>;
   /**
    * oidc-rp extension: `true` when the provider takes `client_secret` *or* `code_verifier`
-   * at the code exchange, never both (this service). Otherwise PKCE and client
+   * in the code-exchange body, never both (this service): a confidential client then sends
+   * the verifier beside HTTP Basic, or logs in without PKCE. Otherwise PKCE and client
    * authentication are sent together, as RFC 9700 recommends.
    */
   pkce_replaces_client_secret?: boolean;
@@ -45,7 +46,10 @@ export interface ClientConfig {
   clientId: string;
   /** Confidential clients only. Never given to a browser. */
   clientSecret?: string;
-  /** Default: `client_secret_post` when a secret is set (the service's way), else `none`. */
+  /**
+   * Default: `none` without a secret; with one, the provider's way from its
+   * `token_endpoint_auth_methods_supported` (see `exchangeCode` for the service's PKCE rule).
+   */
   authMethod?: ClientAuthMethod;
 }
 

@@ -170,6 +170,28 @@ describe('completeAuthorization: hybrid flow', () => {
     expect(jwks.fetches()).toBe(1);
   });
 
+  it('completes without iss in the response (RFC 9207 2.4, as oidc-provider does): the ID token names the issuer', async () => {
+    const transaction = await start({ responseType: 'code id_token' });
+    const code = 'hybrid-code-no-iss';
+    const front = await signIdToken(key, validClaims({ nonce: transaction.nonce, c_hash: await halfHash(code) }));
+    tokenEndpoint({ access_token: 'at-2', token_type: 'Bearer', id_token: await signIdToken(key, validClaims({ nonce: transaction.nonce })) });
+    const input = `${REDIRECT}#${new URLSearchParams({ state: transaction.state, code, id_token: front })}`;
+    const tokens = await completeAuthorization({ provider, client, input, transaction });
+    expect(tokens.claims).toMatchObject({ iss: ISSUER, sub: 'user-42' });
+  });
+
+  it('without iss in the response, an ID token from another issuer is refused before the code is redeemed (mix-up)', async () => {
+    const transaction = await start({ responseType: 'code id_token' });
+    const code = 'mixed-up-code-7';
+    const front = await signIdToken(key, validClaims({ iss: 'https://evil.example.com', nonce: transaction.nonce, c_hash: await halfHash(code) }));
+    tokenEndpoint({ access_token: 'at', token_type: 'Bearer' });
+    const input = `${REDIRECT}#${new URLSearchParams({ state: transaction.state, code, id_token: front })}`;
+    const error = await failure(completeAuthorization({ provider, client, input, transaction }));
+    expect(error.code).toBe('id_token_iss_mismatch');
+    expect(error.message).not.toContain(code);
+    expect(tokenRequests()).toHaveLength(0);
+  });
+
   it('checks at_hash and c_hash for code token id_token', async () => {
     const transaction = await start({ responseType: 'code token id_token' });
     const code = 'hybrid-code-2';

@@ -100,6 +100,28 @@ describe('parseAuthorizationResponse: code flow (query)', () => {
     expect(failure(() => parseAuthorizationResponse(url, transaction(), provider)).code).toBe('iss_missing');
   });
 
+  it('RFC 9207 2.4: without iss, a response carrying an ID token passes (its iss is checked at validation)', () => {
+    const hybrid = fragment({ state: 'state-abc', code: 'c', id_token: 'it' });
+    expect(parseAuthorizationResponse(hybrid, transaction('code id_token'), provider)).toEqual({ code: 'c', state: 'state-abc', idToken: 'it' });
+    const formPost = new URLSearchParams({ state: 'state-abc', id_token: 'it' });
+    expect(parseAuthorizationResponse(formPost, transaction('id_token'), provider).iss).toBeUndefined();
+  });
+
+  it('RFC 9207 2.4 is no loophole: iss_missing without an ID token, an ID token the response type did not ask for, or with an error', () => {
+    // A code response with an injected id_token is still a code response.
+    const injected = query({ state: 'state-abc', code: 'c', id_token: 'it' });
+    expect(failure(() => parseAuthorizationResponse(injected, transaction(), provider)).code).toBe('iss_missing');
+    // A hybrid response without its ID token.
+    const bare = fragment({ state: 'state-abc', code: 'c' });
+    expect(failure(() => parseAuthorizationResponse(bare, transaction('code id_token'), provider)).code).toBe('iss_missing');
+    // An error dressed up with an id_token parameter.
+    const error = fragment({ state: 'state-abc', error: 'access_denied', id_token: 'it' });
+    expect(failure(() => parseAuthorizationResponse(error, transaction('code id_token'), provider)).code).toBe('iss_missing');
+    // A wrong iss is refused whatever else the response carries.
+    const wrong = fragment({ state: 'state-abc', code: 'c', id_token: 'it', iss: 'https://evil.example.com' });
+    expect(failure(() => parseAuthorizationResponse(wrong, transaction('code id_token'), provider)).code).toBe('iss_mismatch');
+  });
+
   it('accepts a missing iss when the provider does not advertise RFC 9207, and still checks one that is sent', () => {
     expect(parseAuthorizationResponse(query({ code: 'c', state: 'state-abc' }), transaction(), withoutIss)).toEqual({
       code: 'c',
@@ -273,8 +295,8 @@ describe('parseAuthorizationResponse: form_post', () => {
   it('runs the same checks on the body', () => {
     const forged = new URLSearchParams({ state: 'forged', iss: ISSUER, id_token: 'it' });
     expect(failure(() => parseAuthorizationResponse(forged, transaction('id_token'), provider)).code).toBe('state_mismatch');
-    const noIss = new URLSearchParams({ state: 'state-abc', id_token: 'it' });
-    expect(failure(() => parseAuthorizationResponse(noIss, transaction('id_token'), provider)).code).toBe('iss_missing');
+    const noIss = new URLSearchParams({ state: 'state-abc', iss: `${ISSUER}/x`, id_token: 'it' });
+    expect(failure(() => parseAuthorizationResponse(noIss, transaction('id_token'), provider)).code).toBe('iss_mismatch');
     const dup = `${body}&id_token=other`;
     expect(failure(() => parseAuthorizationResponse(dup, transaction('id_token'), provider)).code).toBe(
       'authorization_response_invalid',

@@ -143,6 +143,75 @@ describe('discover', () => {
   });
 });
 
+describe('discover: redirects', () => {
+  const redirect = (to: string, status = 302) => () => new HttpResponse(null, { status, headers: { location: to } });
+
+  it('follows a redirect within the issuer origin', async () => {
+    server.use(http.get(WELL_KNOWN, redirect('/acme/v2/openid-configuration', 301)));
+    serve(metadata(), undefined, `${ISSUER}/v2/openid-configuration`);
+    await expect(discover(ISSUER)).resolves.toEqual(metadata());
+    expect(requests.map((r) => r.url)).toEqual([WELL_KNOWN, `${ISSUER}/v2/openid-configuration`]);
+  });
+
+  it.each([
+    ['an https→http downgrade on the same host', 'http://login.example.com/acme/.well-known/openid-configuration'],
+    ['another host', 'https://evil.example.com/.well-known/openid-configuration'],
+    ['another port', 'https://login.example.com:8443/acme/.well-known/openid-configuration'],
+    ['loopback', 'http://127.0.0.1:8080/.well-known/openid-configuration'],
+  ])('refuses a redirect to %s with redirect_refused, before requesting it', async (_, target) => {
+    server.use(http.get(WELL_KNOWN, redirect(target, 307)));
+    const error = await discoveryError(ISSUER);
+    expect(error.code).toBe('redirect_refused');
+    expect(requests.map((r) => r.url)).toEqual([WELL_KNOWN]);
+  });
+
+  it('refuses a redirect loop and an unusable Location', async () => {
+    server.use(http.get(WELL_KNOWN, redirect(WELL_KNOWN)));
+    expect((await discoveryError(ISSUER)).code).toBe('redirect_refused');
+    expect(requests.length).toBe(6);
+    server.use(http.get(WELL_KNOWN, redirect('http://[bad')));
+    expect((await discoveryError(ISSUER)).code).toBe('redirect_refused');
+  });
+
+  it('refuses any redirect whose target the runtime hides (a browser opaqueredirect)', async () => {
+    const hidden = Response.error();
+    Object.defineProperty(hidden, 'type', { value: 'opaqueredirect' });
+    const error = await discoveryError(ISSUER, { fetch: async () => hidden });
+    expect(error.code).toBe('redirect_refused');
+  });
+});
+
+describe('discover: endpoints on another host class than the issuer', () => {
+  it.each([
+    ['loopback jwks_uri for a public issuer', { jwks_uri: 'http://127.0.0.1:8080/jwks' }, 'loopback'],
+    ['IPv4-mapped loopback', { jwks_uri: 'https://[::ffff:127.0.0.1]/jwks' }, 'loopback'],
+    ['RFC 1918 token endpoint', { token_endpoint: 'https://10.1.2.3/token' }, 'private'],
+    ['link-local (cloud metadata) userinfo', { userinfo_endpoint: 'https://169.254.169.254/userinfo' }, 'private'],
+    ['an .internal name', { jwks_uri: 'https://metadata.google.internal/jwks' }, 'private'],
+    ['a single-label name', { jwks_uri: 'https://keycloak/jwks' }, 'private'],
+    ['a unique-local IPv6 address', { jwks_uri: 'https://[fd00::1]/jwks' }, 'private'],
+  ])('refuses %s with host_class_mismatch', async (_, overrides, endpointClass) => {
+    serve(metadata(overrides));
+    const error = await discoveryError(ISSUER);
+    expect(error.code).toBe('host_class_mismatch');
+    expect(error.message).toContain(`on a ${endpointClass} host`);
+    expect(error.message).toContain('allowHostClassMismatch');
+  });
+
+  it('accepts them with allowHostClassMismatch, and endpoints on other public hosts always', async () => {
+    serve(metadata({ jwks_uri: 'https://10.1.2.3/jwks' }));
+    await expect(discover(ISSUER, { allowHostClassMismatch: true })).resolves.toMatchObject({ jwks_uri: 'https://10.1.2.3/jwks' });
+    serve(metadata({ jwks_uri: 'https://keys.example.net/jwks', token_endpoint: 'https://[2001:db8::1]/token' }));
+    await expect(discover(ISSUER)).resolves.toMatchObject({ jwks_uri: 'https://keys.example.net/jwks' });
+  });
+
+  it('refuses a public jwks_uri for a loopback issuer (the other way round)', async () => {
+    const local = 'http://127.0.0.1:4000/demo';
+    serve(metadata({ issuer: local, authorization_endpoint: `${local}/a`, token_endpoint: `${local}/t`, userinfo_endpoint: `${local}/u` }), undefined, `${local}/.well-known/openid-configuration`);
+    expect((await discoveryError(local)).code).toBe('host_class_mismatch');
+  });
+});
+
 describe('serviceProvider', () => {
   it('builds the service preset from the base URL, trailing slash removed', () => {
     const provider = serviceProvider('https://login.example.com/acme/');

@@ -79,31 +79,57 @@ describe('exchangeCode: request', () => {
     });
   });
 
-  it('sends client_id and code_verifier and NO secret for a PKCE code on the service', async () => {
+  it('never redeems a PKCE code of a confidential client on the service without its secret: refused before any request', async () => {
     answer({ access_token: 'at', token_type: 'Bearer' });
-    await exchange(confidential, { codeVerifier: VERIFIER });
-    const { request, form } = await sentForm();
-    expect(Object.fromEntries(form)).toEqual({
-      grant_type: 'authorization_code',
-      code: 'the-code-123',
-      redirect_uri: REDIRECT,
-      client_id: CLIENT_ID,
-      code_verifier: VERIFIER,
-    });
-    expect(request.headers.has('authorization')).toBe(false);
+    // The preset lists only client_secret_post: the secret cannot go beside the verifier in the body.
+    const error = await failure(exchange(confidential, { codeVerifier: VERIFIER }));
+    expect(error.code).toBe('pkce_with_client_secret');
+    expect(error.message).not.toContain(SECRET);
+    expect(error.message).not.toContain(VERIFIER);
+    expect(requests).toHaveLength(0);
   });
 
-  it.each(['client_secret_post', 'client_secret_basic'] as const)(
-    'refuses a PKCE code with explicit %s before any request',
-    async (authMethod) => {
-      answer({ access_token: 'at', token_type: 'Bearer' });
-      const error = await failure(exchange({ ...confidential, authMethod }, { codeVerifier: VERIFIER }));
-      expect(error.code).toBe('pkce_with_client_secret');
-      expect(error.message).not.toContain(SECRET);
-      expect(error.message).not.toContain(VERIFIER);
-      expect(requests).toHaveLength(0);
-    },
-  );
+  it('sends the verifier beside HTTP Basic on the service when client_secret_basic is chosen or advertised', async () => {
+    const advertised = serviceProvider(ISSUER, { token_endpoint_auth_methods_supported: ['client_secret_post', 'client_secret_basic', 'none'] });
+    answer({ access_token: 'at', token_type: 'Bearer' });
+    await exchangeCode({ provider: advertised, client: confidential, code: 'the-code-123', redirectUri: REDIRECT, codeVerifier: VERIFIER });
+    answer({ access_token: 'at', token_type: 'Bearer' });
+    await exchange({ ...confidential, authMethod: 'client_secret_basic' }, { codeVerifier: VERIFIER });
+    for (const index of [0, 1]) {
+      const { request, form } = await sentForm(index);
+      expect(request.headers.get('authorization')).toMatch(/^Basic /);
+      expect(Object.fromEntries(form)).toEqual({
+        grant_type: 'authorization_code',
+        code: 'the-code-123',
+        redirect_uri: REDIRECT,
+        code_verifier: VERIFIER,
+      });
+    }
+  });
+
+  it.each([
+    ['only client_secret_basic', ['client_secret_basic'], 'basic'],
+    ['no list (OIDC Discovery default)', undefined, 'basic'],
+    ['both', ['client_secret_basic', 'client_secret_post'], 'post'],
+    ['only client_secret_post', ['client_secret_post', 'private_key_jwt'], 'post'],
+  ] as const)('follows token_endpoint_auth_methods_supported by default: %s', async (_, listed, expected) => {
+    const other = { ...provider, pkce_replaces_client_secret: false, token_endpoint_auth_methods_supported: listed ? [...listed] : undefined };
+    answer({ access_token: 'at', token_type: 'Bearer' });
+    await exchangeCode({ provider: other, client: confidential, code: 'c', redirectUri: REDIRECT });
+    const { request, form } = await sentForm();
+    expect(request.headers.has('authorization')).toBe(expected === 'basic');
+    expect(form.has('client_secret')).toBe(expected === 'post');
+  });
+
+  it('refuses a provider that lists no secret method unless authMethod forces one', async () => {
+    const other = { ...provider, token_endpoint_auth_methods_supported: ['private_key_jwt'] };
+    const error = await failure(exchangeCode({ provider: other, client: confidential, code: 'c', redirectUri: REDIRECT }));
+    expect(error.code).toBe('invalid_options');
+    expect(requests).toHaveLength(0);
+    answer({ access_token: 'at', token_type: 'Bearer' });
+    await exchangeCode({ provider: other, client: { ...confidential, authMethod: 'client_secret_post' }, code: 'c', redirectUri: REDIRECT });
+    expect((await sentForm()).form.get('client_secret')).toBe(SECRET);
+  });
 
   it('sends verifier AND client authentication to providers without the exclusive rule', async () => {
     const other = { ...provider, pkce_replaces_client_secret: false };

@@ -50,11 +50,39 @@ export async function readCallbackRequest(request: Request): Promise<CallbackPar
       'The callback request body was already read (by a body parser?); pass the parsed form as URLSearchParams instead of the Request.',
     );
   }
-  const body = await request.text();
-  if (body.length > MAX_FORM_BYTES) {
-    throw new OidcError('authorization_response_invalid', 'The form_post callback body is too large to be an authorization response.');
+  return { params: new URLSearchParams(await readCappedBody(request)), mode: 'form_post' };
+}
+
+/**
+ * The body as UTF-8 text, read chunk by chunk and abandoned as soon as it passes
+ * MAX_FORM_BYTES, so a huge unauthenticated POST is never buffered.
+ */
+async function readCappedBody(request: Request): Promise<string> {
+  const tooLarge = () =>
+    new OidcError(
+      'authorization_response_invalid',
+      `The form_post callback body is over ${MAX_FORM_BYTES / 1024} KiB, too large to be an authorization response; reading stopped there.`,
+    );
+  if (Number(request.headers.get('content-length')) > MAX_FORM_BYTES) {
+    request.body?.cancel().catch(() => undefined);
+    throw tooLarge();
   }
-  return { params: new URLSearchParams(body), mode: 'form_post' };
+  if (!request.body) return '';
+  const reader = request.body.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > MAX_FORM_BYTES) {
+      reader.cancel().catch(() => undefined); // not awaited: some streams never settle a cancel
+      throw tooLarge();
+    }
+    text += decoder.decode(value, { stream: true });
+  }
+  return text + decoder.decode();
 }
 
 /** Rejects a callback that did not arrive the way the login's response mode sends it. */

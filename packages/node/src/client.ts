@@ -6,6 +6,7 @@
 
 import {
   OidcError,
+  authMethodOf,
   buildAuthorizationRequest,
   buildEndSessionUrl,
   clientCredentials,
@@ -254,14 +255,17 @@ export function createNodeClient(options: NodeClientOptions): NodeClient {
       const responseMode = login.responseMode ?? opts.responseMode ?? (responseType === 'code' ? 'query' : 'form_post');
       checkResponse(responseType, responseMode);
       const withCode = responseType.includes('code');
-      const pkce = login.pkce ?? (withCode ? opts.pkce : undefined);
-
       const provider = await getProvider();
-      if (pkce && withCode && opts.authMethod && provider.pkce_replaces_client_secret) {
+      // The client always authenticates its code exchange. Where the provider takes the secret
+      // or the verifier in the body, never both, and Basic is not an option, PKCE is left out.
+      const secretReplacesPkce =
+        withCode && provider.pkce_replaces_client_secret === true && authMethodOf(clientConfig, provider) === 'client_secret_post';
+      const pkce = login.pkce ?? (withCode ? (opts.pkce ?? !secretReplacesPkce) : undefined);
+      if (pkce && secretReplacesPkce) {
         throw new OidcError(
           'pkce_with_client_secret',
-          `This provider takes a client secret or a PKCE verifier at the code exchange, never both, and authMethod "${opts.authMethod}" ` +
-            'was set explicitly with PKCE on. Remove authMethod (the verifier then replaces the secret) or pass pkce: false.',
+          'This provider takes the client secret or a PKCE verifier in the body, never both, and this client authenticates ' +
+            'with client_secret_post: use authMethod "client_secret_basic" if the provider accepts it, or leave pkce unset.',
         );
       }
       return buildAuthorizationRequest({

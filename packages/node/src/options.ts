@@ -51,7 +51,11 @@ export interface NodeClientOptions {
   clientId: string;
   /** Required: this package is for clients that can keep a secret (backends). */
   clientSecret: string;
-  /** Set only to force a method; the default follows the provider (`client_secret_post` for this service). */
+  /**
+   * Set only to force a method. Default: the provider's `token_endpoint_auth_methods_supported`
+   * (`client_secret_post` preferred; `client_secret_basic` when it is the only one, or where the
+   * provider takes the secret or the PKCE verifier in the body, never both).
+   */
   authMethod?: Exclude<ClientAuthMethod, 'none'>;
   /** Where the provider sends the user back. Required for logins. */
   redirectUri?: string;
@@ -63,7 +67,11 @@ export interface NodeClientOptions {
   responseType?: ResponseType;
   /** Default response mode of logins: `query` or `form_post`. Default `query` for `code`, `form_post` otherwise. */
   responseMode?: ResponseMode;
-  /** PKCE on logins with a code. Default true. `false` gives the classic secret-only code exchange. */
+  /**
+   * PKCE on logins with a code. Default true, beside the client's authentication; false where the
+   * provider takes the secret or the verifier in the body, never both, and the client uses
+   * `client_secret_post` (this service's preset). `false` gives the classic secret-only code exchange.
+   */
   pkce?: boolean;
   /**
    * Secret from which the transaction cookie key is derived (at least 32 characters of
@@ -104,7 +112,7 @@ export interface ResolvedOptions {
   scope: string | string[];
   responseType: ResponseType;
   responseMode: ResponseMode | undefined;
-  pkce: boolean;
+  pkce: boolean | undefined;
   cookieSecrets: string[];
   transactionMaxAge: number;
   cookieName: string;
@@ -179,7 +187,7 @@ export function resolveOptions(options: NodeClientOptions): ResolvedOptions {
     scope,
     responseType,
     responseMode,
-    pkce: options.pkce ?? true,
+    pkce: options.pkce,
     cookieSecrets,
     transactionMaxAge: positive(options.transactionMaxAge, 600, '`transactionMaxAge` (seconds)'),
     cookieName,

@@ -36,7 +36,7 @@ function formOf(result: Awaited<ReturnType<typeof loginThroughForms>>['result'])
 }
 
 describe('code flow', () => {
-  it('with the client secret and no PKCE (discovery): secret sent, no verifier', async () => {
+  it('with the client secret and no PKCE (discovery): HTTP Basic, as the server advertises, no verifier', async () => {
     const { provider: _, ...rest } = web;
     const recorder = recordingFetch();
     const client = createNodeClient({ ...rest, issuer: server.issuer, pkce: false, fetch: recorder.fetch });
@@ -51,13 +51,14 @@ describe('code flow', () => {
 
     const exchange = recorder.posts.find((p) => p.body.get('grant_type') === 'authorization_code');
     expect(exchange?.url).toBe(`${server.issuer}/oidc/token`);
-    expect(exchange?.body.get('client_secret')).toBe('web-secret');
+    expect(exchange?.authorization).toBe(`Basic ${btoa('web:web-secret')}`);
+    expect(exchange?.body.has('client_secret')).toBe(false);
     expect(exchange?.body.has('code_verifier')).toBe(false);
   });
 
-  it('with PKCE: redeemed with the verifier alone, as the service requires', async () => {
+  it('with PKCE and client_secret_basic: the verifier beside HTTP Basic, never the verifier alone', async () => {
     const recorder = recordingFetch();
-    const client = createNodeClient({ ...web, fetch: recorder.fetch });
+    const client = createNodeClient({ ...web, authMethod: 'client_secret_basic', fetch: recorder.fetch });
     const { url, transaction, result } = await loginThroughForms(client);
     expect(url.searchParams.get('code_challenge_method')).toBe('S256');
 
@@ -65,20 +66,19 @@ describe('code flow', () => {
     expect(tokens.claims?.sub).toBe('alice');
     const exchange = recorder.posts.find((p) => p.body.get('grant_type') === 'authorization_code');
     expect(exchange?.body.get('code_verifier')).toBe(transaction.codeVerifier);
-    expect(exchange?.body.get('client_id')).toBe('web');
     expect(exchange?.body.has('client_secret')).toBe(false);
-    expect(exchange?.authorization).toBeNull();
+    expect(exchange?.authorization).toBe(`Basic ${btoa('web:web-secret')}`);
   });
 
-  it('refuses a code exchange carrying both the secret and the verifier before sending it', async () => {
-    const pkceClient = createNodeClient(web);
+  it('refuses a code exchange carrying both the secret and the verifier in the body before sending it', async () => {
+    const pkceClient = createNodeClient({ ...web, authMethod: 'client_secret_basic' });
     const explicit = createNodeClient({ ...web, authMethod: 'client_secret_post' });
     const { transaction, result } = await loginThroughForms(pkceClient);
     const before = server.count('POST', '/oidc/token');
 
     await expect(explicit.finishLogin(redirectOf(result), transaction)).rejects.toMatchObject({ code: 'pkce_with_client_secret' });
     const requestsBefore = server.requests.length;
-    await expect(explicit.startLogin()).rejects.toMatchObject({ code: 'pkce_with_client_secret' });
+    await expect(explicit.startLogin({ pkce: true })).rejects.toMatchObject({ code: 'pkce_with_client_secret' });
     expect(server.count('POST', '/oidc/token')).toBe(before);
     expect(server.requests.length).toBe(requestsBefore);
   });

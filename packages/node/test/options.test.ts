@@ -135,9 +135,13 @@ describe('createNodeClient: options are validated at creation', () => {
 });
 
 describe('startLogin: what a backend asks for', () => {
-  const client = createNodeClient({ ...valid, scope: 'openid profile' });
+  // As the reference server's discovery says: HTTP Basic is accepted, so PKCE and the secret go together.
+  const provider = serviceProvider('https://id.example.com/acme', {
+    token_endpoint_auth_methods_supported: ['client_secret_post', 'client_secret_basic', 'none'],
+  });
+  const client = createNodeClient({ ...valid, provider, scope: 'openid profile' });
 
-  it('uses the code flow with PKCE and the query mode by default', async () => {
+  it('uses the code flow with PKCE (beside HTTP Basic) and the query mode by default', async () => {
     const { url, transaction } = await client.startLogin({ appState: { returnTo: '/orders' } });
     expect(url.searchParams.get('response_type')).toBe('code');
     expect(url.searchParams.get('code_challenge_method')).toBe('S256');
@@ -177,7 +181,10 @@ describe('startLogin: what a backend asks for', () => {
         return new Response(null, { status: 500 });
       },
     });
-    await expect(explicit.startLogin()).rejects.toMatchObject({ code: 'pkce_with_client_secret' });
+    await expect(explicit.startLogin({ pkce: true })).rejects.toMatchObject({ code: 'pkce_with_client_secret' });
+    // By default such a client logs in without PKCE: its secret authenticates the exchange.
+    const { url } = await explicit.startLogin();
+    expect(url.searchParams.has('code_challenge')).toBe(false);
     await expect(explicit.startLogin({ pkce: false })).resolves.toBeDefined();
     expect(requests).toBe(0);
   });

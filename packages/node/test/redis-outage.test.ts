@@ -12,6 +12,7 @@ import { type RunningRedis, startRedisServer } from '../../../test-support/redis
 
 let redisServer: RunningRedis;
 let server: RunningServer;
+const ENCRYPTION_KEY = 'token-cache-key-0123456789abcdefghijklmnop';
 const connections: RedisClientType[] = [];
 /** Every access token the provider issued in this file, with the scope it was asked for. */
 const issued = new Map<string, string>();
@@ -46,7 +47,7 @@ async function connect(): Promise<RedisClientType> {
 
 function instance(redis: RedisClientLike, options: Partial<RedisTokenCacheOptions> = {}) {
   const errors: OidcError[] = [];
-  const tokenCache = new RedisTokenCache({ redis, commandTimeout: 500, onError: (e) => errors.push(e), ...options });
+  const tokenCache = new RedisTokenCache({ encryptionKey: ENCRYPTION_KEY, redis, commandTimeout: 500, onError: (e) => errors.push(e), ...options });
   const client = createNodeClient({
     provider: serviceProvider(server.issuer),
     clientId: 'service',

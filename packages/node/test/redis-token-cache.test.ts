@@ -61,7 +61,7 @@ async function connect(): Promise<RedisClientType> {
 
 function cacheWith(options: Partial<RedisTokenCacheOptions> = {}) {
   const errors: OidcError[] = [];
-  const cache = new RedisTokenCache({ redis, onError: (error) => errors.push(error), ...options });
+  const cache = new RedisTokenCache({ encryptionKey: ENCRYPTION_KEY, redis, onError: (error) => errors.push(error), ...options });
   return { cache, errors };
 }
 
@@ -104,7 +104,7 @@ describe('keys and TTLs', () => {
   });
 
   it('keeps one entry per issuer, client and scope set, with the token TTL, and never the client secret', async () => {
-    const tokenCache = new RedisTokenCache({ redis });
+    const tokenCache = new RedisTokenCache({ encryptionKey: ENCRYPTION_KEY, redis });
     const billing = createNodeClient({ ...service, tokenCache });
     const reports = createNodeClient({ ...service, clientId: 'reports', clientSecret: 'reports-secret', tokenCache });
     const elsewhere = createNodeClient({ ...service, provider: serviceProvider(otherServer.issuer), tokenCache });
@@ -157,8 +157,8 @@ describe('keys and TTLs', () => {
   });
 
   it('keyPrefix separates environments sharing one Redis', async () => {
-    const staging = new RedisTokenCache({ redis, keyPrefix: 'staging:oidc:' });
-    const production = new RedisTokenCache({ redis, keyPrefix: 'production:oidc:' });
+    const staging = new RedisTokenCache({ encryptionKey: ENCRYPTION_KEY, redis, keyPrefix: 'staging:oidc:' });
+    const production = new RedisTokenCache({ encryptionKey: ENCRYPTION_KEY, redis, keyPrefix: 'production:oidc:' });
     await staging.set('k', entry('staging-token'), 60);
     expect(await production.get('k')).toBeUndefined();
     expect(await tokenKeys()).toEqual([expect.stringMatching(/^staging:oidc:/)]);
@@ -166,6 +166,16 @@ describe('keys and TTLs', () => {
 });
 
 describe('encryption at rest', () => {
+  it('is required: without encryptionKey the cache refuses to start; false stores plain JSON (readable by anyone with Redis access)', async () => {
+    expect(() => new RedisTokenCache({ redis } as unknown as RedisTokenCacheOptions)).toThrow(
+      expect.objectContaining({ code: 'invalid_options', message: expect.stringContaining('encryptionKey: false') }),
+    );
+    const plain = cacheWith({ encryptionKey: false });
+    await plain.cache.set('k', entry('readable-token'), 60);
+    expect(JSON.parse((await redis.get(plain.cache.redisKey('k'))) as string)).toMatchObject({ entry: { tokens: { accessToken: 'readable-token' } } });
+  });
+
+
   it('stores a JWE that holds neither the token nor the secret, and reads it back', async () => {
     const { cache } = cacheWith({ encryptionKey: ENCRYPTION_KEY });
     const client = createNodeClient({ ...service, tokenCache: cache });
@@ -187,7 +197,7 @@ describe('encryption at rest', () => {
     const writer = cacheWith({ encryptionKey: ENCRYPTION_KEY });
     await writer.cache.set('k', entry('token-a'), 60);
     const wrongKey = cacheWith({ encryptionKey: OTHER_KEY });
-    const noKey = cacheWith();
+    const noKey = cacheWith({ encryptionKey: false });
     expect(await wrongKey.cache.get('k')).toBeUndefined();
     expect(await noKey.cache.get('k')).toBeUndefined();
     expect(wrongKey.errors[0]?.code).toBe('cache_entry_invalid');
@@ -196,7 +206,7 @@ describe('encryption at rest', () => {
   });
 
   it('refuses a plain entry when encryption is on (anyone with Redis access could have written it)', async () => {
-    await new RedisTokenCache({ redis }).set('k', entry('planted'), 60);
+    await new RedisTokenCache({ redis, encryptionKey: false }).set('k', entry('planted'), 60);
     const { cache, errors } = cacheWith({ encryptionKey: ENCRYPTION_KEY });
     expect(await cache.get('k')).toBeUndefined();
     expect(errors[0]?.message).toContain('not encrypted');
@@ -279,6 +289,7 @@ describe('the lock', () => {
     expect(await redis.exists(lockKey)).toBe(0);
 
     const evalOnly = new RedisTokenCache({
+      encryptionKey: ENCRYPTION_KEY,
       redis: { get: (k) => redis.get(k), set: (k, v, o) => redis.set(k, v, o), del: (k) => redis.del(k), eval: (s, o) => redis.eval(s, o) },
     });
     await (await evalOnly.lock.acquire('k'))?.();
@@ -289,7 +300,7 @@ describe('the lock', () => {
 
 describe('single flight across instances (getClientCredentialsToken)', () => {
   async function instance(options: Partial<RedisTokenCacheOptions> = {}) {
-    const tokenCache = new RedisTokenCache({ redis: await connect(), ...options });
+    const tokenCache = new RedisTokenCache({ encryptionKey: ENCRYPTION_KEY, redis: await connect(), ...options });
     return { tokenCache, client: createNodeClient({ ...service, tokenCache }) };
   }
 
@@ -318,14 +329,14 @@ describe('single flight across instances (getClientCredentialsToken)', () => {
         return reply;
       },
     };
-    const tokenCache = new RedisTokenCache({ redis: observed });
+    const tokenCache = new RedisTokenCache({ encryptionKey: ENCRYPTION_KEY, redis: observed });
     const client = createNodeClient({ ...service, tokenCache });
     const key = `oidc-rp:cc:${server.issuer}:service:api.read`;
     await redis.set(`${tokenCache.redisKey(key)}:lock`, 'another-instance', { expiration: { type: 'PX', value: 10_000 } });
     const before = tokenRequests();
     const pending = client.getClientCredentialsToken({ scope: 'api.read' });
     await waiting;
-    await new RedisTokenCache({ redis }).set(key, entry('stored-by-the-holder'), 60);
+    await new RedisTokenCache({ encryptionKey: ENCRYPTION_KEY, redis }).set(key, entry('stored-by-the-holder'), 60);
     expect((await pending).accessToken).toBe('stored-by-the-holder');
     expect(tokenRequests()).toBe(before);
   });
@@ -359,6 +370,7 @@ describe('options', () => {
   it.each([
     [{ redis: undefined }, '`redis` must be a connected Redis client'],
     [{ redis: { get() {} } }, '`redis` must be a connected Redis client'],
+    [{ encryptionKey: undefined }, '`encryptionKey` is required'],
     [{ encryptionKey: 'short' }, '`encryptionKey` must be at least 32 characters'],
     [{ encryptionKey: [] }, '`encryptionKey` must be at least 32 characters'],
     [{ whenUnavailable: 'retry' }, '`whenUnavailable` must be "fetch" or "fail"'],
@@ -369,7 +381,7 @@ describe('options', () => {
   ])('refuses %o', (options, message) => {
     let error: unknown;
     try {
-      new RedisTokenCache({ redis, ...(options as object) } as RedisTokenCacheOptions);
+      new RedisTokenCache({ encryptionKey: ENCRYPTION_KEY, redis, ...(options as object) } as RedisTokenCacheOptions);
     } catch (e) {
       error = e;
     }

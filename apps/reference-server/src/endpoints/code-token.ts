@@ -37,7 +37,8 @@ export function codeTokenEndpoint(ctx: RequestContext): Promise<Response> {
     }
     const code = required(form, 'code');
     const redirectUri = required(form, 'redirect_uri');
-    if (verifier === undefined) requireSecretIfConfidential(ctx, auth);
+    // A confidential client always authenticates: a verifier alone would let a stolen code be redeemed.
+    requireSecretIfConfidential(ctx, auth);
 
     const taken = await ctx.server.store.takeCode(storageKey(code));
     if (!taken || taken.record.tenant !== ctx.tenant.id) throw invalidGrant('the authorization code is not valid');

@@ -17,7 +17,7 @@ export type TokenStorage = 'memory' | 'sessionStorage' | 'localStorage';
 export interface Harness {
   appOrigin: string;
   issuer: string;
-  /** Opens a fresh context (own cookies and storage) with the app configured for `tokenStorage`. */
+  /** Opens a fresh context (own cookies and storage) with the app configured for `tokenStorage` (default: the app's default). */
   newContext(options?: { tokenStorage?: TokenStorage; fakeClock?: boolean }): Promise<BrowserContext>;
   /** Moves the server's clock and the context's page clock forward together. */
   advanceClocks(context: BrowserContext, seconds: number): Promise<void>;
@@ -78,10 +78,11 @@ export async function startHarness({ accessTokenLifetime = 3600 } = {}): Promise
     return {
       appOrigin,
       issuer,
-      async newContext({ tokenStorage = 'sessionStorage', fakeClock = false } = {}) {
+      async newContext({ tokenStorage, fakeClock = false } = {}) {
         const context = await browser.newContext({ viewport: { width: 1100, height: 800 } });
         context.setDefaultTimeout(10_000);
-        const runtimeConfig = `window.__OIDC_CONFIG__ = ${JSON.stringify({ issuer, tokenStorage })};`;
+        // Without tokenStorage the app's own default applies (memory).
+        const runtimeConfig = `window.__OIDC_CONFIG__ = ${JSON.stringify({ issuer, ...(tokenStorage ? { tokenStorage } : {}) })};`;
         await context.route(`${appOrigin}/config.js`, (route) =>
           route.fulfill({ contentType: 'text/javascript', body: runtimeConfig }),
         );

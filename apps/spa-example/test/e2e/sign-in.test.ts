@@ -34,6 +34,28 @@ describe('signing in to the example app in Chromium', () => {
     }
   });
 
+  it('keeps tokens in memory by default: nothing in web storage, a reload signs the tab out, and the next login is single sign-on', async () => {
+    const context = await harness.newContext();
+    try {
+      const page = await context.newPage();
+      await page.goto(`${harness.appOrigin}/`);
+      await logInThroughForms(page);
+      await page.getByTestId('claims').waitFor();
+      const stored = await page.evaluate(() => JSON.stringify({ ...sessionStorage, ...localStorage }));
+      expect(stored).not.toMatch(/refresh|access_?token|id_?token/i);
+
+      // The cost of the default: a reload forgets the tokens...
+      await page.reload();
+      await page.locator('[data-testid="status"][data-status="unauthenticated"]').waitFor();
+      // ...and logging in again goes through the provider's session, without the password form.
+      await page.getByTestId('login-button').click();
+      await page.getByTestId('claims').waitFor();
+      expect(await page.getByTestId('claim-sub').textContent()).toBe('alice');
+    } finally {
+      await context.close();
+    }
+  });
+
   it('calls the protected API on the server’s origin with the access token', async () => {
     const context = await harness.newContext();
     try {

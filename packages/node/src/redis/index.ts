@@ -16,7 +16,7 @@
  *   clientId: 'billing',
  *   clientSecret: process.env.CLIENT_SECRET!,
  *   grants: ['client_credentials'],
- *   tokenCache: new RedisTokenCache({ redis }),
+ *   tokenCache: new RedisTokenCache({ redis, encryptionKey: process.env.TOKEN_CACHE_KEY! }),
  * });
  * ```
  */

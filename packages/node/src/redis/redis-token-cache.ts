@@ -18,7 +18,7 @@ import { type BoundedRedis, type RedisClientLike, boundedRedis } from './redis-c
  * ```ts
  * const options: RedisTokenCacheOptions = {
  *   redis, // a connected node-redis client
- *   encryptionKey: process.env.TOKEN_CACHE_KEY, // 32+ random characters, the same on every instance
+ *   encryptionKey: process.env.TOKEN_CACHE_KEY!, // required: 32+ random characters, the same on every instance
  *   whenUnavailable: 'fetch',
  *   onError: (error) => metrics.increment(`token_cache.${error.code}`),
  * };
@@ -30,11 +30,12 @@ export interface RedisTokenCacheOptions {
   /** Prefix of every key. Default `oidc-rp:cc:`. Give each environment sharing one Redis its own. */
   keyPrefix?: string;
   /**
-   * Encrypts cached tokens at rest (JWE `dir` + A256GCM, key derived with HKDF-SHA-256):
-   * at least 32 random characters, the same on every instance. An array rotates keys: the
-   * first encrypts, every one decrypts.
+   * Required. Encrypts cached tokens at rest (JWE `dir` + A256GCM, key derived with
+   * HKDF-SHA-256): at least 32 random characters, the same on every instance. An array rotates
+   * keys: the first encrypts, every one decrypts. `false` stores tokens as plain JSON, usable by
+   * anyone who can read Redis until they expire: choose it only for a Redis nobody else reads.
    */
-  encryptionKey?: string | string[];
+  encryptionKey: string | string[] | false;
   /**
    * What a Redis failure (down, unreachable, too slow) does to `getClientCredentialsToken`.
    * `'fetch'` (default): the token is requested from the provider directly, and each
@@ -86,7 +87,7 @@ const LOCAL_FALLBACK_ENTRIES = 100;
  *   clientId: 'billing',
  *   clientSecret: process.env.CLIENT_SECRET!,
  *   grants: ['client_credentials'],
- *   tokenCache: new RedisTokenCache({ redis, encryptionKey: process.env.TOKEN_CACHE_KEY }),
+ *   tokenCache: new RedisTokenCache({ redis, encryptionKey: process.env.TOKEN_CACHE_KEY! }),
  * });
  * const { accessToken } = await service.getClientCredentialsToken({ scope: 'api.read' });
  * ```
@@ -252,8 +253,14 @@ function resolveOptions(options: RedisTokenCacheOptions): ResolvedOptions {
   };
 }
 
-function encryptionKeys(value: string | string[] | undefined): string[] {
-  if (value === undefined) return [];
+function encryptionKeys(value: string | string[] | false | undefined): string[] {
+  if (value === false) return [];
+  if (value === undefined) {
+    fail(
+      '`encryptionKey` is required: 32+ random characters (e.g. `openssl rand -base64 32`), the same on every instance, ' +
+        'so whoever reads Redis cannot use the tokens; `encryptionKey: false` stores them readable, deliberately.',
+    );
+  }
   const keys = Array.isArray(value) ? value : [value];
   if (keys.length === 0 || keys.some((key) => typeof key !== 'string' || key.length < MIN_ENCRYPTION_KEY_LENGTH)) {
     fail(

@@ -8,20 +8,37 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CookieJar } from '@oidc-rp/reference-server/testing';
 import Provider from 'oidc-provider';
+import { decodeHtml, formAction, walk } from './browser-walk';
 
 export interface InteropClient {
   client_id: string;
   client_secret?: string;
   token_endpoint_auth_method: 'client_secret_post' | 'client_secret_basic' | 'none';
   redirect_uris: string[];
+  post_logout_redirect_uris?: string[];
   grant_types: string[];
+  /** Default `['code']`. */
+  response_types?: string[];
 }
+
+/** How a person's browser meets the provider: what the provider sent back to the client. */
+export type Callback = { type: 'redirect'; location: string } | { type: 'form_post'; action: string; body: URLSearchParams };
 
 export interface RunningOidcProvider {
   issuer: string;
-  /** Signs alice in on the provider's pages; the URL it sends the browser back to. */
-  signIn(authorizeUrl: string | URL): Promise<string>;
+  /** Signs alice in on the provider's pages (reusing `cookies` for SSO); what it sends the browser back with. */
+  signIn(authorizeUrl: string | URL, cookies?: CookieJar): Promise<Callback>;
+  /** Visits the end-session URL with the browser's cookies and confirms; where the provider sends the browser. */
+  signOut(endSessionUrl: string | URL, cookies: CookieJar): Promise<string>;
   close(): Promise<void>;
+}
+
+/** A provider configuration other than oidc-provider's defaults. */
+export interface OidcProviderOptions {
+  /** `token_endpoint_auth_methods_supported`; default oidc-provider's list. */
+  clientAuthMethods?: string[];
+  /** false: no RFC 9207 `iss` in any authorization response, and none advertised. Default true. */
+  issParameter?: boolean;
 }
 
 const ALICE = { sub: 'alice', name: 'Alice Liddell', email: 'alice@example.com', email_verified: true };
@@ -30,9 +47,9 @@ const ALICE = { sub: 'alice', name: 'Alice Liddell', email: 'alice@example.com',
  * Starts oidc-provider with `clients` registered.
  *
  * @example
- * const op = await startOidcProvider([{ client_id: 'rp', ... }]);
+ * const op = await startOidcProvider([{ client_id: 'rp', ... }], { clientAuthMethods: ['client_secret_basic'] });
  */
-export async function startOidcProvider(clients: InteropClient[]): Promise<RunningOidcProvider> {
+export async function startOidcProvider(clients: InteropClient[], options: OidcProviderOptions = {}): Promise<RunningOidcProvider> {
   const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const signingKey = { ...privateKey.export({ format: 'jwk' }), alg: 'RS256', use: 'sig', kid: 'interop-rs256' };
   const server = createServer();
@@ -40,22 +57,43 @@ export async function startOidcProvider(clients: InteropClient[]): Promise<Runni
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
   const provider = new Provider(issuer, {
-    clients: clients.map((c) => ({ ...c, response_types: ['code'], scope: 'openid profile email offline_access api.read' })),
+    clients: clients.map((c) => ({ response_types: ['code'], ...c, scope: 'openid profile email offline_access api.read' })),
     jwks: { keys: [signingKey] },
     cookies: { keys: ['interop-cookie-signing-key-of-some-length'] },
     scopes: ['openid', 'offline_access', 'profile', 'email', 'api.read'],
     claims: { openid: ['sub'], profile: ['name'], email: ['email', 'email_verified'] },
     findAccount: async (_ctx, sub) => (sub === ALICE.sub ? { accountId: sub, claims: async () => ({ ...ALICE }) } : undefined),
-    features: { clientCredentials: { enabled: true }, revocation: { enabled: true } },
+    features: { clientCredentials: { enabled: true }, revocation: { enabled: true }, rpInitiatedLogout: { enabled: true } },
+    ...(options.clientAuthMethods ? { clientAuthMethods: options.clientAuthMethods } : {}),
     // A refresh token for every client allowed the grant (it otherwise needs offline_access with prompt=consent).
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
     ttl: { AccessToken: 3600, AuthorizationCode: 60, ClientCredentials: 600, Grant: 3600, IdToken: 3600, Interaction: 600, RefreshToken: 86_400, Session: 3600 },
   });
+  // Hybrid clients are implicit-grant clients, which oidc-provider wants on https and off
+  // localhost; these tests run on 127.0.0.1 over http (oidc-provider's documented override).
+  const schema = provider.Client.Schema.prototype;
+  const invalidate = schema.invalidate;
+  schema.invalidate = function (message: string, code?: string) {
+    if (code === 'implicit-force-https' || code === 'implicit-forbid-localhost') return;
+    invalidate.call(this, message, code);
+  };
+  if (options.issParameter === false) {
+    provider.on('authorization.success', (_ctx, out) => {
+      delete out.iss;
+    });
+    provider.use(async (ctx, next) => {
+      await next();
+      if (ctx.path === '/.well-known/openid-configuration' && ctx.body && typeof ctx.body === 'object') {
+        delete (ctx.body as Record<string, unknown>).authorization_response_iss_parameter_supported;
+      }
+    });
+  }
   server.on('request', provider.callback());
 
   return {
     issuer,
-    signIn: (url) => signIn(issuer, String(url)),
+    signIn: (url, cookies) => signIn(issuer, String(url), cookies ?? new CookieJar()),
+    signOut: (url, cookies) => signOut(issuer, String(url), cookies),
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
@@ -65,31 +103,30 @@ export async function startOidcProvider(clients: InteropClient[]): Promise<Runni
 }
 
 /** Follows redirects and fills the development login and consent forms, with cookies. */
-async function signIn(issuer: string, authorizeUrl: string): Promise<string> {
-  const cookies = new CookieJar();
-  let url = new URL(authorizeUrl);
-  let form: URLSearchParams | undefined;
-  for (let step = 0; step < 12; step += 1) {
-    const headers = new Headers();
-    const cookie = cookies.header(url);
-    if (cookie) headers.set('cookie', cookie);
-    if (form) headers.set('content-type', 'application/x-www-form-urlencoded');
-    const response = await fetch(url, { method: form ? 'POST' : 'GET', headers, body: form, redirect: 'manual' });
-    cookies.store(url, response);
-    const location = response.headers.get('location');
-    if (response.status >= 300 && response.status < 400 && location) {
-      await response.body?.cancel();
-      url = new URL(location, url);
-      form = undefined;
-      if (url.origin !== new URL(issuer).origin) return url.href; // back to the client
-      continue;
+async function signIn(issuer: string, authorizeUrl: string, cookies: CookieJar): Promise<Callback> {
+  const onProvider = (url: URL) => url.origin === new URL(issuer).origin;
+  const end = await walk<Callback>(new URL(authorizeUrl), cookies, onProvider, (page, status, at) => {
+    const action = formAction(page, at);
+    // form_post: an auto-submitting form aimed at the client.
+    if ((status === 200 || status === 400) && action && !onProvider(action)) {
+      const inputs = [...page.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)"/g)];
+      return { result: { type: 'form_post', action: action.href, body: new URLSearchParams(inputs.map((m) => [decodeHtml(m[1] ?? ''), decodeHtml(m[2] ?? '')])) } };
     }
-    const page = await response.text();
-    const action = /<form[^>]*action="([^"]+)"/.exec(page)?.[1];
     const prompt = /name="prompt" value="(login|consent)"/.exec(page)?.[1];
-    if (response.status !== 200 || !action || !prompt) throw new Error(`oidc-provider answered ${response.status} without a sign-in form`);
-    url = new URL(action, url);
-    form = new URLSearchParams(prompt === 'login' ? { prompt, login: ALICE.sub, password: 'any' } : { prompt });
-  }
-  throw new Error('oidc-provider did not send the browser back within 12 steps');
+    if (status !== 200 || !action || !prompt) throw new Error(`oidc-provider answered ${status} without a sign-in form`);
+    return { submit: action, form: new URLSearchParams(prompt === 'login' ? { prompt, login: ALICE.sub, password: 'any' } : { prompt }) };
+  }, 12);
+  return 'redirect' in end ? { type: 'redirect', location: end.redirect } : end.result;
+}
+
+/** The end-session page asks "Do you want to sign-out?": the person says yes. */
+async function signOut(issuer: string, endSessionUrl: string, cookies: CookieJar): Promise<string> {
+  const end = await walk<never>(new URL(endSessionUrl), cookies, (url) => url.origin === new URL(issuer).origin, (page, status, at) => {
+    const action = formAction(page, at, /<form id="op.logoutForm"[^>]*action="([^"]+)"/);
+    const xsrf = /name="xsrf" value="([^"]+)"/.exec(page)?.[1];
+    if (status !== 200 || !action || !xsrf) throw new Error(`oidc-provider answered ${status} without a sign-out form`);
+    return { submit: action, form: new URLSearchParams({ xsrf, logout: 'yes' }) };
+  }, 6);
+  if (!('redirect' in end)) throw new Error('oidc-provider did not redirect after the sign-out');
+  return end.redirect;
 }

@@ -21,10 +21,21 @@ declare module 'oidc-provider' {
     features?: Record<string, { enabled: boolean }>;
     issueRefreshToken?: (ctx: unknown, client: ProviderClient) => Promise<boolean>;
     ttl?: Record<string, number>;
+    clientAuthMethods?: string[];
+  }
+
+  /** The koa context of a request, as far as a middleware here reads it. */
+  interface Context {
+    path: string;
+    body: unknown;
   }
 
   export default class Provider {
     constructor(issuer: string, configuration?: Configuration);
     callback(): (req: IncomingMessage, res: ServerResponse) => void;
+    /** Client metadata validation; `invalidate(message, code)` refuses a registration. */
+    Client: { Schema: { prototype: { invalidate(message: string, code?: string): void } } };
+    on(event: 'authorization.success', listener: (ctx: Context, out: Record<string, unknown>) => void): this;
+    use(middleware: (ctx: Context, next: () => Promise<void>) => Promise<void>): void;
   }
 }
