@@ -79,7 +79,7 @@ writeFileSync(join(root, 'apps/spa-example/dist/config.js'), `window.__OIDC_CONF
 const children = [
   { name: 'reference-server', cwd: 'apps/reference-server', args: ['dist/cli.js', ...serverArgs] },
   { name: 'spa-example', cwd: 'apps/spa-example', args: ['node_modules/vite/bin/vite.js', 'preview', '--host', HOST, '--port', String(ports.spa), '--strictPort'] },
-  { name: 'node-example', cwd: 'apps/node-example', args: ['dist/server.js'], env: { PORT: String(ports.node), OIDC_ISSUER: issuer } },
+  { name: 'node-example', cwd: 'apps/node-example', args: ['dist/server.js'], env: { PORT: String(ports.node), BASE_URL: nodeOrigin, OIDC_ISSUER: issuer } },
 ].map(({ name, cwd, args, env }) => {
   // Own process group, so Ctrl-C stops whatever a child started too.
   const child = spawn(process.execPath, args, { cwd: join(root, cwd), env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });

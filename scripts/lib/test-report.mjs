@@ -60,7 +60,7 @@ export function summarize({ failedSteps }) {
       const tests = (file.assertionResults ?? []).filter((t) => t.status === 'failed');
       for (const test of tests) failures.push(`${dir}/${file.name.slice(join(root, dir).length + 1)} > ${test.fullName}`);
       // A file that failed before running its tests (syntax, a hook) has no failed assertion.
-      if (file.status === 'failed' && tests.length === 0) failures.push(`${dir}/${file.name.slice(join(root, dir).length + 1)}: ${String(file.message ?? 'failed to run').split('\n')[0]}`);
+      if (file.status === 'failed' && tests.length === 0) failures.push(`${dir}/${file.name.slice(join(root, dir).length + 1)}: ${String(file.message || 'a hook or the file itself failed (its output is above)').split('\n')[0]}`);
     }
   }
   const tasks = failedTasks();
