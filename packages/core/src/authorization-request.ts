@@ -3,6 +3,7 @@
  * type the service supports, enforcing each flow's rules before anything leaves the app.
  */
 
+import { type Clock, systemClock } from './clock';
 import { assertSecureUrl, tryParseUrl } from './discovery';
 import { OidcError } from './errors';
 import { codeChallengeS256, createCodeVerifier, createNonce, createState } from './pkce';
@@ -30,6 +31,8 @@ export interface AuthorizationRequestParams {
   appState?: unknown;
   /** Additional query parameters. They may not set any parameter this function controls. */
   extra?: Record<string, string>;
+  /** The clock the transaction's `createdAt` comes from. Default {@link systemClock}. */
+  now?: Clock;
 }
 
 /** Output of {@link buildAuthorizationRequest}. */
@@ -160,7 +163,7 @@ export async function buildAuthorizationRequest(params: AuthorizationRequestPara
     scope,
     clientId,
     issuer: provider.issuer,
-    createdAt: Math.floor(Date.now() / 1000),
+    createdAt: (params.now ?? systemClock)(),
   };
   if (nonce !== undefined) transaction.nonce = nonce;
   if (codeVerifier !== undefined) transaction.codeVerifier = codeVerifier;

@@ -1,4 +1,5 @@
 export * from './errors';
+export { systemClock, type Clock } from './clock';
 export type * from './types';
 export { createCodeVerifier, codeChallengeS256, createState, createNonce } from './pkce';
 export { discover, serviceProvider, tokenEndpointFor, assertSecureUrl } from './discovery';
@@ -23,5 +24,5 @@ export { revokeToken } from './revocation';
 export type { RevokeTokenParams } from './revocation';
 export { buildEndSessionUrl } from './logout';
 export type { EndSessionParams } from './logout';
-export { completeAuthorization } from './authorization-flow';
+export { completeAuthorization, completeCodeAuthorization } from './authorization-flow';
 export type { CompleteAuthorizationParams } from './authorization-flow';

@@ -62,5 +62,5 @@ export async function verifyCompactJws(token: string, jwk: JWK, alg: string): Pr
   if (!params) throw new TypeError(`unsupported JWS algorithm ${alg}`);
   const key = await importKey(jwk, alg, params);
   const dot = token.lastIndexOf('.');
-  return crypto.subtle.verify(params, key, fromBase64url(token.slice(dot + 1)), utf8(token.slice(0, dot)));
+  return crypto.subtle.verify(params as Params, key, fromBase64url(token.slice(dot + 1)), utf8(token.slice(0, dot)));
 }
