@@ -1,9 +1,9 @@
 /**
  * Login transactions (state, nonce, PKCE verifier) between the redirect to the provider and
  * the callback, one entry per `state`. Entries older than {@link TRANSACTION_TTL} seconds are
- * refused and cleaned on every login and callback. The states of finished callbacks are
- * remembered for a day (one small entry, at most {@link USED_STATES} of them), so that a
- * replayed callback URL (Back button, reload) is told apart from a forged one.
+ * refused and cleaned on every login and callback. The states of handled callbacks are
+ * remembered for a day, as hashes (one small entry, at most {@link USED_STATES} of them), so
+ * that a replayed callback URL (Back button, reload) is told apart from a forged one.
  */
 
 import { OidcError, type AuthorizationTransaction } from '@oidc-rp/core';
@@ -51,7 +51,7 @@ export function createTransactionStore(storage: StorageAdapter): TransactionStor
     }
   };
   const expired = (transaction: AuthorizationTransaction, now: number) => now - transaction.createdAt > TRANSACTION_TTL;
-  // [state, epoch seconds] pairs, newest last; anything unreadable counts as none.
+  // [hash of a state, epoch seconds] pairs, newest last; anything unreadable counts as none.
   const used = async (now: number): Promise<[string, number][]> => {
     try {
       const list = JSON.parse((await storage.get(USED_KEY)) ?? '[]') as [string, number][];
@@ -87,10 +87,19 @@ export function createTransactionStore(storage: StorageAdapter): TransactionStor
     },
 
     async markUsed(state, now) {
-      const list = [...(await used(now)), [state, now] as [string, number]].slice(-USED_STATES);
+      const list = [...(await used(now)), [await hash(state), now] as [string, number]].slice(-USED_STATES);
       await storage.set(USED_KEY, JSON.stringify(list));
     },
 
-    wasUsed: async (state, now) => (await used(now)).some(([entry]) => entry === state),
+    async wasUsed(state, now) {
+      const hashed = await hash(state);
+      return (await used(now)).some(([entry]) => entry === hashed);
+    },
   };
+}
+
+// Nothing of a callback is kept in storage: only 96 bits of the SHA-256 of its state, in hex.
+async function hash(state: string): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(state)));
+  return Array.from(digest.subarray(0, 12), (byte) => byte.toString(16).padStart(2, '0')).join('');
 }
