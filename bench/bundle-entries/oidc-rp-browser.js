@@ -1,8 +1,9 @@
-// SPA usage of @oidc-rp/browser: login, callback, getAccessToken, logout.
-import { createBrowserClient } from '@oidc-rp/browser';
+// SPA usage of @oidc-rp/browser: login, callback, getAccessToken, logout (code flow + PKCE, full
+// ID-token signature validation; the provider's metadata from the service preset, no discovery).
+import { createBrowserClient, serviceProvider } from '@oidc-rp/browser';
 
 const client = createBrowserClient({
-  issuer: 'https://id.example.com/acme',
+  provider: serviceProvider('https://id.example.com/acme'),
   clientId: 'spa',
   redirectUri: `${location.origin}/callback`,
   postLogoutRedirectUri: `${location.origin}/`,
