@@ -7,7 +7,6 @@
 
 import {
   OidcError,
-  buildAuthorizationRequest,
   buildEndSessionUrl,
   createState,
   isOidcError,
@@ -194,7 +193,7 @@ export function createBrowserClient(options: BrowserClientOptions): BrowserClien
       if (loginOptions.popup && !part) throw new OidcError('invalid_options', 'login({ popup: true }) needs the popupLogin part.');
       if (popup === null) throw new OidcError('popup_blocked', 'The popup was blocked; call login() from a click handler.');
       const [provider_] = await Promise.all([provider(), transactions().clean(o.now())]);
-      const { url, transaction } = await buildAuthorizationRequest({
+      const { url, transaction } = await o.request({
         provider: provider_,
         clientId: o.clientId,
         redirectUri: o.redirectUri,

@@ -1,9 +1,9 @@
 /** The deprecated implicit flow as an opt-in part: the default client carries only the code flow. */
 
-import { completeAuthorization } from '@oidc-rp/core';
+import { buildAuthorizationRequest, completeAuthorization } from '@oidc-rp/core';
 
 /**
- * What the client needs to finish an implicit login: core's whole-flow callback.
+ * What the client needs for an implicit login: core's request builder and callback for every flow.
  *
  * @example
  * ```ts
@@ -11,6 +11,7 @@ import { completeAuthorization } from '@oidc-rp/core';
  * ```
  */
 export interface ImplicitFlowPart {
+  request: typeof buildAuthorizationRequest;
   complete: typeof completeAuthorization;
 }
 
@@ -26,4 +27,4 @@ export interface ImplicitFlowPart {
  * const client = createBrowserClient({ ...options, responseType: 'id_token token', implicitFlow });
  * ```
  */
-export const implicitFlow: ImplicitFlowPart = { complete: completeAuthorization };
+export const implicitFlow: ImplicitFlowPart = { request: buildAuthorizationRequest, complete: completeAuthorization };

@@ -2,6 +2,7 @@
 
 import {
   OidcError,
+  buildCodeAuthorizationRequest,
   completeCodeAuthorization,
   systemClock,
   type Clock,
@@ -134,7 +135,8 @@ export interface ResolvedOptions {
   responseType: 'code' | 'id_token token';
   /** The response comes in the fragment (implicit), not the query. */
   fragment: boolean;
-  /** Core's callback completion for this flow. */
+  /** Core's request builder and callback completion for this flow. */
+  request: ImplicitFlowPart['request'];
   complete: ImplicitFlowPart['complete'];
   popupLogin: PopupLoginPart | undefined;
   userInfo: UserInfoPart | undefined;
@@ -190,6 +192,7 @@ export function resolveOptions(options: BrowserClientOptions): ResolvedOptions {
     scope: options.scope ?? DEFAULT_SCOPE,
     responseType,
     fragment: responseType !== 'code',
+    request: options.implicitFlow?.request ?? buildCodeAuthorizationRequest,
     complete: options.implicitFlow?.complete ?? completeCodeAuthorization,
     popupLogin: options.popupLogin,
     userInfo: options.userInfo,

@@ -4,7 +4,7 @@ export type * from './types';
 export { createCodeVerifier, codeChallengeS256, createState, createNonce } from './pkce';
 export { discover, serviceProvider, tokenEndpointFor, assertSecureUrl } from './discovery';
 export type { DiscoveryOptions } from './discovery';
-export { buildAuthorizationRequest, RESPONSE_TYPES } from './authorization-request';
+export { buildAuthorizationRequest, buildCodeAuthorizationRequest, RESPONSE_TYPES } from './authorization-request';
 export type { AuthorizationRequest, AuthorizationRequestParams } from './authorization-request';
 export { parseAuthorizationResponse } from './authorization-response';
 export type { AuthorizationResponse } from './authorization-response';
