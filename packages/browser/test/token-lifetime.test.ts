@@ -86,4 +86,17 @@ describe('access tokens of unknown lifetime, living 20 s', () => {
     await tab.client.logout({ redirect: false });
     await expect(tab.client.getAccessToken({ forceRefresh: true })).rejects.toMatchObject({ code: 'login_required' });
   });
+
+  it("the client's now option is its one clock: token expiry and the ID token's times", async () => {
+    let offset = 0;
+    const now = () => Math.floor(Date.now() / 1000) + offset;
+    const tab = await loggedInTab(provider, {}, { now });
+
+    offset = 100;
+    await tab.client.getAccessToken({ forceRefresh: true });
+    expect(tab.client.getSnapshot().expiresAt).toBe(now() + LIFETIME);
+
+    offset = 7200; // two hours ahead: a fresh ID token looks expired to this clock
+    await expect(tab.client.handleRedirectCallback(await signIn(tab, provider))).rejects.toMatchObject({ code: 'id_token_expired' });
+  });
 });
