@@ -1,18 +1,7 @@
-// SPA usage of @oidc-rp/browser: login, callback, getAccessToken, logout.
-import { createBrowserClient } from '@oidc-rp/browser';
+// SPA usage of @oidc-rp/browser: login, callback, getAccessToken, logout (code flow + PKCE, full
+// ID-token signature validation; the provider's metadata from the service preset, no discovery).
+import { createBrowserClient, serviceProvider } from '@oidc-rp/browser';
+import { options, usage } from './oidc-rp-usage.js';
 
-const client = createBrowserClient({
-  issuer: 'https://id.example.com/acme',
-  clientId: 'spa',
-  redirectUri: `${location.origin}/callback`,
-  postLogoutRedirectUri: `${location.origin}/`,
-  scope: 'openid profile email offline_access',
-});
-
-export const login = () => client.login();
-export const handleCallback = async () => {
-  if (client.isRedirectCallback()) await client.handleRedirectCallback();
-  return client.init();
-};
-export const getAccessToken = () => client.getAccessToken();
-export const logout = () => client.logout();
+const client = createBrowserClient({ ...options, provider: serviceProvider('https://id.example.com/acme') });
+export const { login, handleCallback, getAccessToken, logout } = usage(client);

@@ -1,8 +1,8 @@
 // @oidc-rp/core (+ jose) alone: the functions an SPA's flow needs (what @oidc-rp/browser calls).
 export {
-  discover,
+  serviceProvider,
   buildAuthorizationRequest,
-  completeAuthorization,
+  completeCodeAuthorization,
   refreshTokens,
   revokeToken,
   buildEndSessionUrl,

@@ -1,10 +1,10 @@
 // SPA usage of @oidc-rp/react (+ @oidc-rp/browser): login, callback, getAccessToken, logout.
-import { createBrowserClient } from '@oidc-rp/browser';
+import { createBrowserClient, serviceProvider } from '@oidc-rp/browser';
 import { AuthProvider, useAuth } from '@oidc-rp/react';
 import { createRoot } from 'react-dom/client';
 
 const client = createBrowserClient({
-  issuer: 'https://id.example.com/acme',
+  provider: serviceProvider('https://id.example.com/acme'),
   clientId: 'spa',
   redirectUri: `${location.origin}/callback`,
   postLogoutRedirectUri: `${location.origin}/`,

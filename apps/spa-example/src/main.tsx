@@ -1,4 +1,4 @@
-import { createBrowserClient } from '@oidc-rp/browser';
+import { createBrowserClient, discover } from '@oidc-rp/browser';
 import { AuthProvider } from '@oidc-rp/react';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
@@ -15,6 +15,7 @@ try {
   // Created once, outside React: every render and every tab-local component shares it.
   const client = createBrowserClient({
     issuer: config.issuer,
+    discover, // opt-in part: the metadata comes from the issuer's discovery document
     clientId: config.clientId,
     redirectUri: config.redirectUri,
     postLogoutRedirectUri: config.postLogoutRedirectUri,

@@ -1,31 +1,42 @@
-/** Recognising a login callback URL and removing its parameters from the address bar. */
+/**
+ * The one place that decides whether a URL is a login callback: it parses the URL once and
+ * hands the parsed form on (to the callback handler, and to core, which takes the `URL` as is).
+ */
+
+/** A URL that carries an authorization response for this client's redirect URI. */
+export interface CallbackUrl {
+  url: URL;
+  /** The response parameters: the query for the code flow, the fragment otherwise. */
+  params: URLSearchParams;
+  state: string;
+}
 
 // Everything the provider may add to the redirect URI's query.
 const RESPONSE_PARAMS = ['code', 'state', 'iss', 'error', 'error_description', 'error_uri', 'session_state'];
 
-/** The authorization response parameters of `url`: the query for the code flow, the fragment otherwise. */
-export function responseParams(url: URL, fragment: boolean): URLSearchParams {
-  return fragment ? new URLSearchParams(url.hash.slice(1)) : url.searchParams;
-}
-
-/** True when `url` is `redirectUri` (same origin and path) carrying an authorization response. */
-export function isCallbackUrl(url: string, redirectUri: string, fragment: boolean): boolean {
-  let parsed: URL;
+/**
+ * `href` read as a callback: same origin and path as `redirectUri`, with a `state` and a
+ * `code`, `error` or token. Undefined for anything else, including an unparsable string.
+ */
+export function readCallbackUrl(href: string, redirectUri: URL, fragment: boolean): CallbackUrl | undefined {
+  let url: URL;
   try {
-    parsed = new URL(url);
+    url = new URL(href);
   } catch {
-    return false;
+    return undefined;
   }
-  const expected = new URL(redirectUri);
-  if (parsed.origin !== expected.origin || parsed.pathname !== expected.pathname) return false;
-  const params = responseParams(parsed, fragment);
-  return params.has('state') && ['code', 'error', 'access_token', 'id_token'].some((name) => params.has(name));
+  if (url.origin !== redirectUri.origin || url.pathname !== redirectUri.pathname) return undefined;
+  const params = fragment ? new URLSearchParams(url.hash.slice(1)) : url.searchParams;
+  const state = params.get('state');
+  return state && ['code', 'error', 'access_token', 'id_token'].some((name) => params.has(name))
+    ? { url, params, state }
+    : undefined;
 }
 
-/** `url` without the response parameters (the fragment goes entirely when it carried them). */
-export function cleanCallbackUrl(url: string, fragment: boolean): string {
-  const parsed = new URL(url);
-  if (fragment) parsed.hash = '';
-  else for (const name of RESPONSE_PARAMS) parsed.searchParams.delete(name);
-  return parsed.href;
+/** The callback's address without the response parameters (the fragment goes entirely when it carried them). */
+export function cleanCallbackUrl({ url }: CallbackUrl, fragment: boolean): string {
+  const query = new URLSearchParams(url.search);
+  if (!fragment) for (const name of RESPONSE_PARAMS) query.delete(name);
+  const search = query.toString();
+  return `${url.origin}${url.pathname}${search ? `?${search}` : ''}${fragment ? '' : url.hash}`;
 }

@@ -1,33 +1,30 @@
 /**
  * `createBrowserClient`: the stateful layer over `@oidc-rp/core` for single-page apps. It
- * assembles small parts (storage, lock, channel, navigation, clock) and keeps one session.
+ * assembles small parts (storage, lock, channel, navigation, clock; callback handling,
+ * refresh and cross-tab messaging, each in its own module) and keeps one session. Popup
+ * login, the implicit flow, userinfo and discovery are opt-in parts given in the options.
  */
 
 import {
   OidcError,
-  buildAuthorizationRequest,
   buildEndSessionUrl,
-  completeAuthorization,
   createState,
-  discover,
-  fetchUserInfo,
   isOidcError,
   revokeToken,
   type AuthorizationTransaction,
   type ProviderMetadata,
   type UserInfo,
 } from '@oidc-rp/core';
-import { createAuthState, type AuthSnapshot } from './auth-state';
-import type { BrowserClient, CallbackResult, LoginOptions, LogoutOptions } from './browser-client';
 import { createAuthorizedFetch } from './authorized-fetch';
-import { cleanCallbackUrl, isCallbackUrl, responseParams } from './callback-url';
-import type { ChannelMessage } from './channel';
+import { createCallbackHandler } from './callback';
+import { createCrossTabListener } from './cross-tab';
 import { createEmitter } from './events';
 import { resolveOptions, type BrowserClientOptions } from './options';
-import { relayToOpener, waitForPopupCallback } from './popup';
-import { createRefresher } from './refresh';
+import { createRefresher, lifetimeOf } from './refresh';
+import { createSnapshotStore, type AuthSnapshot } from './snapshot-store';
 import { createTokenStore, isFresh, type Session, type TokenStore } from './token-store';
 import { createTransactionStore, type TransactionStore } from './transaction-store';
+import type { BrowserClient, GetAccessTokenOptions, LoginOptions, LoginResult, LogoutOptions } from './types';
 
 // setTimeout fires at once for longer delays.
 const MAX_TIMER_MS = 2_147_483_647;
@@ -39,10 +36,10 @@ const MAX_TIMER_MS = 2_147_483_647;
  *
  * @example
  * ```ts
- * import { createBrowserClient } from '@oidc-rp/browser';
+ * import { createBrowserClient, serviceProvider } from '@oidc-rp/browser';
  *
  * export const client = createBrowserClient({
- *   issuer: 'http://127.0.0.1:4000/demo',
+ *   provider: serviceProvider('http://127.0.0.1:4000/demo'),
  *   clientId: 'spa',
  *   redirectUri: 'http://127.0.0.1:5173/callback',
  *   postLogoutRedirectUri: 'http://127.0.0.1:5173/',
@@ -54,16 +51,15 @@ const MAX_TIMER_MS = 2_147_483_647;
  */
 export function createBrowserClient(options: BrowserClientOptions): BrowserClient {
   const o = resolveOptions(options);
-  const fragment = o.responseType !== 'code';
-  const state = createAuthState();
+  const state = createSnapshotStore();
   const events = createEmitter();
-  const callbacks = new Map<string, Promise<CallbackResult>>();
   let session: Session | undefined;
+  // Access-token lifetime learned from a token response that stated one (see lifetimeOf).
+  let learnedLifetime: number | undefined;
   let metadata: Promise<ProviderMetadata> | undefined;
   let tokenStore: TokenStore | undefined;
   let transactionStore: TransactionStore | undefined;
   let initialized: Promise<AuthSnapshot> | undefined;
-  let lastCallback: Promise<CallbackResult> | undefined;
   let expiryTimer: ReturnType<typeof setTimeout> | undefined;
   let listening = false;
 
@@ -78,14 +74,20 @@ export function createBrowserClient(options: BrowserClientOptions): BrowserClien
   const tokens = () => (tokenStore ??= createTokenStore(platform().tokens, `oidc-rp.session:${o.clientId}:${o.issuer}`));
   const transactions = () => (transactionStore ??= createTransactionStore(platform().transactions));
   const provider = () =>
-    (metadata ??= (o.provider ? Promise.resolve(o.provider) : discover(o.issuer, o.http)).catch((error: unknown) => {
+    (metadata ??= o.provider().catch((error: unknown) => {
       metadata = undefined; // let the next call try again
       throw error;
     }));
+  const report = (error: unknown) => {
+    const failure = toOidcError(error);
+    events.emit('error', failure);
+    return failure;
+  };
 
   function adopt(next: Session | undefined, error?: OidcError): void {
     if (next && session && next.id === session.id && next.accessToken === session.accessToken) next = session;
     session = next;
+    learnedLifetime = next?.lifetime ?? learnedLifetime;
     clearTimeout(expiryTimer);
     const expiresAt = next?.expiresAt;
     if (expiresAt !== undefined) {
@@ -104,49 +106,37 @@ export function createBrowserClient(options: BrowserClientOptions): BrowserClien
       platform().channel.post({ type: 'session', sessionId });
       if (refreshed) events.emit('tokenRefreshed', { expiresAt: refreshed.expiresAt });
     },
-    failed: (error) => events.emit('error', toOidcError(error)),
+    failed: report,
   });
 
-  async function onMessage(message: ChannelMessage): Promise<void> {
-    if (typeof message !== 'object' || message === null) return;
-    const stored = await tokens().read();
-    if (message.type === 'session') {
-      if (!stored) {
-        if (session && session.id === message.sessionId) adopt(undefined); // it ended in another tab
-      } else if (stored.accessToken !== session?.accessToken) {
-        const sameSession = stored.id === session?.id;
-        adopt(stored);
-        if (sameSession) events.emit('tokenRefreshed', { expiresAt: stored.expiresAt });
-        else events.emit('login', { user: stored.claims });
-      }
-    } else if (message.type === 'logout' && session) {
-      const ended = session;
-      if (stored?.id === ended.id) await tokens().clear();
-      adopt(undefined);
-      events.emit('logout', {});
-      // A session of this tab's own (tokens not shared) is not revoked yet by the other tab.
-      if (ended.id !== message.sessionId) await revoke(await provider(), ended);
-    }
-  }
+  const onMessage = createCrossTabListener({
+    tokens,
+    session: () => session,
+    adopt,
+    emit: events.emit,
+    revoke: async (ended) => revoke(await provider(), ended),
+  });
 
-  async function finishLogin(url: string, transaction: AuthorizationTransaction): Promise<CallbackResult> {
+  async function finishLogin(input: URL | string, transaction: AuthorizationTransaction): Promise<LoginResult> {
     const provider_ = await provider();
     if (transaction.clientId !== o.clientId || transaction.issuer !== provider_.issuer) {
       throw new OidcError('transaction_invalid', 'The login is for another client or provider; start a new login.');
     }
-    const set = await completeAuthorization({
+    const set = await o.complete({
       provider: provider_,
       client: { clientId: o.clientId },
-      input: url,
+      input,
       transaction,
       http: o.http,
       clockTolerance: o.clockTolerance,
+      now: o.now,
     });
+    const now = o.now();
     const next: Session = {
       id: createState(),
+      ...lifetimeOf(set.expiresAt, learnedLifetime, now),
       accessToken: set.accessToken,
-      expiresAt: set.expiresAt,
-      receivedAt: o.now(),
+      receivedAt: now,
       refreshToken: set.refreshToken,
       idToken: set.idToken,
       claims: set.claims,
@@ -159,53 +149,26 @@ export function createBrowserClient(options: BrowserClientOptions): BrowserClien
     return { appState: transaction.appState, user: next.claims };
   }
 
-  async function processCallback(url: string): Promise<CallbackResult> {
-    try {
-      const stateParam = isCallbackUrl(url, o.redirectUri, fragment) ? responseParams(new URL(url), fragment).get('state') : null;
-      if (!stateParam) {
-        throw new OidcError('state_missing', 'This URL is not a login callback; start a new login.');
-      }
-      const now = o.now();
-      const transaction = await transactions()
-        .take(stateParam, now)
-        .finally(() => transactions().clean(now));
-      if (!transaction) {
-        relayToOpener(url); // inside a login popup, the opener holds the transaction
-        throw new OidcError('transaction_not_found', 'No login of this tab matches the state; start a new login.');
-      }
-      return await finishLogin(url, transaction);
-    } catch (error) {
-      const failure = toOidcError(error);
+  const callbacks = createCallbackHandler({
+    options: o,
+    transactions,
+    navigate: () => platform().navigate,
+    finishLogin,
+    failed(error) {
       // A bad callback never ends an existing session: it only reports the error.
+      const failure = toOidcError(error);
       state.set(session ? { ...state.get(), error: failure } : { status: 'error', error: failure });
-      events.emit('error', failure);
-      throw failure;
-    }
-  }
-
-  function handleRedirectCallback(url?: string): Promise<CallbackResult> {
-    const { navigate } = platform();
-    const current = navigate.currentUrl();
-    const target = url ?? current;
-    const isCallback = isCallbackUrl(target, o.redirectUri, fragment);
-    // The address bar was already cleaned by the first call (React StrictMode calls twice).
-    if (url === undefined && !isCallback && lastCallback) return lastCallback;
-    let pending = callbacks.get(target);
-    if (!pending) {
-      pending = processCallback(target);
-      callbacks.set(target, pending);
-      if (isCallback && target === current) navigate.replaceUrl(cleanCallbackUrl(target, fragment));
-    }
-    if (target === current) lastCallback = pending;
-    return pending;
-  }
+      return report(failure);
+    },
+    replayed: () => events.emit('callbackReplayed', {}),
+  });
 
   function init(): Promise<AuthSnapshot> {
     initialized ??= (async () => {
       try {
-        if (!lastCallback && isRedirectCallback()) void handleRedirectCallback().catch(() => undefined);
+        callbacks.handleCurrent();
         // Every login in flight settles first, so a restore cannot race a callback.
-        await Promise.allSettled(callbacks.values());
+        await Promise.allSettled(callbacks.pending());
         if (!session) {
           const stored = await tokens().read();
           const usable = stored && (stored.refreshToken !== undefined || isFresh(stored, 0, o.now()));
@@ -221,24 +184,16 @@ export function createBrowserClient(options: BrowserClientOptions): BrowserClien
     return initialized;
   }
 
-  function isRedirectCallback(url?: string): boolean {
-    try {
-      return isCallbackUrl(url ?? platform().navigate.currentUrl(), o.redirectUri, fragment);
-    } catch {
-      return false; // no location (server)
-    }
-  }
-
   async function login(loginOptions: LoginOptions = {}): Promise<void> {
     const { navigate } = platform();
+    const part = loginOptions.popup ? o.popupLogin : undefined;
     // Before any await: browsers allow popups only within the click's task.
-    const popup = loginOptions.popup ? navigate.openPopup() : undefined;
+    const popup = part ? navigate.openPopup() : undefined;
     try {
-      if (popup === null) {
-        throw new OidcError('popup_blocked', 'The popup was blocked; call login() from a click handler.');
-      }
+      if (loginOptions.popup && !part) throw new OidcError('invalid_options', 'login({ popup: true }) needs the popupLogin part.');
+      if (popup === null) throw new OidcError('popup_blocked', 'The popup was blocked; call login() from a click handler.');
       const [provider_] = await Promise.all([provider(), transactions().clean(o.now())]);
-      const { url, transaction } = await buildAuthorizationRequest({
+      const { url, transaction } = await o.request({
         provider: provider_,
         clientId: o.clientId,
         redirectUri: o.redirectUri,
@@ -248,36 +203,36 @@ export function createBrowserClient(options: BrowserClientOptions): BrowserClien
         prompt: loginOptions.prompt,
         loginHint: loginOptions.loginHint,
         extra: loginOptions.extra,
+        now: o.now,
       });
-      if (!popup) {
+      if (!popup || !part) {
         await transactions().save(transaction);
         navigate.redirect(url.href);
         return;
       }
       // The popup's transaction stays in memory, so the app loaded in the popup relays the callback here.
       popup.location.href = url.href;
-      await finishLogin(await waitForPopupCallback(popup), transaction);
+      await finishLogin(await part.wait(popup), transaction);
     } catch (error) {
       popup?.close();
-      const failure = toOidcError(error);
-      events.emit('error', failure);
-      throw failure;
+      throw report(error);
     }
   }
 
-  async function getAccessToken({ minValidity = o.refreshLeeway }: { minValidity?: number } = {}): Promise<string> {
+  async function getAccessToken({ minValidity = o.refreshLeeway, forceRefresh }: GetAccessTokenOptions = {}): Promise<string> {
     await init();
     const current = session;
     if (!current) throw new OidcError('login_required', 'Nobody is logged in; call login().');
-    if (isFresh(current, minValidity, o.now())) return current.accessToken;
+    if (!forceRefresh && isFresh(current, minValidity, o.now())) return current.accessToken;
     return (await refresh(current.accessToken, minValidity)).accessToken;
   }
 
   async function getUserInfo(): Promise<UserInfo> {
+    if (!o.userInfo) throw new OidcError('invalid_options', 'getUserInfo() needs the userInfo part.');
     const accessToken = await getAccessToken();
     const expectedSubject = session?.claims?.sub;
     if (!expectedSubject) throw new OidcError('invalid_options', 'getUserInfo() needs a login with the openid scope.');
-    return fetchUserInfo({ provider: await provider(), accessToken, expectedSubject, http: o.http });
+    return o.userInfo.fetch({ provider: await provider(), accessToken, expectedSubject, http: o.http });
   }
 
   async function revoke(provider_: ProviderMetadata, ended: Session): Promise<void> {
@@ -290,7 +245,7 @@ export function createBrowserClient(options: BrowserClientOptions): BrowserClien
         http: o.http,
       });
     } catch (error) {
-      events.emit('error', toOidcError(error)); // the local session is gone anyway
+      report(error); // the local session is gone anyway
     }
   }
 
@@ -318,8 +273,8 @@ export function createBrowserClient(options: BrowserClientOptions): BrowserClien
   return {
     init,
     login,
-    handleRedirectCallback,
-    isRedirectCallback,
+    handleRedirectCallback: callbacks.handle,
+    isRedirectCallback: callbacks.isCallback,
     getAccessToken,
     getUser: () => session?.claims,
     getUserInfo,

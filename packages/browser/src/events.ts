@@ -19,6 +19,11 @@ export interface BrowserClientEvents {
   error: OidcError;
   login: { user?: IdTokenClaims };
   logout: Record<string, never>;
+  /**
+   * A callback URL this tab already finished came again (the Back button, a reload): harmless,
+   * nothing changed. `handleRedirectCallback` rejects with `callback_replayed`; no `error` event.
+   */
+  callbackReplayed: Record<string, never>;
 }
 
 /**
@@ -26,7 +31,7 @@ export interface BrowserClientEvents {
  *
  * @example
  * ```ts
- * const watched: BrowserClientEventName[] = ['tokenRefreshed', 'tokenExpired', 'error', 'login', 'logout'];
+ * const watched: BrowserClientEventName[] = ['tokenRefreshed', 'tokenExpired', 'error', 'login', 'logout', 'callbackReplayed'];
  * for (const name of watched) client.on(name, () => console.debug('auth event', name));
  * ```
  */

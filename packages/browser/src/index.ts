@@ -1,10 +1,25 @@
 export { createBrowserClient } from './client';
-export type { BrowserClient, CallbackResult, LoginOptions, LogoutOptions } from './browser-client';
-export type { AuthSnapshot } from './auth-state';
+export type { BrowserClient, GetAccessTokenOptions, LoginOptions, LoginResult, LogoutOptions } from './types';
+export type { AuthSnapshot } from './snapshot-store';
 export type { BrowserClientEventName, BrowserClientEvents } from './events';
-export type { BrowserClientOptions, ImplicitResponseType, TokenStorageOption } from './options';
+export type { BrowserClientOptions, Discover, ImplicitResponseType, TokenStorageOption } from './options';
 export { browserStorage, memoryStorage, webStorage, type StorageAdapter } from './storage';
 export { mutexLock, webLock, type Lock } from './lock';
 export { broadcastChannel, type Channel, type ChannelMessage } from './channel';
 export { browserNavigation, type Navigation } from './navigation';
-export { OidcError, isOidcError, type OidcErrorCode, type IdTokenClaims, type ProviderMetadata, type UserInfo } from '@oidc-rp/core';
+// Opt-in parts: an app that imports none of them ships only the code flow.
+export { popupLogin, type PopupLoginPart } from './popup';
+export { implicitFlow, type ImplicitFlowPart } from './implicit';
+export { userInfo, type UserInfoPart } from './userinfo';
+export {
+  OidcError,
+  discover,
+  isOidcError,
+  serviceProvider,
+  systemClock,
+  type Clock,
+  type IdTokenClaims,
+  type OidcErrorCode,
+  type ProviderMetadata,
+  type UserInfo,
+} from '@oidc-rp/core';

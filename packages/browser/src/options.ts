@@ -1,10 +1,21 @@
 /** The options of `createBrowserClient`, their defaults and their checks. */
 
-import { OidcError, type HttpOptions, type ProviderMetadata } from '@oidc-rp/core';
+import {
+  OidcError,
+  buildCodeAuthorizationRequest,
+  completeCodeAuthorization,
+  systemClock,
+  type Clock,
+  type HttpOptions,
+  type ProviderMetadata,
+} from '@oidc-rp/core';
 import { broadcastChannel, type Channel } from './channel';
+import type { ImplicitFlowPart } from './implicit';
 import { webLock, type Lock } from './lock';
 import { browserNavigation, type Navigation } from './navigation';
+import type { PopupLoginPart } from './popup';
 import { browserStorage, memoryStorage, type StorageAdapter } from './storage';
+import type { UserInfoPart } from './userinfo';
 
 /**
  * The implicit flow: tokens come back in the URL fragment, no refresh token.
@@ -37,7 +48,20 @@ export type ImplicitResponseType = 'id_token token';
 export type TokenStorageOption = 'memory' | 'sessionStorage' | 'localStorage' | StorageAdapter;
 
 /**
- * Options of {@link createBrowserClient}. Either `issuer` (discovered) or `provider` is required.
+ * Fetches the provider's metadata for an issuer: core's `discover`, re-exported by this package.
+ *
+ * @example
+ * ```ts
+ * import { discover } from '@oidc-rp/browser';
+ * const discovery: Discover = discover;
+ * ```
+ */
+export type Discover = (issuer: string, http?: HttpOptions) => Promise<ProviderMetadata>;
+
+/**
+ * Options of {@link createBrowserClient}. Either `provider`, or `issuer` with `discover`, is required.
+ * Popup login, the implicit flow, userinfo and discovery are opt-in parts: an app that does not
+ * pass them does not ship their code.
  *
  * @example
  * ```ts
@@ -50,10 +74,12 @@ export type TokenStorageOption = 'memory' | 'sessionStorage' | 'localStorage' | 
  * ```
  */
 export interface BrowserClientOptions {
-  /** The provider's issuer; its metadata is fetched by OpenID Connect Discovery on first use. */
+  /** The provider's issuer; with `discover`, its metadata is fetched by OpenID Connect Discovery on first use. */
   issuer?: string;
-  /** The provider's metadata, e.g. `serviceProvider(base)` from `@oidc-rp/core` (skips discovery). */
+  /** The provider's metadata, e.g. `serviceProvider(base)` (no discovery request, no discovery code). */
   provider?: ProviderMetadata;
+  /** Opt-in part: discovery for `issuer` (pass `discover` from this package). */
+  discover?: Discover;
   clientId: string;
   /** Must be registered with the provider; the page at this URL calls `init()` or `handleRedirectCallback()`. */
   redirectUri: string;
@@ -63,9 +89,15 @@ export interface BrowserClientOptions {
   scope?: string;
   /**
    * `'code'` (default): authorization code flow with PKCE.
-   * `'id_token token'`: the deprecated implicit flow, see {@link ImplicitResponseType}.
+   * `'id_token token'`: the deprecated implicit flow, see {@link ImplicitResponseType}; needs `implicitFlow`.
    */
   responseType?: 'code' | ImplicitResponseType;
+  /** Opt-in part for `responseType: 'id_token token'` (pass `implicitFlow`). */
+  implicitFlow?: ImplicitFlowPart;
+  /** Opt-in part for `login({ popup: true })` (pass `popupLogin`). */
+  popupLogin?: PopupLoginPart;
+  /** Opt-in part for `getUserInfo()` (pass `userInfo`). */
+  userInfo?: UserInfoPart;
   /** Default `'memory'`; see {@link TokenStorageOption} for the trade-offs. */
   tokenStorage?: TokenStorageOption;
   /** Seconds before expiry from which `getAccessToken()` refreshes. Default 30. */
@@ -82,23 +114,36 @@ export interface BrowserClientOptions {
   channel?: Channel;
   /** Location, history and popups. Default: {@link browserNavigation}. */
   navigate?: Navigation;
-  /** Current time in epoch seconds. Default: from `Date.now()`. */
-  now?: () => number;
+  /**
+   * Current time in epoch seconds: the one clock of this client, used for token expiry, ID
+   * token times and login transactions alike. Default: `systemClock` (`Date.now()`).
+   */
+  now?: Clock;
 }
 
 /** Options with defaults applied; the platform parts are created on first use (never on a server import). */
 export interface ResolvedOptions {
   issuer: string;
-  provider: ProviderMetadata | undefined;
+  /** The provider's metadata, or how to get it. */
+  provider: () => Promise<ProviderMetadata>;
   clientId: string;
   redirectUri: string;
+  /** `redirectUri`, parsed once. */
+  redirectUrl: URL;
   postLogoutRedirectUri: string | undefined;
   scope: string;
   responseType: 'code' | 'id_token token';
+  /** The response comes in the fragment (implicit), not the query. */
+  fragment: boolean;
+  /** Core's request builder and callback completion for this flow. */
+  request: ImplicitFlowPart['request'];
+  complete: ImplicitFlowPart['complete'];
+  popupLogin: PopupLoginPart | undefined;
+  userInfo: UserInfoPart | undefined;
   refreshLeeway: number;
   http: HttpOptions | undefined;
   clockTolerance: number | undefined;
-  now: () => number;
+  now: Clock;
   platform: () => Platform;
 }
 
@@ -121,12 +166,16 @@ export function resolveOptions(options: BrowserClientOptions): ResolvedOptions {
       'Anyone can read a client secret in a browser: remove it and register a public client (PKCE protects the login).',
     );
   }
-  const { clientId, redirectUri, provider, responseType = 'code', tokenStorage = 'memory', refreshLeeway = 30 } = options;
+  const { clientId, redirectUri, provider, discover, responseType = 'code', tokenStorage = 'memory', refreshLeeway = 30 } = options;
   const issuer = provider?.issuer ?? options.issuer;
   if (typeof clientId !== 'string' || !clientId) invalid('clientId is required.');
-  if (!isAbsoluteUrl(redirectUri)) invalid('redirectUri must be an absolute URL.');
-  if (!issuer) invalid('Pass issuer or provider.');
+  const redirectUrl = parseUrl(redirectUri) ?? invalid('redirectUri must be an absolute URL.');
+  if (!issuer) invalid('Pass provider, or issuer with discover.');
+  if (!provider && typeof discover !== 'function') {
+    invalid('issuer alone needs the discovery part: pass discover, or provider: serviceProvider(issuer).');
+  }
   if (responseType !== 'code' && responseType !== 'id_token token') invalid('responseType must be "code" or "id_token token".');
+  if (responseType !== 'code' && !options.implicitFlow) invalid('responseType "id_token token" needs the implicitFlow part.');
   if (!(refreshLeeway >= 0)) invalid('refreshLeeway must be seconds >= 0.');
   if (typeof tokenStorage === 'string' && !/^(memory|sessionStorage|localStorage)$/.test(tokenStorage)) {
     invalid('tokenStorage must be memory, sessionStorage, localStorage or an adapter.');
@@ -135,16 +184,22 @@ export function resolveOptions(options: BrowserClientOptions): ResolvedOptions {
   let platform: Platform | undefined;
   return {
     issuer,
-    provider,
+    provider: provider ? async () => provider : () => (discover as Discover)(issuer, options.http),
     clientId,
     redirectUri,
+    redirectUrl,
     postLogoutRedirectUri: options.postLogoutRedirectUri,
     scope: options.scope ?? DEFAULT_SCOPE,
     responseType,
+    fragment: responseType !== 'code',
+    request: options.implicitFlow?.request ?? buildCodeAuthorizationRequest,
+    complete: options.implicitFlow?.complete ?? completeCodeAuthorization,
+    popupLogin: options.popupLogin,
+    userInfo: options.userInfo,
     refreshLeeway,
     http: options.http,
     clockTolerance: options.clockTolerance,
-    now: options.now ?? (() => Math.floor(Date.now() / 1000)),
+    now: options.now ?? systemClock,
     platform: () =>
       (platform ??= {
         tokens:
@@ -161,11 +216,11 @@ export function resolveOptions(options: BrowserClientOptions): ResolvedOptions {
   };
 }
 
-function isAbsoluteUrl(value: unknown): value is string {
+function parseUrl(value: unknown): URL | undefined {
   try {
-    return !!new URL(value as string);
+    return new URL(value as string);
   } catch {
-    return false;
+    return undefined;
   }
 }
 

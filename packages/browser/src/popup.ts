@@ -51,3 +51,33 @@ export function relayToOpener(url: string): boolean {
     return false; // a cross-origin opener throws on `location`
   }
 }
+
+/**
+ * The opt-in part that lets `login({ popup: true })` work. Without it the client carries no
+ * popup code. Give it to the client of every page of the app (the app loaded inside the
+ * popup uses it to hand the callback to its opener).
+ *
+ * @example
+ * ```ts
+ * const part: PopupLoginPart = popupLogin;
+ * ```
+ */
+export interface PopupLoginPart {
+  /** Resolves with the callback URL the app inside `popup` relays; closes the popup. */
+  wait(popup: Window): Promise<string>;
+  /** Inside the popup: hands a callback URL this page cannot finish to the opener. */
+  relay(url: string): boolean;
+}
+
+/**
+ * Login in a popup, opted into per client.
+ *
+ * @example
+ * ```ts
+ * import { createBrowserClient, popupLogin } from '@oidc-rp/browser';
+ *
+ * const client = createBrowserClient({ ...options, popupLogin });
+ * button.onclick = () => client.login({ popup: true });
+ * ```
+ */
+export const popupLogin: PopupLoginPart = { wait: waitForPopupCallback, relay: relayToOpener };

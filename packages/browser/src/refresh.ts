@@ -73,6 +73,7 @@ export function createRefresher(context: RefreshContext): (rejected: string | un
         expectedSubject: stored.claims?.sub,
         http: options.http,
         clockTolerance: options.clockTolerance,
+        now: options.now,
       });
     } catch (error) {
       if (isOidcError(error) && error.code === 'token_endpoint_error' && (error as TokenEndpointError).error === 'invalid_grant') {
@@ -83,11 +84,12 @@ export function createRefresher(context: RefreshContext): (rejected: string | un
       }
       throw error;
     }
+    const now = options.now();
     const next: Session = {
       ...stored,
+      ...lifetimeOf(renewed.expiresAt, stored.lifetime, now),
       accessToken: renewed.accessToken,
-      expiresAt: renewed.expiresAt,
-      receivedAt: options.now(),
+      receivedAt: now,
       refreshToken: renewed.refreshToken ?? stored.refreshToken,
       idToken: renewed.idToken ?? stored.idToken,
       claims: renewed.claims ?? stored.claims,
@@ -110,4 +112,23 @@ export function createRefresher(context: RefreshContext): (rejected: string | un
       .finally(() => {
         running = undefined;
       }));
+}
+
+/**
+ * The expiry of a token received `now`: the stated one, else `now` plus the learned lifetime.
+ * A stated expiry teaches the lifetime (the code exchange of the service states none, its
+ * refreshes do), so later tokens without one are still refreshed in time.
+ *
+ * @example
+ * ```ts
+ * lifetimeOf(undefined, 300, 1_000); // { expiresAt: 1_300, lifetime: 300 }
+ * ```
+ */
+export function lifetimeOf(
+  expiresAt: number | undefined,
+  learned: number | undefined,
+  now: number,
+): Pick<Session, 'expiresAt' | 'lifetime'> {
+  const lifetime = expiresAt !== undefined ? Math.max(0, expiresAt - now) : learned;
+  return { expiresAt: expiresAt ?? (lifetime !== undefined ? now + lifetime : undefined), lifetime };
 }

@@ -12,6 +12,11 @@ export interface Session {
   expiresAt?: number;
   /** When the access token was received, epoch seconds (to know its lifetime). */
   receivedAt: number;
+  /**
+   * Seconds an access token of this provider lives, learned from the last token response that
+   * stated `expires_in`; given to later tokens whose response states none.
+   */
+  lifetime?: number;
   refreshToken?: string;
   idToken?: string;
   /** Claims of the ID token, validated when it was received. */

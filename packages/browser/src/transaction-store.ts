@@ -1,7 +1,9 @@
 /**
  * Login transactions (state, nonce, PKCE verifier) between the redirect to the provider and
  * the callback, one entry per `state`. Entries older than {@link TRANSACTION_TTL} seconds are
- * refused and cleaned on every login and callback.
+ * refused and cleaned on every login and callback. The states of handled callbacks are
+ * remembered for a day, as hashes (one small entry, at most {@link USED_STATES} of them), so
+ * that a replayed callback URL (Back button, reload) is told apart from a forged one.
  */
 
 import { OidcError, type AuthorizationTransaction } from '@oidc-rp/core';
@@ -11,6 +13,10 @@ import type { StorageAdapter } from './storage';
 export const TRANSACTION_TTL = 600;
 
 const PREFIX = 'oidc-rp.tx.';
+const USED_KEY = 'oidc-rp.used';
+/** How many finished states are remembered, and for how long (seconds). */
+export const USED_STATES = 20;
+const USED_TTL = 86_400;
 
 /** Stores, takes (read once) and cleans login transactions. */
 export interface TransactionStore {
@@ -19,6 +25,10 @@ export interface TransactionStore {
   take(state: string, now: number): Promise<AuthorizationTransaction | undefined>;
   /** Removes every expired or unreadable transaction. */
   clean(now: number): Promise<void>;
+  /** Remembers that the callback for `state` was handled. */
+  markUsed(state: string, now: number): Promise<void>;
+  /** Whether the callback for `state` was handled in the last day. */
+  wasUsed(state: string, now: number): Promise<boolean>;
 }
 
 /**
@@ -41,6 +51,15 @@ export function createTransactionStore(storage: StorageAdapter): TransactionStor
     }
   };
   const expired = (transaction: AuthorizationTransaction, now: number) => now - transaction.createdAt > TRANSACTION_TTL;
+  // [hash of a state, epoch seconds] pairs, newest last; anything unreadable counts as none.
+  const used = async (now: number): Promise<[string, number][]> => {
+    try {
+      const list = JSON.parse((await storage.get(USED_KEY)) ?? '[]') as [string, number][];
+      return Array.isArray(list) ? list.filter((entry) => Array.isArray(entry) && now - entry[1] <= USED_TTL) : [];
+    } catch {
+      return [];
+    }
+  };
 
   return {
     save: (transaction) => storage.set(PREFIX + transaction.state, JSON.stringify(transaction)),
@@ -66,5 +85,21 @@ export function createTransactionStore(storage: StorageAdapter): TransactionStor
         if (!transaction || expired(transaction, now)) await storage.remove(key);
       }
     },
+
+    async markUsed(state, now) {
+      const list = [...(await used(now)), [await hash(state), now] as [string, number]].slice(-USED_STATES);
+      await storage.set(USED_KEY, JSON.stringify(list));
+    },
+
+    async wasUsed(state, now) {
+      const hashed = await hash(state);
+      return (await used(now)).some(([entry]) => entry === hashed);
+    },
   };
+}
+
+// Nothing of a callback is kept in storage: only 96 bits of the SHA-256 of its state, in hex.
+async function hash(state: string): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(state)));
+  return Array.from(digest.subarray(0, 12), (byte) => byte.toString(16).padStart(2, '0')).join('');
 }

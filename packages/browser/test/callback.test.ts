@@ -183,6 +183,33 @@ describe('handleRedirectCallback', () => {
     expect(await tab.client.getAccessToken()).toBeTruthy();
   });
 
+  it('a replayed callback (Back button, reload) is quiet: callback_replayed, no error event, the session stays', async () => {
+    const transactionStorage = memoryStorage();
+    const tokenStorage = memoryStorage();
+    const first = createTab(provider, { transactionStorage, tokenStorage });
+    const callbackUrl = await signIn(first, provider);
+    await first.client.handleRedirectCallback(callbackUrl);
+    const exchanges = await provider.count('/oidc/token');
+
+    // The page is loaded again on the same callback URL: a new client over the same storages.
+    const again = createTab(provider, { transactionStorage, tokenStorage });
+    again.url = callbackUrl;
+    const errors = vi.fn();
+    const replays = vi.fn();
+    again.client.on('error', errors);
+    again.client.on('callbackReplayed', replays);
+
+    const snapshot = await again.client.init();
+    await expect(again.client.handleRedirectCallback(callbackUrl)).rejects.toMatchObject({ code: 'callback_replayed' });
+
+    expect(snapshot).toMatchObject({ status: 'authenticated', user: { sub: 'alice' } });
+    expect(snapshot.error).toBeUndefined();
+    expect(errors).not.toHaveBeenCalled();
+    expect(replays).toHaveBeenCalledTimes(1);
+    expect(again.url).toBe('http://127.0.0.1:5173/callback'); // cleaned as any callback
+    expect(await provider.count('/oidc/token')).toBe(exchanges);
+  });
+
   it('refuses a URL that is not a callback', async () => {
     const tab = createTab(provider);
     await expect(tab.client.handleRedirectCallback(`${PAGE}?page=2`)).rejects.toMatchObject({ code: 'state_missing' });
@@ -224,7 +251,8 @@ describe('login transactions', () => {
     const callbackUrl = await provider.login(tab.redirects[0]!);
     await storage.set('oidc-rp.tx.stale-2', stale('stale-2'));
     await tab.client.handleRedirectCallback(callbackUrl);
-    expect((await storage.keys()).sort()).toEqual(['oidc-rp.tx.recent']);
+    const transactions = (await storage.keys()).filter((key) => key.startsWith('oidc-rp.tx.'));
+    expect(transactions).toEqual(['oidc-rp.tx.recent']);
   });
 });
 

@@ -9,6 +9,7 @@ import { startServerProcess } from '@oidc-rp/reference-server/testing';
 import { vi } from 'vitest';
 import {
   createBrowserClient,
+  discover,
   memoryStorage,
   mutexLock,
   type BrowserClient,
@@ -114,6 +115,7 @@ export function createTab(provider: Provider, parts: TabParts = {}, options: Par
   };
   tab.client = createBrowserClient({
     issuer: provider.issuer,
+    discover,
     clientId: 'spa',
     redirectUri: REDIRECT_URI,
     postLogoutRedirectUri: PAGE,

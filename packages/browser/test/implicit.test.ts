@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { implicitFlow } from '../src/index';
 import { createTab, fakeClock, startProvider, type Provider } from './harness';
 
 // The deprecated implicit flow: tokens in the fragment, no refresh token.
@@ -12,7 +13,7 @@ afterAll(async () => {
 });
 
 async function implicitCallback() {
-  const tab = createTab(provider, {}, { responseType: 'id_token token', scope: 'openid profile email' });
+  const tab = createTab(provider, {}, { responseType: 'id_token token', implicitFlow, scope: 'openid profile email' });
   await tab.client.login();
   const authorize = new URL(tab.redirects[0]!);
   expect(authorize.searchParams.get('response_type')).toBe('id_token token');

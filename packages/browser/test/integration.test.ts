@@ -4,7 +4,7 @@
  * fetch (cross-origin, so the provider's CORS answers matter).
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createBrowserClient, type BrowserClientOptions } from '../src/index';
+import { createBrowserClient, discover, type BrowserClientOptions } from '../src/index';
 import { PAGE, REDIRECT_URI, fakeClock, startProvider, userinfoStatus, type Provider } from './harness';
 
 let provider: Provider;
@@ -23,6 +23,7 @@ function appClient(redirects: string[], extra: Partial<BrowserClientOptions> = {
   const real = { currentUrl: () => location.href, replaceUrl: (url: string) => history.replaceState(history.state, '', url) };
   return createBrowserClient({
     issuer: provider.issuer,
+    discover,
     clientId: 'spa',
     redirectUri: REDIRECT_URI,
     postLogoutRedirectUri: PAGE,
@@ -102,7 +103,7 @@ describe('browser client against the reference server over HTTP', () => {
     const window_ = globalThis as unknown as { happyDOM: { setURL(url: string): void } };
     window_.happyDOM.setURL('http://127.0.0.1:5999/');
     try {
-      const app = createBrowserClient({ issuer: provider.issuer, clientId: 'spa', redirectUri: 'http://127.0.0.1:5999/callback' });
+      const app = createBrowserClient({ issuer: provider.issuer, discover, clientId: 'spa', redirectUri: 'http://127.0.0.1:5999/callback' });
       await expect(app.login()).rejects.toMatchObject({ code: 'network_error' });
     } finally {
       window_.happyDOM.setURL(PAGE);

@@ -1,9 +1,10 @@
 import { type OidcError, isOidcError, serviceProvider } from '@oidc-rp/core';
 import { describe, expect, it } from 'vitest';
-import { type BrowserClientOptions, createBrowserClient } from '../src/index';
+import { type BrowserClientOptions, createBrowserClient, discover, implicitFlow } from '../src/index';
 
 const base: BrowserClientOptions = {
   issuer: 'http://127.0.0.1:4000/demo',
+  discover,
   clientId: 'spa',
   redirectUri: 'http://127.0.0.1:5173/callback',
 };
@@ -36,6 +37,8 @@ describe('options', () => {
     ['a relative redirect URI', { ...base, redirectUri: '/callback' }, /redirectUri/],
     ['neither issuer nor provider', { clientId: 'spa', redirectUri: base.redirectUri }, /issuer/],
     ['an unsupported response type', { ...base, responseType: 'code id_token' }, /responseType/],
+    ['an issuer without the discovery part', { ...base, discover: undefined }, /discover/],
+    ['the implicit flow without its part', { ...base, responseType: 'id_token token' }, /implicitFlow/],
     ['a negative refresh leeway', { ...base, refreshLeeway: -1 }, /refreshLeeway/],
     ['an unknown token storage', { ...base, tokenStorage: 'cookies' }, /tokenStorage/],
   ])('refuses %s with invalid_options', (_name, options, message) => {
@@ -46,7 +49,7 @@ describe('options', () => {
 
   it('accepts the minimal options and the deprecated implicit flow', () => {
     expect(createBrowserClient(base).getSnapshot().status).toBe('loading');
-    expect(createBrowserClient({ ...base, responseType: 'id_token token' }).getSnapshot().status).toBe('loading');
+    expect(createBrowserClient({ ...base, responseType: 'id_token token', implicitFlow }).getSnapshot().status).toBe('loading');
     expect(createBrowserClient({ ...base, issuer: undefined, provider: serviceProvider(base.issuer!) })).toBeDefined();
   });
 });

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { memoryStorage } from '../src/index';
+import { memoryStorage, popupLogin } from '../src/index';
 import { createTab, signIn, startProvider, type Provider } from './harness';
 
 let provider: Provider;
@@ -32,7 +32,7 @@ describe('login in a popup', () => {
   it('logs in without leaving the page, trusting only its own popup on its own origin', async () => {
     const popup = fakePopup();
     const transactions = memoryStorage();
-    const tab = createTab(provider, { transactionStorage: transactions, navigate: { openPopup: () => popup as unknown as Window } });
+    const tab = createTab(provider, { transactionStorage: transactions, navigate: { openPopup: () => popup as unknown as Window } }, { popupLogin });
     const finished = tab.client.login({ popup: true, appState: 'x' });
     await vi.waitFor(() => expect(popup.location.href).toContain('/oidc/authorize'));
     expect(await transactions.keys()).toEqual([]); // the popup's transaction stays in memory
@@ -54,7 +54,7 @@ describe('login in a popup', () => {
     Object.defineProperty(window, 'opener', { value: opener, configurable: true });
     const starter = createTab(provider);
     const callbackUrl = await signIn(starter, provider);
-    const inPopup = createTab(provider);
+    const inPopup = createTab(provider, {}, { popupLogin });
     const exchanges = await provider.count('/oidc/token');
 
     await expect(inPopup.client.handleRedirectCallback(callbackUrl)).rejects.toMatchObject({ code: 'transaction_not_found' });
@@ -66,7 +66,7 @@ describe('login in a popup', () => {
   it('never relays to an opener of another origin', async () => {
     const opener = { location: { origin: 'http://evil.test' }, postMessage: vi.fn() };
     Object.defineProperty(window, 'opener', { value: opener, configurable: true });
-    const tab = createTab(provider);
+    const tab = createTab(provider, {}, { popupLogin });
     await expect(tab.client.handleRedirectCallback(`http://127.0.0.1:5173/callback?code=c&state=s`)).rejects.toMatchObject({
       code: 'transaction_not_found',
     });
@@ -74,7 +74,7 @@ describe('login in a popup', () => {
   });
 
   it('reports a blocked popup with popup_blocked', async () => {
-    const tab = createTab(provider);
+    const tab = createTab(provider, {}, { popupLogin });
     const errors = vi.fn();
     tab.client.on('error', errors);
     await expect(tab.client.login({ popup: true })).rejects.toMatchObject({ code: 'popup_blocked' });
@@ -83,12 +83,20 @@ describe('login in a popup', () => {
 
   it('reports a popup closed by the user with popup_closed, and stays logged out', async () => {
     const popup = fakePopup();
-    const tab = createTab(provider, { navigate: { openPopup: () => popup as unknown as Window } });
+    const tab = createTab(provider, { navigate: { openPopup: () => popup as unknown as Window } }, { popupLogin });
     await tab.client.init();
     const finished = tab.client.login({ popup: true });
     await vi.waitFor(() => expect(popup.location.href).toContain('/oidc/authorize'));
     popup.closed = true;
     await expect(finished).rejects.toMatchObject({ code: 'popup_closed' });
     expect(tab.client.getSnapshot().status).toBe('unauthenticated');
+  });
+
+  it('is opt-in: without the popupLogin part, login({ popup: true }) opens nothing and says what to add', async () => {
+    const openPopup = vi.fn(() => null);
+    const tab = createTab(provider, { navigate: { openPopup } });
+    await expect(tab.client.login({ popup: true })).rejects.toMatchObject({ code: 'invalid_options', message: /popupLogin/ });
+    expect(openPopup).not.toHaveBeenCalled();
+    expect(tab.redirects).toEqual([]);
   });
 });

@@ -9,9 +9,10 @@ describe('server-side rendering', () => {
   });
 
   it('imports the package and creates a client without touching browser APIs', async () => {
-    const { createBrowserClient } = await import('../src/index');
+    const { createBrowserClient, discover } = await import('../src/index');
     const client = createBrowserClient({
       issuer: 'http://127.0.0.1:4000/demo',
+      discover,
       clientId: 'spa',
       redirectUri: 'http://127.0.0.1:5173/callback',
     });

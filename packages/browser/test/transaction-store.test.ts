@@ -1,7 +1,7 @@
 import type { AuthorizationTransaction } from '@oidc-rp/core';
 import { describe, expect, it } from 'vitest';
 import { memoryStorage } from '../src/storage';
-import { TRANSACTION_TTL, createTransactionStore } from '../src/transaction-store';
+import { TRANSACTION_TTL, USED_STATES, createTransactionStore } from '../src/transaction-store';
 
 const NOW = 1_700_000_000;
 
@@ -66,5 +66,25 @@ describe('transaction store', () => {
     await storage.set('app-setting', 'keep me');
     await store.clean(NOW);
     expect((await storage.keys()).sort()).toEqual(['app-setting', 'oidc-rp.tx.fresh']);
+  });
+
+  it('remembers handled states for a day, as hashes only, and at most USED_STATES of them', async () => {
+    const storage = memoryStorage();
+    const store = createTransactionStore(storage);
+    await store.markUsed('state-one', NOW);
+    expect(await store.wasUsed('state-one', NOW + 86_400)).toBe(true);
+    expect(await store.wasUsed('state-one', NOW + 86_401)).toBe(false);
+    expect(await store.wasUsed('state-two', NOW)).toBe(false);
+    for (const key of await storage.keys()) expect(await storage.get(key)).not.toContain('state-one');
+
+    for (let i = 0; i < USED_STATES; i++) await store.markUsed(`later-${i}`, NOW + 1);
+    expect(await store.wasUsed('state-one', NOW + 1)).toBe(false); // the oldest made room
+    expect(await store.wasUsed(`later-${USED_STATES - 1}`, NOW + 1)).toBe(true);
+  });
+
+  it('reads an unreadable record of handled states as none', async () => {
+    const storage = memoryStorage();
+    await storage.set('oidc-rp.used', '{broken');
+    expect(await createTransactionStore(storage).wasUsed('s', NOW)).toBe(false);
   });
 });

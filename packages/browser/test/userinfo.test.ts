@@ -1,5 +1,6 @@
 // getUserInfo against the reference server over HTTP (child process, CORS as in a browser).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { userInfo } from '../src/index';
 import { createTab, loggedInTab, startProvider, type Provider } from './harness';
 
 let provider: Provider;
@@ -10,7 +11,7 @@ afterAll(() => provider.stop());
 
 describe('getUserInfo', () => {
   it("returns the logged-in user's claims from the userinfo endpoint", async () => {
-    const tab = await loggedInTab(provider);
+    const tab = await loggedInTab(provider, {}, { userInfo });
     const before = await provider.count('/oidc/userinfo', 'GET');
     expect(await tab.client.getUserInfo()).toMatchObject({ sub: 'alice', name: 'Alice Liddell', email: 'alice@example.com' });
     expect(await provider.count('/oidc/userinfo', 'GET')).toBe(before + 1);
@@ -23,16 +24,23 @@ describe('getUserInfo', () => {
       if (!String(input instanceof Request ? input.url : input).endsWith('/oidc/userinfo')) return response;
       return Response.json({ ...((await response.json()) as object), sub: 'mallory' });
     };
-    const tab = await loggedInTab(provider, {}, { http: { fetch: swapping } });
+    const tab = await loggedInTab(provider, {}, { http: { fetch: swapping }, userInfo });
     await expect(tab.client.getUserInfo()).rejects.toMatchObject({ code: 'userinfo_sub_mismatch' });
     expect(tab.client.getUser()?.sub).toBe('alice');
     expect(tab.client.getSnapshot().status).toBe('authenticated');
   });
 
   it('needs a session: login_required, no request', async () => {
-    const tab = createTab(provider);
+    const tab = createTab(provider, {}, { userInfo });
     const before = await provider.count('/oidc/userinfo', 'GET');
     await expect(tab.client.getUserInfo()).rejects.toMatchObject({ code: 'login_required' });
+    expect(await provider.count('/oidc/userinfo', 'GET')).toBe(before);
+  });
+
+  it('is opt-in: without the userInfo part it says what to add, and sends nothing', async () => {
+    const tab = await loggedInTab(provider);
+    const before = await provider.count('/oidc/userinfo', 'GET');
+    await expect(tab.client.getUserInfo()).rejects.toMatchObject({ code: 'invalid_options', message: /userInfo part/ });
     expect(await provider.count('/oidc/userinfo', 'GET')).toBe(before);
   });
 });

@@ -4,7 +4,8 @@
  * and return one `TokenSet`. Both the browser and the Node wrapper call this.
  */
 
-import { parseAuthorizationResponse } from './authorization-response';
+import { type AuthorizationResponse, parseAuthorizationResponse } from './authorization-response';
+import type { Clock } from './clock';
 import { OidcError } from './errors';
 import { type IdTokenValidationOptions, validateIdToken } from './id-token';
 import { exchangeCode, expiryOf } from './token-endpoint';
@@ -28,6 +29,8 @@ export interface CompleteAuthorizationParams {
   http?: HttpOptions;
   /** Seconds of clock skew accepted for ID token times. Default 60. */
   clockTolerance?: number;
+  /** The clock token expiry and ID token times are judged by. Default `systemClock`. */
+  now?: Clock;
 }
 
 /**
@@ -55,23 +58,8 @@ export interface CompleteAuthorizationParams {
  * ```
  */
 export async function completeAuthorization(params: CompleteAuthorizationParams): Promise<TokenSet> {
-  const { provider, client, transaction } = params;
-  if (transaction.clientId !== client.clientId) {
-    throw new OidcError('invalid_options', 'The transaction is for another client: pass the one the login began with.');
-  }
-  const response = parseAuthorizationResponse(params.input, transaction, provider);
-  const openid = transaction.scope.split(' ').includes('openid');
-  if ((openid || response.idToken !== undefined) && !transaction.nonce) {
-    throw new OidcError('transaction_invalid', 'The transaction has no nonce for the ID token; start a new login.');
-  }
-  const validation: IdTokenValidationOptions = {
-    provider,
-    clientId: client.clientId,
-    nonce: transaction.nonce,
-    maxAge: transaction.maxAge,
-    clockTolerance: params.clockTolerance,
-    http: params.http,
-  };
+  const response = checkedResponse(params);
+  const validation = validationOptions(params);
 
   let frontClaims: IdTokenClaims | undefined;
   if (response.idToken !== undefined) {
@@ -83,37 +71,100 @@ export async function completeAuthorization(params: CompleteAuthorizationParams)
     });
   }
 
-  if (response.code === undefined) return frontChannelTokens(response, frontClaims);
+  if (response.code === undefined) return frontChannelTokens(response, frontClaims, params.now);
 
+  const tokens = await redeemCode(params, response.code, validation);
+  if (frontClaims !== undefined && tokens.claims !== undefined && frontClaims.sub !== tokens.claims.sub) {
+    throw new OidcError('id_token_sub_mismatch', 'The two ID tokens name different users; start a new login.');
+  }
+  return tokens;
+}
+
+/**
+ * {@link completeAuthorization} for the authorization code flow alone (`responseType: 'code'`):
+ * the same checks, without the hybrid and implicit paths, so a bundle that only needs the
+ * code flow does not carry them. Throws `invalid_options` for a transaction of another flow.
+ *
+ * @example
+ * ```ts
+ * const tokens = await completeCodeAuthorization({
+ *   provider: serviceProvider('http://127.0.0.1:4000/demo'),
+ *   client: { clientId: 'spa' },
+ *   input: new URL(location.href),
+ *   transaction,
+ * });
+ * ```
+ */
+export async function completeCodeAuthorization(params: CompleteAuthorizationParams): Promise<TokenSet> {
+  if (params.transaction.responseType !== 'code') {
+    throw new OidcError('invalid_options', 'This login is not a code flow: use completeAuthorization.');
+  }
+  const response = checkedResponse(params);
+  return redeemCode(params, response.code as string, validationOptions(params));
+}
+
+// The response checked against the transaction, which must belong to this client and carry a nonce for an ID token.
+function checkedResponse(params: CompleteAuthorizationParams): AuthorizationResponse {
+  const { provider, client, transaction } = params;
+  if (transaction.clientId !== client.clientId) {
+    throw new OidcError('invalid_options', 'The transaction is for another client: pass the one the login began with.');
+  }
+  const response = parseAuthorizationResponse(params.input, transaction, provider);
+  if ((isOpenId(transaction) || response.idToken !== undefined) && !transaction.nonce) {
+    throw new OidcError('transaction_invalid', 'The transaction has no nonce for the ID token; start a new login.');
+  }
+  return response;
+}
+
+function validationOptions(params: CompleteAuthorizationParams): IdTokenValidationOptions {
+  return {
+    provider: params.provider,
+    clientId: params.client.clientId,
+    nonce: params.transaction.nonce,
+    maxAge: params.transaction.maxAge,
+    clockTolerance: params.clockTolerance,
+    http: params.http,
+    now: params.now,
+  };
+}
+
+const isOpenId = (transaction: AuthorizationTransaction) => transaction.scope.split(' ').includes('openid');
+
+// Redeems the code; the back-channel ID token is required for `openid` and validated.
+async function redeemCode(
+  params: CompleteAuthorizationParams,
+  code: string,
+  validation: IdTokenValidationOptions,
+): Promise<TokenSet> {
+  const { transaction } = params;
   const tokens = await exchangeCode({
-    provider,
-    client,
-    code: response.code,
+    provider: params.provider,
+    client: params.client,
+    code,
     redirectUri: transaction.redirectUri,
     codeVerifier: transaction.codeVerifier,
     http: params.http,
+    now: params.now,
   });
   if (tokens.idToken === undefined) {
-    if (openid) {
+    if (isOpenId(transaction)) {
       throw new OidcError('id_token_missing', 'No ID token came for the "openid" scope; check the client may use it.');
     }
     return tokens;
   }
   const claims = await validateIdToken(tokens.idToken, { ...validation, accessToken: tokens.accessToken });
-  if (frontClaims !== undefined && frontClaims.sub !== claims.sub) {
-    throw new OidcError('id_token_sub_mismatch', 'The two ID tokens name different users; start a new login.');
-  }
   return { ...tokens, claims };
 }
 
 // Implicit and id_token-only responses: every token came with the redirect.
 function frontChannelTokens(
-  response: ReturnType<typeof parseAuthorizationResponse>,
+  response: AuthorizationResponse,
   claims: IdTokenClaims | undefined,
+  now: Clock | undefined,
 ): TokenSet {
   const tokens: TokenSet = { accessToken: response.accessToken ?? '', tokenType: 'Bearer' };
   if (response.accessToken !== undefined) {
-    const expiresAt = expiryOf(response.expiresIn, response.accessToken);
+    const expiresAt = expiryOf(response.expiresIn, response.accessToken, now);
     if (expiresAt !== undefined) tokens.expiresAt = expiresAt;
   }
   if (response.scope !== undefined) tokens.scope = response.scope;

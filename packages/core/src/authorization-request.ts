@@ -3,6 +3,7 @@
  * type the service supports, enforcing each flow's rules before anything leaves the app.
  */
 
+import { type Clock, systemClock } from './clock';
 import { assertSecureUrl, tryParseUrl } from './discovery';
 import { OidcError } from './errors';
 import { codeChallengeS256, createCodeVerifier, createNonce, createState } from './pkce';
@@ -30,6 +31,8 @@ export interface AuthorizationRequestParams {
   appState?: unknown;
   /** Additional query parameters. They may not set any parameter this function controls. */
   extra?: Record<string, string>;
+  /** The clock the transaction's `createdAt` comes from. Default {@link systemClock}. */
+  now?: Clock;
 }
 
 /** Output of {@link buildAuthorizationRequest}. */
@@ -88,7 +91,6 @@ const PROTECTED = new Set([
  * ```
  */
 export async function buildAuthorizationRequest(params: AuthorizationRequestParams): Promise<AuthorizationRequest> {
-  const { provider, clientId, redirectUri } = params;
   const responseType = params.responseType ?? 'code';
   if (!RESPONSE_TYPES.includes(responseType)) {
     throw invalid(`responseType must be one of: ${RESPONSE_TYPES.join(', ')}.`);
@@ -97,6 +99,48 @@ export async function buildAuthorizationRequest(params: AuthorizationRequestPara
   if (!RESPONSE_MODES.includes(responseMode)) {
     throw invalid(`responseMode must be one of: ${RESPONSE_MODES.join(', ')}.`);
   }
+  const hasCode = responseType.split(' ').includes('code');
+  if (responseType === 'id_token' && responseMode !== 'form_post') {
+    throw invalid('responseType "id_token" needs responseMode "form_post".');
+  }
+  if (responseType !== 'code' && responseMode === 'query') {
+    throw invalid(`responseType "${responseType}" returns tokens: use responseMode "fragment" or "form_post".`);
+  }
+  if (params.pkce === true && !hasCode) {
+    throw invalid(`PKCE needs a code, which responseType "${responseType}" lacks: remove pkce: true.`);
+  }
+  return createRequest(params, responseType, responseMode, hasCode && params.pkce !== false);
+}
+
+/**
+ * {@link buildAuthorizationRequest} for the authorization code flow with PKCE alone
+ * (`response_type=code`, response in the query): the same checks of what it is given, without
+ * the rules of the other response types, so a bundle that only needs the code flow does not
+ * carry them.
+ *
+ * @example
+ * ```ts
+ * const { url, transaction } = await buildCodeAuthorizationRequest({
+ *   provider: serviceProvider('http://127.0.0.1:4000/demo'),
+ *   clientId: 'spa',
+ *   redirectUri: 'http://127.0.0.1:5173/callback',
+ *   scope: 'openid profile offline_access',
+ * });
+ * ```
+ */
+export function buildCodeAuthorizationRequest(
+  params: Omit<AuthorizationRequestParams, 'responseType' | 'responseMode' | 'pkce'>,
+): Promise<AuthorizationRequest> {
+  return createRequest(params, 'code', 'query', true);
+}
+
+async function createRequest(
+  params: AuthorizationRequestParams,
+  responseType: ResponseType,
+  responseMode: ResponseMode,
+  usePkce: boolean,
+): Promise<AuthorizationRequest> {
+  const { provider, clientId, redirectUri } = params;
   if (typeof clientId !== 'string' || clientId === '') throw invalid('clientId is required.');
   checkRedirectUri(redirectUri);
   if (typeof provider?.authorization_endpoint !== 'string') {
@@ -106,22 +150,9 @@ export async function buildAuthorizationRequest(params: AuthorizationRequestPara
 
   const scope = normaliseScope(params.scope);
   const scopes = scope.split(' ');
-  const hasCode = responseType.split(' ').includes('code');
-  const returnsIdToken = responseType.split(' ').includes('id_token');
-
-  if (responseType === 'id_token' && responseMode !== 'form_post') {
-    throw invalid('responseType "id_token" needs responseMode "form_post".');
-  }
-  if (responseType !== 'code' && responseMode === 'query') {
-    throw invalid(`responseType "${responseType}" returns tokens: use responseMode "fragment" or "form_post".`);
-  }
-  if (returnsIdToken && !scopes.includes('openid')) {
+  if (responseType.split(' ').includes('id_token') && !scopes.includes('openid')) {
     throw invalid(`responseType "${responseType}" returns an ID token: add "openid" to the scope.`);
   }
-  if (params.pkce === true && !hasCode) {
-    throw invalid(`PKCE needs a code, which responseType "${responseType}" lacks: remove pkce: true.`);
-  }
-  const usePkce = hasCode && params.pkce !== false;
   if (params.maxAge !== undefined && !(Number.isInteger(params.maxAge) && params.maxAge >= 0)) {
     throw invalid('maxAge must be whole seconds >= 0.');
   }
@@ -160,7 +191,7 @@ export async function buildAuthorizationRequest(params: AuthorizationRequestPara
     scope,
     clientId,
     issuer: provider.issuer,
-    createdAt: Math.floor(Date.now() / 1000),
+    createdAt: (params.now ?? systemClock)(),
   };
   if (nonce !== undefined) transaction.nonce = nonce;
   if (codeVerifier !== undefined) transaction.codeVerifier = codeVerifier;

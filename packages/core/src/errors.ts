@@ -60,6 +60,7 @@ export type OidcErrorCode =
   | 'userinfo_sub_mismatch'
   // Stateful wrappers (browser, node).
   | 'transaction_not_found'
+  | 'callback_replayed'
   | 'transaction_expired'
   | 'transaction_invalid'
   | 'login_required'

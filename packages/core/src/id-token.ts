@@ -6,6 +6,7 @@
  */
 
 import type { JWK } from 'jose';
+import { type Clock, systemClock } from './clock';
 import { type OidcErrorCode, OidcError } from './errors';
 import { findJwksKey, selectVerificationKey } from './jwks';
 import { verifyCompactJws } from './jws';
@@ -37,6 +38,8 @@ export interface IdTokenValidationOptions {
   http?: HttpOptions | undefined;
   /** Seconds between JWKS refetches caused by an unknown `kid`. Default 30. */
   jwksRefetchCooldown?: number | undefined;
+  /** The clock `exp`, `iat`, `nbf` and `auth_time` are judged by. Default {@link systemClock}. */
+  now?: Clock | undefined;
 }
 
 /** Every signing algorithm an ID token may use here: asymmetric ones only, never `none` or HMAC. */
@@ -73,7 +76,7 @@ export async function validateIdToken(idToken: string, options: IdTokenValidatio
   // The signature covers the very segments these claims were decoded from.
   const claims = token.payload;
 
-  const now = Math.floor(Date.now() / 1000);
+  const now = (options.now ?? systemClock)();
   const clock = `now ${now}, tolerance ${tolerance} s`;
   checkIssuer(claims, options.provider.issuer);
   checkAudience(claims, options.clientId);

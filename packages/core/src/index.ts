@@ -1,9 +1,10 @@
 export * from './errors';
+export { systemClock, type Clock } from './clock';
 export type * from './types';
 export { createCodeVerifier, codeChallengeS256, createState, createNonce } from './pkce';
 export { discover, serviceProvider, tokenEndpointFor, assertSecureUrl } from './discovery';
 export type { DiscoveryOptions } from './discovery';
-export { buildAuthorizationRequest, RESPONSE_TYPES } from './authorization-request';
+export { buildAuthorizationRequest, buildCodeAuthorizationRequest, RESPONSE_TYPES } from './authorization-request';
 export type { AuthorizationRequest, AuthorizationRequestParams } from './authorization-request';
 export { parseAuthorizationResponse } from './authorization-response';
 export type { AuthorizationResponse } from './authorization-response';
@@ -23,5 +24,5 @@ export { revokeToken } from './revocation';
 export type { RevokeTokenParams } from './revocation';
 export { buildEndSessionUrl } from './logout';
 export type { EndSessionParams } from './logout';
-export { completeAuthorization } from './authorization-flow';
+export { completeAuthorization, completeCodeAuthorization } from './authorization-flow';
 export type { CompleteAuthorizationParams } from './authorization-flow';

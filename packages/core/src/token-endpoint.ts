@@ -5,6 +5,7 @@
  * ({@link processTokenResponse}), which turns any answer into a `TokenSet` or a typed error.
  */
 
+import { type Clock, systemClock } from './clock';
 import { assertSecureUrl, tokenEndpointFor } from './discovery';
 import { OidcError, TokenEndpointError } from './errors';
 import { type JsonBody, isJsonObject, readJson, sendRequest } from './http';
@@ -17,6 +18,8 @@ export interface TokenCallBase {
   provider: ProviderMetadata;
   client: ClientConfig;
   http?: HttpOptions;
+  /** The clock `expiresAt` (and a returned ID token's times) are computed with. Default {@link systemClock}. */
+  now?: Clock;
 }
 
 /** Input of {@link exchangeCode}. */
@@ -96,7 +99,7 @@ export async function exchangeCode(params: ExchangeCodeParams): Promise<TokenSet
     }
     body.set('code_verifier', codeVerifier);
   }
-  return postToTokenEndpoint(provider, client, 'authorization_code', body, method, params.http);
+  return postToTokenEndpoint(provider, client, 'authorization_code', body, method, params);
 }
 
 /**
@@ -120,7 +123,7 @@ export async function refreshTokens(params: RefreshTokensParams): Promise<TokenS
   requireString(refreshToken, 'refreshToken');
   const body = new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken });
   if (params.scope !== undefined) body.set('scope', params.scope);
-  const tokens = await postToTokenEndpoint(provider, client, 'refresh_token', body, authMethodOf(client, provider), params.http);
+  const tokens = await postToTokenEndpoint(provider, client, 'refresh_token', body, authMethodOf(client, provider), params);
   if (tokens.idToken === undefined) return tokens;
 
   const claims = await validateIdToken(tokens.idToken, {
@@ -129,6 +132,7 @@ export async function refreshTokens(params: RefreshTokensParams): Promise<TokenS
     accessToken: tokens.accessToken,
     clockTolerance: params.clockTolerance,
     http: params.http,
+    now: params.now,
   });
   if (params.expectedSubject !== undefined && claims.sub !== params.expectedSubject) {
     throw new OidcError('id_token_sub_mismatch', 'The refreshed ID token names another user; log in again.');
@@ -163,7 +167,7 @@ export async function clientCredentials(params: ClientCredentialsParams): Promis
     if (typeof value !== 'string') throw new OidcError('invalid_options', `extra.${name} must be a string.`);
     body.set(name, value);
   }
-  return postToTokenEndpoint(provider, client, 'client_credentials', body, method, params.http);
+  return postToTokenEndpoint(provider, client, 'client_credentials', body, method, params);
 }
 
 /**
@@ -178,7 +182,7 @@ export async function clientCredentials(params: ClientCredentialsParams): Promis
  * const tokens = await processTokenResponse(response);
  * ```
  */
-export async function processTokenResponse(response: Response): Promise<TokenSet> {
+export async function processTokenResponse(response: Response, now: Clock = systemClock): Promise<TokenSet> {
   const body = await readJson(response);
   if (!response.ok) throw tokenEndpointError(response.status, body);
   if (!body.ok) throw invalidResponse(body.problem);
@@ -201,7 +205,7 @@ export async function processTokenResponse(response: Response): Promise<TokenSet
     if (typeof item !== 'string') throw invalidResponse(`"${field}" is not a string`);
     if (item !== '') tokens[key] = item;
   }
-  const expiresAt = expiryOf(value.expires_in, accessToken);
+  const expiresAt = expiryOf(value.expires_in, accessToken, now);
   if (expiresAt !== undefined) tokens.expiresAt = expiresAt;
   return tokens;
 }
@@ -224,9 +228,9 @@ export function tokenEndpointError(status: number, body: JsonBody): TokenEndpoin
 }
 
 /** `expires_in` seconds from now; else the `exp` of a JWT access token; else unknown. */
-export function expiryOf(expiresIn: unknown, accessToken: string): number | undefined {
+export function expiryOf(expiresIn: unknown, accessToken: string, now: Clock = systemClock): number | undefined {
   if (Number.isFinite(expiresIn) && (expiresIn as number) >= 0) {
-    return Math.floor(Date.now() / 1000) + Math.floor(expiresIn as number);
+    return now() + Math.floor(expiresIn as number);
   }
   return readUnverifiedJwtExpiry(accessToken);
 }
@@ -277,7 +281,7 @@ async function postToTokenEndpoint(
   grant: GrantType,
   body: URLSearchParams,
   method: ClientAuthMethod,
-  http: HttpOptions | undefined,
+  { http, now }: TokenCallBase,
 ): Promise<TokenSet> {
   const url = tokenEndpointFor(provider, grant);
   if (typeof url !== 'string') throw new OidcError('invalid_options', 'The provider has no token_endpoint.');
@@ -288,7 +292,7 @@ async function postToTokenEndpoint(
     { method: 'POST', headers, body, redirect: 'manual' },
     http,
     'The token endpoint',
-    processTokenResponse,
+    (response) => processTokenResponse(response, now),
   );
 }
 

@@ -33,7 +33,7 @@ export interface AuthProviderProps {
  * @example
  * ```tsx
  * const client = createBrowserClient({
- *   issuer: 'http://127.0.0.1:4000/demo',
+ *   provider: serviceProvider('http://127.0.0.1:4000/demo'),
  *   clientId: 'spa',
  *   redirectUri: 'http://127.0.0.1:5173/callback',
  * });

@@ -1,4 +1,4 @@
-import type { AuthSnapshot, BrowserClient, CallbackResult } from '@oidc-rp/browser';
+import type { AuthSnapshot, BrowserClient, LoginResult } from '@oidc-rp/browser';
 import { vi } from 'vitest';
 
 /**
@@ -11,7 +11,7 @@ export function fakeClient(initial: AuthSnapshot = { status: 'loading' }) {
   const client = {
     init: vi.fn(async () => snapshot),
     login: vi.fn(async (_options?: Parameters<BrowserClient['login']>[0]) => {}),
-    handleRedirectCallback: vi.fn(async (_url?: string): Promise<CallbackResult> => ({})),
+    handleRedirectCallback: vi.fn(async (_url?: string): Promise<LoginResult> => ({})),
     isRedirectCallback: vi.fn((_url?: string) => false),
     getAccessToken: vi.fn(async () => 'access-token'),
     getUser: () => snapshot.user,

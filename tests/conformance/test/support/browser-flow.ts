@@ -5,7 +5,7 @@
  * where `handleRedirectCallback()` finishes the login. Tokens go to the page's sessionStorage,
  * so a test can see what was stored.
  */
-import { createBrowserClient, type BrowserClient, type UserInfo } from '@oidc-rp/browser';
+import { createBrowserClient, discover, implicitFlow, userInfo, type BrowserClient, type UserInfo } from '@oidc-rp/browser';
 import { SPA_REDIRECT } from './config';
 import type { ServerProcess } from '@oidc-rp/reference-server/testing';
 
@@ -39,10 +39,12 @@ export async function runBrowserFlow(provider: ServerProcess, options: BrowserFl
   const redirects: string[] = [];
   const client = createBrowserClient({
     issuer: options.issuer,
+    discover,
+    userInfo,
     clientId: options.clientId,
     redirectUri: SPA_REDIRECT,
     tokenStorage: 'sessionStorage',
-    ...(options.responseType ? { responseType: options.responseType } : {}),
+    ...(options.responseType ? { responseType: options.responseType, implicitFlow } : {}),
     // Leaving the page is the one thing a test page cannot do: navigations are recorded.
     navigate: {
       currentUrl: () => location.href,

@@ -25,8 +25,8 @@ export interface AuthSnapshot {
   readonly expiresAt?: number;
 }
 
-/** A subscribable holder of the current {@link AuthSnapshot}. */
-export interface AuthState {
+/** A subscribable holder of the current {@link AuthSnapshot} (internal; React's `AuthState` is what `useAuth()` returns). */
+export interface SnapshotStore {
   get(): AuthSnapshot;
   /** Replaces the snapshot and notifies listeners, unless nothing changed. */
   set(next: AuthSnapshot): void;
@@ -38,11 +38,11 @@ export interface AuthState {
  *
  * @example
  * ```ts
- * const state = createAuthState();
+ * const state = createSnapshotStore();
  * const stop = state.subscribe(() => render(state.get()));
  * ```
  */
-export function createAuthState(): AuthState {
+export function createSnapshotStore(): SnapshotStore {
   let snapshot: AuthSnapshot = Object.freeze({ status: 'loading' });
   const listeners = new Set<() => void>();
   return {

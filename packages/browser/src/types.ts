@@ -1,7 +1,7 @@
-/** The public shape of the browser client and of its method options. */
+/** The public shape of the browser client and of its method options (the factory is in client.ts). */
 
 import type { IdTokenClaims, UserInfo } from '@oidc-rp/core';
-import type { AuthSnapshot } from './auth-state';
+import type { AuthSnapshot } from './snapshot-store';
 import type { BrowserClientEventName, BrowserClientEvents } from './events';
 
 /**
@@ -15,7 +15,10 @@ import type { BrowserClientEventName, BrowserClientEvents } from './events';
 export interface LoginOptions {
   /** Any JSON value, given back by `handleRedirectCallback` (e.g. the page to return to). Not sent to the provider. */
   appState?: unknown;
-  /** Log in in a popup instead of leaving the page. Call from a click handler, or the browser blocks it. */
+  /**
+   * Log in in a popup instead of leaving the page. Call from a click handler, or the browser
+   * blocks it. Needs the `popupLogin` part (see `BrowserClientOptions.popupLogin`).
+   */
   popup?: boolean;
   prompt?: string;
   loginHint?: string;
@@ -39,16 +42,36 @@ export interface LogoutOptions {
 }
 
 /**
- * What a finished login gives back.
+ * What a finished login gives back (`handleRedirectCallback`). Not to be confused with
+ * `@oidc-rp/node`'s `CallbackResult`, which carries the tokens of a server-side login.
  *
  * @example
  * ```ts
  * const { appState, user } = await client.handleRedirectCallback();
  * ```
  */
-export interface CallbackResult {
+export interface LoginResult {
   appState?: unknown;
   user?: IdTokenClaims;
+}
+
+/**
+ * Options of {@link BrowserClient.getAccessToken}.
+ *
+ * @example
+ * ```ts
+ * const token = await client.getAccessToken({ forceRefresh: true }); // after your API answered 401
+ * ```
+ */
+export interface GetAccessTokenOptions {
+  /** Refresh when the token expires within this many seconds. Default `refreshLeeway` (capped at half the token's lifetime). */
+  minValidity?: number;
+  /**
+   * Refresh now, whatever the known expiry: for an access token your API just rejected with
+   * 401 (its lifetime may be unknown: the contract's code exchange states none). When another
+   * tab already refreshed, its newer token is returned without a second request.
+   */
+  forceRefresh?: boolean;
 }
 
 /**
@@ -87,6 +110,9 @@ export interface BrowserClient {
    * removes `code` and `state` from the address bar. Idempotent for the same URL, including
    * concurrent calls (React StrictMode): every call gets the same result. Rejects with
    * `transaction_not_found` for a callback this tab did not start (e.g. an altered `state`).
+   * A callback this tab already finished (the Back button, a reload) is harmless: it rejects
+   * with `callback_replayed`, leaves the state alone and fires the `callbackReplayed` event,
+   * never `error`.
    *
    * @example
    * ```ts
@@ -94,7 +120,7 @@ export interface BrowserClient {
    * history.replaceState(null, '', (appState as { returnTo?: string })?.returnTo ?? '/');
    * ```
    */
-  handleRedirectCallback(url?: string): Promise<CallbackResult>;
+  handleRedirectCallback(url?: string): Promise<LoginResult>;
   /**
    * True when `url` (default: the current URL) is the redirect URI carrying a login response.
    *
@@ -106,15 +132,19 @@ export interface BrowserClient {
   isRedirectCallback(url?: string): boolean;
   /**
    * A valid access token, refreshed first when it expires within `minValidity` seconds
-   * (default `refreshLeeway`, capped at half the token's lifetime). A token whose lifetime
-   * the provider did not state is returned as is. Throws `login_required` when there is no session.
+   * (default `refreshLeeway`, capped at half the token's lifetime), or at once with
+   * `forceRefresh`. A token whose lifetime the provider did not state (the contract's code
+   * exchange) is given the lifetime learned from this client's last refresh that stated one;
+   * before any such refresh it is returned as is, and a 401 from your API is the signal:
+   * call again with `forceRefresh: true` (or use {@link BrowserClient.fetch}, which does).
+   * Throws `login_required` when there is no session.
    *
    * @example
    * ```ts
    * const token = await client.getAccessToken({ minValidity: 60 });
    * ```
    */
-  getAccessToken(options?: { minValidity?: number }): Promise<string>;
+  getAccessToken(options?: GetAccessTokenOptions): Promise<string>;
   /**
    * The validated ID token claims of the logged-in user.
    *
@@ -126,8 +156,9 @@ export interface BrowserClient {
   getUser(): IdTokenClaims | undefined;
   /**
    * The provider's userinfo claims for the logged-in user, with the access token (refreshed
-   * first when due). Rejects with `userinfo_sub_mismatch` when the answer is about another
-   * user than the ID token's (its claims are then not used), `login_required` without a session.
+   * first when due). Needs the `userInfo` part (else `invalid_options`). Rejects with
+   * `userinfo_sub_mismatch` when the answer is about another user than the ID token's (its
+   * claims are then not used), `login_required` without a session.
    *
    * @example
    * ```ts
@@ -137,7 +168,8 @@ export interface BrowserClient {
   getUserInfo(): Promise<UserInfo>;
   /**
    * `fetch` with `Authorization: Bearer <access token>`; on a 401 it refreshes once and
-   * retries once. Use it for your own API only: every URL it is given receives the token.
+   * retries once: the 401-recovery helper for access tokens of unknown lifetime. Use it for
+   * your own API only: every URL it is given receives the token.
    *
    * @example
    * ```ts

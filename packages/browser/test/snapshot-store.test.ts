@@ -1,18 +1,18 @@
 import { OidcError } from '@oidc-rp/core';
 import { describe, expect, it, vi } from 'vitest';
-import { createAuthState } from '../src/auth-state';
+import { createSnapshotStore } from '../src/snapshot-store';
 
 const alice = { iss: 'i', sub: 'alice', aud: 'spa', exp: 2, iat: 1 };
 
-describe('auth state (subscribe / getSnapshot)', () => {
+describe('snapshot store (subscribe / getSnapshot)', () => {
   it('starts frozen in loading', () => {
-    const state = createAuthState();
+    const state = createSnapshotStore();
     expect(state.get()).toEqual({ status: 'loading' });
     expect(Object.isFrozen(state.get())).toBe(true);
   });
 
   it('keeps the snapshot identity while nothing changes, and notifies nobody', () => {
-    const state = createAuthState();
+    const state = createSnapshotStore();
     const listener = vi.fn();
     state.subscribe(listener);
     state.set({ status: 'authenticated', user: alice, expiresAt: 10 });
@@ -23,7 +23,7 @@ describe('auth state (subscribe / getSnapshot)', () => {
   });
 
   it('replaces the snapshot on any change and calls every listener', () => {
-    const state = createAuthState();
+    const state = createSnapshotStore();
     const one = vi.fn();
     const two = vi.fn();
     state.subscribe(one);
@@ -40,7 +40,7 @@ describe('auth state (subscribe / getSnapshot)', () => {
   });
 
   it('subscribe returns an unsubscribe that stops notifications', () => {
-    const state = createAuthState();
+    const state = createSnapshotStore();
     const listener = vi.fn();
     const unsubscribe = state.subscribe(listener);
     unsubscribe();
@@ -49,7 +49,7 @@ describe('auth state (subscribe / getSnapshot)', () => {
   });
 
   it('a snapshot cannot be mutated by a consumer', () => {
-    const state = createAuthState();
+    const state = createSnapshotStore();
     state.set({ status: 'unauthenticated' });
     expect(() => {
       (state.get() as { status: string }).status = 'authenticated';

@@ -1,0 +1,70 @@
+// @vitest-environment node
+/**
+ * The size budget of an SPA's bundle, enforced: the bench's usage entry (login redirect,
+ * callback, getAccessToken with refresh, logout; full ID-token signature validation) built
+ * from the sources with the bench's esbuild settings. Sizes are deterministic, so this is an
+ * exact check, not a timing. `pnpm bench` shows the same numbers next to other libraries.
+ */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import { type Metafile, build } from 'esbuild';
+import { describe, expect, it } from 'vitest';
+
+const bench = (path: string) => fileURLToPath(new URL(`../../../bench/${path}`, import.meta.url));
+const source = (pkg: string) => fileURLToPath(new URL(`../../${pkg}/src/index.ts`, import.meta.url));
+const settings = JSON.parse(readFileSync(bench('lib/esbuild-options.json'), 'utf8'));
+const budget = JSON.parse(readFileSync(bench('lib/bundle-budget.json'), 'utf8')) as {
+  browserGzip: number;
+  browserGzipCeiling: number;
+  reactExtraGzip: number;
+};
+
+async function bundle(entry: string): Promise<{ gzip: number; code: string; inputs: string[] }> {
+  const result = await build({
+    ...settings,
+    entryPoints: [bench(`bundle-entries/${entry}`)],
+    alias: { '@oidc-rp/core': source('core'), '@oidc-rp/browser': source('browser'), '@oidc-rp/react': source('react') },
+    metafile: true,
+    write: false,
+    outdir: 'out',
+    absWorkingDir: bench(''),
+    logLevel: 'silent',
+  });
+  const output = result.outputFiles![0]!;
+  const [meta] = Object.values((result.metafile as Metafile).outputs);
+  return {
+    gzip: gzipSync(output.contents, { level: 9 }).length,
+    code: output.text,
+    inputs: Object.entries(meta!.inputs)
+      .filter(([, input]) => input.bytesInOutput > 0)
+      .map(([path]) => path),
+  };
+}
+
+describe('bundle size of the SPA usage (min+gzip, bench settings)', () => {
+  it(`@oidc-rp/browser stays within its ceiling of ${budget.browserGzipCeiling} B (target ${budget.browserGzip} B)`, async () => {
+    const { gzip } = await bundle('oidc-rp-browser.js');
+    expect(gzip).toBeLessThanOrEqual(budget.browserGzipCeiling);
+  });
+
+  it('ships none of the opt-in parts (popup, implicit, userinfo, discovery) nor jose unless the app imports them', async () => {
+    const { inputs, code } = await bundle('oidc-rp-browser.js');
+    const shipped = inputs.join('\n');
+    for (const module of ['browser/src/popup.ts', 'browser/src/implicit.ts', 'browser/src/userinfo.ts', 'core/src/userinfo.ts', 'jose/']) {
+      expect(shipped).not.toContain(module);
+    }
+    expect(code).not.toContain('.well-known/openid-configuration'); // discovery
+    expect(code).not.toContain('code token id_token'); // the other response types' rules
+    // ...and an app that opts in gets the part.
+    expect((await bundle('oidc-rp-browser-popup.js')).inputs.join('\n')).toContain('browser/src/popup.ts');
+    expect((await bundle('oidc-rp-browser-discover.js')).code).toContain('.well-known/openid-configuration');
+  });
+
+  it(`@oidc-rp/react adds at most ${budget.reactExtraGzip} B on top, net of the app code`, async () => {
+    const [browser, react, appOnly] = await Promise.all(
+      ['oidc-rp-browser.js', 'oidc-rp-react.jsx', 'react-app-only.jsx'].map((entry) => bundle(entry)),
+    );
+    expect(react!.gzip - browser!.gzip - appOnly!.gzip).toBeLessThanOrEqual(budget.reactExtraGzip);
+  });
+});
