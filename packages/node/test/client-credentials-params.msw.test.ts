@@ -3,7 +3,7 @@
 import { HttpResponse, http } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type NodeClientOptions, createNodeClient, serviceProvider } from '../src/index';
+import { type ClientCredentialsOptions, type NodeClientOptions, createNodeClient, serviceProvider } from '../src/index';
 
 const TOKEN_URL = 'https://id.example.com/acme/oauth/token';
 const server = setupServer();
@@ -100,7 +100,7 @@ describe('getClientCredentialsToken: audience, resource and extra', () => {
   it('refuses a resource with a fragment or not absolute, protocol parameters in extra, and duplicates, before any request', async () => {
     const bodies = tokenEndpoint();
     const client = createNodeClient(options);
-    for (const bad of [
+    const bad: ClientCredentialsOptions[] = [
       { resource: 'https://api.example.com/#x' },
       { resource: '/relative' },
       { resource: [] },
@@ -108,8 +108,9 @@ describe('getClientCredentialsToken: audience, resource and extra', () => {
       { extra: { grant_type: 'password' } },
       { extra: { scope: 'admin' } },
       { audience: 'a', extra: { audience: 'b' } },
-    ]) {
-      await expect(client.getClientCredentialsToken(bad)).rejects.toMatchObject({ code: 'invalid_options' });
+    ];
+    for (const options of bad) {
+      await expect(client.getClientCredentialsToken(options)).rejects.toMatchObject({ code: 'invalid_options' });
     }
     expect(bodies).toHaveLength(0);
   });
