@@ -131,12 +131,17 @@ export interface SessionAuth<Claims extends object = Record<string, unknown>> {
   withSession(
     handler: (request: Request, session: Session<Claims> | undefined) => Response | Promise<Response>,
   ): (request: Request) => Promise<Response>;
-  /** Adds `Set-Cookie` values to a response (copied first when its headers are immutable). */
+  /** A copy of the response with the `Set-Cookie` values added (the response itself when there are none). */
   applyCookies(response: Response, cookies: string[]): Response;
   /** The login route's URL for a return path, e.g. `/auth/login?returnTo=%2Forders`. */
   loginUrl(returnTo?: string): string;
   /** Ends a session on the back end (needs a store): its next request is signed out with reason `revoked`. */
   revokeSession(sessionId: string): Promise<void>;
+  /**
+   * Whether a state-changing request (your own POST forms) is the app's own: same origin, and
+   * carrying the session's csrf token (form field `csrf_token` or header `x-csrf-token`). Reads a form body.
+   */
+  verifyCsrf(request: Request, session: Session<Claims>): Promise<boolean>;
 }
 
 /**
@@ -230,15 +235,11 @@ export function createSessionAuth<Claims extends object = Record<string, unknown
 
   function applyCookies(response: Response, cookies: string[]): Response {
     if (cookies.length === 0) return response;
-    let target = response;
-    try {
-      for (const cookie of cookies) target.headers.append('set-cookie', cookie);
-    } catch {
-      // Immutable headers (e.g. Response.redirect, a fetch response): copy, then add.
-      target = new Response(response.body, response);
-      for (const cookie of cookies) target.headers.append('set-cookie', cookie);
-    }
-    return target;
+    // Always a copy: some responses have immutable headers (Response.redirect, fetch results),
+    // and frameworks may hand out responses whose headers they build later.
+    const headers = new Headers(response.headers);
+    for (const cookie of cookies) headers.append('set-cookie', cookie);
+    return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
   }
 
   function loginUrl(returnTo?: string): string {
@@ -387,6 +388,10 @@ export function createSessionAuth<Claims extends object = Record<string, unknown
       }
       await io.storeDelete(sessionId);
     },
+
+    async verifyCsrf(request, session) {
+      return (await crossSiteRefusal(request, originOf(request), session.csrfToken)) === undefined;
+    },
   };
   return auth;
 }
@@ -399,11 +404,11 @@ export function safeReturnTo(value: unknown): string | undefined {
   return value;
 }
 
-/** Why a logout POST is refused, or undefined when it is the app's own. */
+/** Why a state-changing request (the logout POST) is refused, or undefined when it is the app's own. */
 async function crossSiteRefusal(request: Request, appOrigin: URL, csrf: string | undefined): Promise<string | undefined> {
-  if (request.headers.get('sec-fetch-site') === 'cross-site') return 'The sign-out request came from another site.';
+  if (request.headers.get('sec-fetch-site') === 'cross-site') return 'The request came from another site.';
   const origin = request.headers.get('origin');
-  if (origin !== null && origin !== appOrigin.origin) return 'The sign-out request came from another origin.';
+  if (origin !== null && origin !== appOrigin.origin) return 'The request came from another origin.';
   if (csrf === undefined) return undefined; // no session: nothing to protect
   let token = request.headers.get('x-csrf-token');
   if (token === null && request.headers.get('content-type')?.split(';')[0]?.trim().toLowerCase() === 'application/x-www-form-urlencoded') {
@@ -411,7 +416,7 @@ async function crossSiteRefusal(request: Request, appOrigin: URL, csrf: string |
     if (body.length <= 4096) token = new URLSearchParams(body).get('csrf_token');
   }
   if (token === null || !equalStrings(token, csrf)) {
-    return 'The sign-out request did not carry this session\u2019s csrf token; use the sign-out button of the app.';
+    return 'The request did not carry this session\u2019s csrf token; use the buttons of the app.';
   }
   return undefined;
 }
