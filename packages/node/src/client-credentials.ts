@@ -222,7 +222,7 @@ function checkResource(resource: string): void {
   } catch {
     // reported below
   }
-  if (!url || url.hash !== '' || resource.includes('#')) {
+  if (url?.hash !== '' || resource.includes('#')) {
     throw new OidcError(
       'invalid_options',
       'A resource indicator must be an absolute URI without a fragment (RFC 8707), e.g. https://api.example.com/.',

@@ -33,20 +33,22 @@ describe('useAuth booleans and idToken', () => {
 
   it('renders isLoading on the server', () => {
     const fake = fakeClient({ status: 'authenticated', user: alice });
-    function Flags() {
-      const { isLoading, isAuthenticated } = useAuth();
-      return <p>{`${isLoading}/${isAuthenticated}`}</p>;
-    }
     expect(renderToString(<AuthProvider client={fake.client}><Flags /></AuthProvider>)).toContain('true/false');
   });
 });
 
+function Flags() {
+  const { isLoading, isAuthenticated } = useAuth();
+  return <p>{`${isLoading}/${isAuthenticated}`}</p>;
+}
+
+function Orders({ page }: { page: number }) {
+  const { user } = useAuth();
+  return <p data-testid="orders">{`orders of ${user?.name} page ${page}`}</p>;
+}
+const ProtectedOrders = withAuthenticationRequired(Orders, { fallback: <p data-testid="fallback">signing in</p> });
+
 describe('withAuthenticationRequired', () => {
-  function Orders({ page }: { page: number }) {
-    const { user } = useAuth();
-    return <p data-testid="orders">{`orders of ${user?.name} page ${page}`}</p>;
-  }
-  const ProtectedOrders = withAuthenticationRequired(Orders, { fallback: <p data-testid="fallback">signing in</p> });
 
   it('renders the component with its props when signed in', async () => {
     const fake = fakeClient({ status: 'authenticated', user: alice });

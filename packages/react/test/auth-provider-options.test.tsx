@@ -13,14 +13,21 @@ const options = {
   redirectUri: 'http://127.0.0.1:5173/callback',
 };
 
+const seen: AuthState['client'][] = [];
+function Probe() {
+  const { client, status } = useAuth();
+  seen.push(client);
+  return <p data-testid="status">{status}</p>;
+}
+
+function LoadingProbe() {
+  const { isLoading } = useAuth();
+  return <p>{isLoading ? 'loading' : 'known'}</p>;
+}
+
 describe('AuthProvider with options', () => {
   it('creates one client from the options and keeps it across re-renders with new option objects', async () => {
-    const seen: AuthState['client'][] = [];
-    function Probe() {
-      const { client, status } = useAuth();
-      seen.push(client);
-      return <p data-testid="status">{status}</p>;
-    }
+    seen.length = 0;
     const { rerender } = render(
       <AuthProvider options={{ ...options }}>
         <Probe />
@@ -40,11 +47,7 @@ describe('AuthProvider with options', () => {
   });
 
   it('renders on the server (status loading) without touching window', () => {
-    function Probe() {
-      const { isLoading } = useAuth();
-      return <p>{isLoading ? 'loading' : 'known'}</p>;
-    }
-    expect(renderToString(<AuthProvider options={options}><Probe /></AuthProvider>)).toContain('loading');
+    expect(renderToString(<AuthProvider options={options}><LoadingProbe /></AuthProvider>)).toContain('loading');
   });
 
   it('refuses invalid options with the browser client\u2019s clear error', () => {

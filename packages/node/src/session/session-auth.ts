@@ -11,7 +11,7 @@
  */
 
 import { type IdTokenClaims, OidcError, TokenEndpointError, isOidcError } from '@oidc-rp/core';
-import type { NodeClient, StartLoginOptions } from '../client';
+import type { StartLoginOptions } from '../client';
 import { nowSeconds } from '../sealing';
 import { type CookieShape, applyToCookieHeader, cookieShape, parseCookies } from './cookies';
 import { type SessionAuthOptions, resolveSessionOptions } from './options';
@@ -400,7 +400,10 @@ export function createSessionAuth<Claims extends object = Record<string, unknown
 export function safeReturnTo(value: unknown): string | undefined {
   if (typeof value !== 'string' || !value.startsWith('/') || value.startsWith('//') || value.includes('\\')) return undefined;
   // Control characters could split a header or be read as another URL by a browser.
-  if (/[\u0000-\u001f\u007f]/.test(value)) return undefined;
+  for (let i = 0; i < value.length; i++) {
+    const code = value.charCodeAt(i);
+    if (code < 0x20 || code === 0x7f) return undefined;
+  }
   return value;
 }
 
