@@ -10,15 +10,16 @@
  * the session cookie is also `SameSite=Lax`, so no other site's form sends it along.
  */
 
-import { type IdTokenClaims, OidcError, TokenEndpointError, isOidcError } from '@oidc-rp/core';
+import { OidcError, TokenEndpointError, isOidcError } from '@oidc-rp/core';
 import type { StartLoginOptions } from '../client';
 import { nowSeconds } from '../sealing';
 import { type CookieShape, applyToCookieHeader, cookieShape, parseCookies } from './cookies';
 import { type SessionAuthOptions, resolveSessionOptions } from './options';
-import { callbackErrorPage, logoutConfirmPage, refusedPage, unavailablePage } from './pages';
 import { createRefresher } from './refresh';
+import { crossSiteRefusal, safeReturnTo, wantsHtml } from './request-checks';
+import { createAuthRoutes, redirect } from './routes';
 import { type SignedOutReason, createSessionIo } from './session-io';
-import { type Session, type SessionRecord, publicSession, recordFromTokens, refreshedRecord } from './session-record';
+import { type Session, type SessionRecord, publicSession, refreshedRecord } from './session-record';
 
 /**
  * What a session read returns. Send `cookies` with your response (they roll the expiry, carry
@@ -247,78 +248,9 @@ export function createSessionAuth<Claims extends object = Record<string, unknown
     return path === undefined ? o.routes.login : `${o.routes.login}?returnTo=${encodeURIComponent(path)}`;
   }
 
+  const routes = createAuthRoutes({ options: o, io, originOf, shapeOf });
   const auth: SessionAuth<Claims> = {
-    async handle(request) {
-      const { pathname } = new URL(request.url);
-      if (pathname === o.routes.login && (request.method === 'GET' || request.method === 'HEAD')) return auth.login(request);
-      if (pathname === o.routes.callback) return auth.callback(request);
-      if (pathname === o.routes.logout) return auth.logout(request);
-      return undefined;
-    },
-
-    async login(request, loginOptions = {}) {
-      const { returnTo: given, ...rest } = loginOptions;
-      const returnTo = safeReturnTo(given ?? new URL(request.url).searchParams.get('returnTo') ?? undefined) ?? '/';
-      return o.client.handleLogin(request, { ...o.loginOptions, ...rest, appState: { returnTo } });
-    },
-
-    async callback(request) {
-      const pairs = parseCookies(request.headers.get('cookie'));
-      const shape = shapeOf(request, pairs);
-      try {
-        const { tokens, appState, clearCookie } = await o.client.handleCallback(request);
-        if (!tokens.claims) {
-          throw new OidcError('id_token_missing', 'The login returned no ID token: the login scope must include "openid".');
-        }
-        // A new login replaces any earlier session of this browser (no session fixation).
-        const previous = await io.read(pairs, shape).catch(() => undefined);
-        if (previous && 'record' in previous) await io.storeDelete(previous.record.id);
-        const record = recordFromTokens(
-          { ...tokens, claims: tokens.claims as IdTokenClaims },
-          nowSeconds(),
-          o.absoluteDuration,
-          o.unknownAccessTokenLifetime,
-        );
-        const { cookies } = await io.write(record, pairs, shape);
-        const returnTo = safeReturnTo((appState as { returnTo?: unknown } | undefined)?.returnTo) ?? '/';
-        const headers = new Headers({ location: returnTo, 'cache-control': 'no-store' });
-        headers.append('set-cookie', clearCookie);
-        for (const cookie of cookies) headers.append('set-cookie', cookie);
-        // 303: the browser follows with a GET, so a reload does not post the response again.
-        return new Response(null, { status: 303, headers });
-      } catch (error) {
-        if (!isOidcError(error)) throw error;
-        if (error.code === 'session_store_unavailable') return unavailablePage(error.message);
-        if (o.onCallbackError) return o.onCallbackError(error, request);
-        return callbackErrorPage(error.code, error.message, o.routes.login);
-      }
-    },
-
-    async logout(request) {
-      const pairs = parseCookies(request.headers.get('cookie'));
-      const shape = shapeOf(request, pairs);
-      const read = await io.read(pairs, shape);
-      const record = 'record' in read ? read.record : undefined;
-      const home = new URL(o.postLogoutRedirect, originOf(request)).href;
-      if (request.method === 'GET' || request.method === 'HEAD') {
-        // A link or a cross-site image must not end the session: ask for a POST.
-        if (record) return logoutConfirmPage(o.routes.logout, record.csrf);
-        return redirect(home, await io.destroy(undefined, pairs, shape));
-      }
-      if (request.method !== 'POST') return new Response(null, { status: 405, headers: { allow: 'GET, POST' } });
-
-      const refusal = await crossSiteRefusal(request, originOf(request), record?.csrf);
-      if (refusal) return refusedPage(refusal);
-      const cookies = await io.destroy(record, pairs, shape);
-      let target = home;
-      if (record && o.idpLogout) {
-        const endSession = await o.client
-          .endSessionUrl({ ...(record.idToken ? { idTokenHint: record.idToken } : {}), postLogoutRedirectUri: home })
-          .catch(() => undefined); // the local session is over either way
-        if (endSession) target = endSession.href;
-      }
-      return redirect(target, cookies);
-    },
+    ...routes,
 
     getSession,
 
@@ -394,52 +326,6 @@ export function createSessionAuth<Claims extends object = Record<string, unknown
     },
   };
   return auth;
-}
-
-/** A local path to return to, or undefined: never another origin (no open redirect). */
-export function safeReturnTo(value: unknown): string | undefined {
-  if (typeof value !== 'string' || !value.startsWith('/') || value.startsWith('//') || value.includes('\\')) return undefined;
-  // Control characters could split a header or be read as another URL by a browser.
-  for (let i = 0; i < value.length; i++) {
-    const code = value.charCodeAt(i);
-    if (code < 0x20 || code === 0x7f) return undefined;
-  }
-  return value;
-}
-
-/** Why a state-changing request (the logout POST) is refused, or undefined when it is the app's own. */
-async function crossSiteRefusal(request: Request, appOrigin: URL, csrf: string | undefined): Promise<string | undefined> {
-  if (request.headers.get('sec-fetch-site') === 'cross-site') return 'The request came from another site.';
-  const origin = request.headers.get('origin');
-  if (origin !== null && origin !== appOrigin.origin) return 'The request came from another origin.';
-  if (csrf === undefined) return undefined; // no session: nothing to protect
-  let token = request.headers.get('x-csrf-token');
-  if (token === null && request.headers.get('content-type')?.split(';')[0]?.trim().toLowerCase() === 'application/x-www-form-urlencoded') {
-    const body = await request.text();
-    if (body.length <= 4096) token = new URLSearchParams(body).get('csrf_token');
-  }
-  if (token === null || !equalStrings(token, csrf)) {
-    return 'The request did not carry this session\u2019s csrf token; use the buttons of the app.';
-  }
-  return undefined;
-}
-
-/** Compares without stopping at the first difference, so timing reveals nothing about the token. */
-function equalStrings(a: string, b: string): boolean {
-  if (a.length !== b.length) return false;
-  let difference = 0;
-  for (let i = 0; i < a.length; i++) difference |= a.charCodeAt(i) ^ b.charCodeAt(i);
-  return difference === 0;
-}
-
-function redirect(location: string, cookies: string[], status = 303): Response {
-  const headers = new Headers({ location, 'cache-control': 'no-store' });
-  for (const cookie of cookies) headers.append('set-cookie', cookie);
-  return new Response(null, { status, headers });
-}
-
-function wantsHtml(request: Request): boolean {
-  return request.method === 'GET' && (request.headers.get('accept') ?? '').includes('text/html');
 }
 
 /** The provider answered the refresh with a refusal (not an outage): the session cannot go on. */
