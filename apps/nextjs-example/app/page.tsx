@@ -1,8 +1,8 @@
 // A server component: the session read on the server (the proxy has refreshed it already).
 import { headers } from 'next/headers';
+// The SPA example's table (a plain component): both demo apps show claims alike.
+import { ClaimsTable } from '../../spa-example/src/ClaimsTable';
 import { getAuth } from '../lib/auth';
-
-const TIMES = new Set(['exp', 'iat', 'nbf', 'auth_time', 'updated_at']);
 
 export default async function Home() {
   const { session } = await getAuth().getSession(await headers(), { refresh: false });
@@ -28,24 +28,7 @@ export default async function Home() {
       <p data-testid="status" data-status="authenticated">
         Session until {new Date(session.expiresAt * 1000).toISOString()} (rolling).
       </p>
-      <table className="claims" data-testid="claims">
-        <thead>
-          <tr>
-            <th>Claim</th>
-            <th>Value</th>
-          </tr>
-        </thead>
-        <tbody>
-          {Object.entries(session.user).map(([name, value]) => (
-            <tr key={name}>
-              <th scope="row">
-                <code>{name}</code>
-              </th>
-              <td data-testid={`claim-${name}`}>{format(name, value)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <ClaimsTable claims={session.user} />
       <form method="post" action="/auth/logout" style={{ marginTop: '1rem' }}>
         <input type="hidden" name="csrf_token" value={session.csrfToken} />
         <button type="submit" data-testid="logout-button">
@@ -54,9 +37,4 @@ export default async function Home() {
       </form>
     </>
   );
-}
-
-function format(name: string, value: unknown): string {
-  if (TIMES.has(name) && typeof value === 'number') return `${value} (${new Date(value * 1000).toISOString()})`;
-  return typeof value === 'string' ? value : JSON.stringify(value);
 }

@@ -80,6 +80,7 @@ describe('Next.js example', () => {
     // A page on another origin (the provider's) submits a form to the app's logout route.
     await page.goto(`${harness.issuer}/.well-known/openid-configuration`);
     const refused = page.waitForResponse(`${harness.appOrigin}/auth/logout`);
+    const landed = page.waitForURL(`${harness.appOrigin}/auth/logout`, { waitUntil: 'load' });
     await page.evaluate((action) => {
       const form = document.createElement('form');
       form.method = 'POST';
@@ -92,6 +93,8 @@ describe('Next.js example', () => {
       form.submit();
     }, `${harness.appOrigin}/auth/logout`);
     expect((await refused).status()).toBe(403);
+    await landed;
+    await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Sign-out refused');
     await page.goto(`${harness.appOrigin}/`);
     await expect(status().getAttribute('data-status')).resolves.toBe('authenticated');
   });
