@@ -1,5 +1,6 @@
 // The session layer of this app, created on first use from the environment (so `next build`
-// needs no settings): OIDC_ISSUER, APP_BASE_URL, SESSION_SECRET, WEB_CLIENT_ID, WEB_CLIENT_SECRET.
+// needs no settings): OIDC_ISSUER, APP_BASE_URL, SESSION_SECRET, WEB_CLIENT_ID, WEB_CLIENT_SECRET,
+// SESSION_REFRESH_LEEWAY (seconds before the access token's expiry at which it is refreshed).
 import { type SessionAuth, createNodeClient, createSessionAuth } from '@oidc-rp/node';
 
 let auth: SessionAuth | undefined;
@@ -17,6 +18,7 @@ export function getAuth(): SessionAuth {
     scope: 'openid profile email offline_access',
     cookieSecret: secret,
   });
-  auth = createSessionAuth({ client, secret, baseUrl });
+  const leeway = process.env.SESSION_REFRESH_LEEWAY;
+  auth = createSessionAuth({ client, secret, baseUrl, ...(leeway ? { refreshLeeway: Number(leeway) } : {}) });
   return auth;
 }

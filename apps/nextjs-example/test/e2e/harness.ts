@@ -12,13 +12,16 @@ import { appRoot, nextBin } from './next-build';
 export interface Harness {
   appOrigin: string;
   issuer: string;
+  /** Requests the reference server served whose path ends with `suffix`, e.g. '/oauth/token'. */
+  count(method: string, suffix: string): number;
   browser: Browser;
   close(): Promise<void>;
 }
 
 const READY_TIMEOUT_MS = 30_000;
 
-export async function startHarness(): Promise<Harness> {
+/** `refreshLeeway`: the app's SESSION_REFRESH_LEEWAY (seconds); a large one makes every request refresh. */
+export async function startHarness({ refreshLeeway }: { refreshLeeway?: number } = {}): Promise<Harness> {
   const cleanups: Array<() => Promise<unknown>> = [];
   const close = async () => {
     for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
@@ -36,7 +39,8 @@ export async function startHarness(): Promise<Harness> {
     web.post_logout_redirect_uris = [`${appOrigin}/`];
     spa.redirect_uris = [`${appOrigin}/client`];
     spa.post_logout_redirect_uris = [`${appOrigin}/client`];
-    const server = await createReferenceServer(config, { logger: false });
+    const requests: Array<{ method: string; path: string }> = [];
+    const server = await createReferenceServer(config, { logger: false, onRequest: ({ method, path }) => requests.push({ method, path }) });
     const listening = await server.listen({ port: 0, host: '127.0.0.1' });
     cleanups.push(() => listening.close());
     const issuer = `${listening.origin}/demo`;
@@ -50,6 +54,7 @@ export async function startHarness(): Promise<Harness> {
         OIDC_ISSUER: issuer,
         APP_BASE_URL: appOrigin,
         SESSION_SECRET: 'nextjs-example-e2e-session-secret-0123456789',
+        ...(refreshLeeway !== undefined ? { SESSION_REFRESH_LEEWAY: String(refreshLeeway) } : {}),
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -62,7 +67,8 @@ export async function startHarness(): Promise<Harness> {
       args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
     });
     cleanups.push(() => browser.close());
-    return { appOrigin, issuer, browser, close };
+    const count = (method: string, suffix: string) => requests.filter((r) => r.method === method && r.path.endsWith(suffix)).length;
+    return { appOrigin, issuer, count, browser, close };
   } catch (error) {
     await close();
     throw error;
