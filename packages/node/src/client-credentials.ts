@@ -22,6 +22,7 @@ const POLL_MAX_MS = 250;
  * @example
  * ```ts
  * const { accessToken } = await client.getClientCredentialsToken({ scope: ['api.read', 'api.write'] });
+ * const orders = await client.getClientCredentialsToken({ scope: 'orders.read', resource: 'https://orders.example.com/' });
  * ```
  */
 export interface ClientCredentialsOptions {

@@ -82,7 +82,15 @@ export interface AccessTokenResult {
   cookies: string[];
 }
 
-/** A request, or only its headers (e.g. Next.js `headers()` in a server component). */
+/**
+ * A request, or only its headers (e.g. Next.js `headers()` in a server component).
+ *
+ * @example
+ * ```ts
+ * await auth.getSession(request);                                // a Request
+ * await auth.getSession(await headers(), { refresh: false });   // Next.js server component
+ * ```
+ */
 export type SessionInput = Request | { get(name: string): string | null };
 
 /**
@@ -332,7 +340,8 @@ export function createSessionAuth<Claims extends object = Record<string, unknown
 function refusedByProvider(error: OidcError): boolean {
   if (error instanceof TokenEndpointError || (error as { status?: unknown }).status !== undefined) {
     const status = (error as { status?: number }).status ?? 0;
-    return status >= 400 && status < 500;
+    // 408 and 429 say "not now", not "never": keep the session and try again later.
+    return status >= 400 && status < 500 && status !== 408 && status !== 429;
   }
   return error.code.startsWith('id_token_') || error.code === 'refresh_token_missing';
 }
