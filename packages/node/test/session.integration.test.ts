@@ -146,6 +146,25 @@ describe('refresh and expiry', () => {
     expect((await agent.json('/state')).body).toMatchObject({ signedIn: false, reason: 'no_session' });
   });
 
+  it('keeps the session when the provider cannot be reached for a refresh, and refreshes once it can', async () => {
+    world.use();
+    const agent = new Agent(world.appOrigin);
+    await agent.logIn();
+    advance(301);
+    world.providerDown = true;
+    try {
+      const { body, response } = await agent.json('/state');
+      expect(body).toEqual({ signedIn: true, reason: null, error: 'network_error' });
+      expect(sessionCookies(response).some((c) => c.includes('Max-Age=0'))).toBe(false);
+      expect((await agent.json('/token')).status).toBe(401); // getAccessToken: no fresh token to give
+    } finally {
+      world.providerDown = false;
+    }
+    const recovered = await agent.json<{ accessToken: string }>('/token');
+    expect(recovered.status).toBe(200);
+    expect((await agent.json('/state')).body).toEqual({ signedIn: true, reason: null, error: null });
+  });
+
   it('rolls the expiry with activity and ends the session after rollingDuration idle', async () => {
     world.use({ rollingDuration: 600, absoluteDuration: 100_000, refreshLeeway: 0 });
     const agent = new Agent(world.appOrigin);

@@ -27,6 +27,8 @@ export interface SessionWorld {
   refreshTokens: string[];
   /** Requests the provider served: `count('POST', '/oauth/token')` counts refreshes. */
   count(method: string, suffix: string): number;
+  /** While true, the app's token requests to /oauth/token fail as if the provider were unreachable. */
+  providerDown: boolean;
   /** Replaces the app's session layer. */
   use(options?: Partial<SessionAuthOptions>): SessionAuth;
   close(): Promise<void>;
@@ -77,6 +79,7 @@ export async function startSessionWorld({ accessTokenLifetime = 120 } = {}): Pro
   const issuer = `${listening.origin}/demo`;
 
   const refreshTokens: string[] = [];
+  const state = { providerDown: false };
   const client = createNodeClient({
     provider: serviceProvider(issuer),
     clientId: 'web',
@@ -85,6 +88,7 @@ export async function startSessionWorld({ accessTokenLifetime = 120 } = {}): Pro
     scope: 'openid profile email offline_access',
     cookieSecret: 'transaction-secret-0123456789abcdefghijkl',
     fetch: async (input, init) => {
+      if (state.providerDown && String(input).endsWith('/oauth/token')) throw new TypeError('fetch failed');
       const response = await fetch(input, init);
       if (response.ok && /\/o(auth|idc)\/token$/.test(String(input))) {
         const body = (await response.clone().json()) as { refresh_token?: string };
@@ -99,6 +103,12 @@ export async function startSessionWorld({ accessTokenLifetime = 120 } = {}): Pro
     issuer,
     client,
     refreshTokens,
+    get providerDown() {
+      return state.providerDown;
+    },
+    set providerDown(down: boolean) {
+      state.providerDown = down;
+    },
     count: (method, suffix) => requests.filter((r) => r.method === method && r.path.endsWith(suffix)).length,
     use(options = {}) {
       auth = createSessionAuth({ client, secret: SECRET, ...options });
