@@ -1,42 +1,41 @@
 /**
  * The example app: a user logs in with the `web` client (code flow + PKCE, response by
- * form_post), and `/api/data` shows a client-credentials token of the `service` client
- * served from the SDK's cache.
+ * form_post) through the session layer of `@oidc-rp/node` (a sealed, rolling session cookie,
+ * refreshed on read), and `/api/data` shows a client-credentials token of the `service`
+ * client served from the SDK's cache.
  */
-import { type NodeClient, createNodeClient, isOidcError } from '@oidc-rp/node';
+import { type NodeClient, createNodeClient, createSessionAuth, isOidcError } from '@oidc-rp/node';
 import { Hono } from 'hono';
-import { getCookie } from 'hono/cookie';
-import { errorPage, homePage } from './pages';
+import { homePage, notFoundPage, signedOutMessage } from './pages';
 
 export interface ExampleConfig {
   /** Issuer of the provider (found by discovery). */
   issuer: string;
   /** Where this app is reached; its `/callback` must be registered for the web client. */
   baseUrl: string;
-  /** >= 32 random characters; seals the login transaction cookie. */
+  /** >= 32 random characters; seals the login transaction and the session cookies. */
   cookieSecret: string;
   web: { clientId: string; clientSecret: string };
   service: { clientId: string; clientSecret: string; scope: string };
 }
 
-interface Session {
-  claims: Record<string, unknown>;
-  idToken: string | undefined;
-}
-
-const SESSION_COOKIE = 'example.sid';
-
 export function createExampleApp(config: ExampleConfig) {
-  const secure = new URL(config.baseUrl).protocol === 'https:';
   const web: NodeClient = createNodeClient({
     issuer: config.issuer,
     clientId: config.web.clientId,
     clientSecret: config.web.clientSecret,
     redirectUri: new URL('/callback', config.baseUrl).href,
-    scope: 'openid profile email',
+    scope: 'openid profile email offline_access',
     responseMode: 'form_post',
     cookieSecret: config.cookieSecret,
-    grants: ['authorization_code'],
+    grants: ['authorization_code', 'refresh_token'],
+  });
+  // The demo registers /callback (not the default /auth/callback), so the routes are named here.
+  const auth = createSessionAuth({
+    client: web,
+    secret: config.cookieSecret,
+    baseUrl: config.baseUrl,
+    routes: { login: '/login', callback: '/callback', logout: '/logout' },
   });
 
   // Counts the service client's token requests, to show that /api/data reuses the cached token.
@@ -52,43 +51,30 @@ export function createExampleApp(config: ExampleConfig) {
     },
   });
 
-  // In-memory sessions: enough for an example, not for a fleet.
-  const sessions = new Map<string, Session>();
-  const sessionOf = (cookie: string | undefined) => (cookie ? sessions.get(cookie) : undefined);
-
   const app = new Hono();
 
-  app.get('/', (c) => c.html(homePage(sessionOf(getCookie(c, SESSION_COOKIE))?.claims)));
+  // /login, /callback and /logout.
+  app.use(async (c, next) => (await auth.handle(c.req.raw)) ?? next());
 
-  app.get('/login', (c) => web.handleLogin(c.req.raw));
-
-  app.on(['GET', 'POST'], '/callback', async (c) => {
-    try {
-      const { tokens, clearCookie } = await web.handleCallback(c.req.raw);
-      const id = randomId();
-      sessions.set(id, { claims: tokens.claims ?? {}, idToken: tokens.idToken });
-      const headers = new Headers({ Location: '/' });
-      headers.append('Set-Cookie', clearCookie);
-      headers.append('Set-Cookie', `${SESSION_COOKIE}=${id}; Path=/; HttpOnly; SameSite=Lax${secure ? '; Secure' : ''}`);
-      // 303: the browser follows with a GET, so a reload does not re-post the response.
-      return new Response(null, { status: 303, headers });
-    } catch (error) {
-      if (!isOidcError(error)) throw error;
-      return c.html(errorPage(error.code, error.message), 400);
-    }
+  app.get('/', async (c) => {
+    const { session, reason, error, cookies } = await auth.getSession(c.req.raw);
+    const notice = c.req.query('refreshed') !== undefined ? 'refreshed' : undefined;
+    const page = await homePage({ session, notice, signedOut: signedOutMessage(reason), refreshError: error?.message });
+    return auth.applyCookies(await c.html(page), cookies);
   });
 
-  app.get('/logout', async (c) => {
-    const id = getCookie(c, SESSION_COOKIE);
-    const session = sessionOf(id);
-    if (id) sessions.delete(id);
-    const endSession = await web.endSessionUrl({
-      ...(session?.idToken ? { idTokenHint: session.idToken } : {}),
-      postLogoutRedirectUri: new URL('/', config.baseUrl).href,
-    });
-    const headers = new Headers({ Location: endSession?.href ?? '/' });
-    headers.append('Set-Cookie', `${SESSION_COOKIE}=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax${secure ? '; Secure' : ''}`);
-    return new Response(null, { status: 302, headers });
+  // The refresh button: a POST with the session's csrf token, like the logout.
+  app.post('/refresh', async (c) => {
+    const { session } = await auth.getSession(c.req.raw, { refresh: false });
+    if (!session) return c.redirect('/', 303);
+    if (!(await auth.verifyCsrf(c.req.raw, session))) return c.text('Refused: not a request of this app.', 403);
+    try {
+      const { cookies } = await auth.getAccessToken(c.req.raw, { forceRefresh: true });
+      return auth.applyCookies(c.redirect('/?refreshed', 303), cookies);
+    } catch (error) {
+      if (!isOidcError(error)) throw error;
+      return c.redirect('/', 303); // the home page says why the session ended
+    }
   });
 
   app.get('/api/data', async (c) => {
@@ -109,11 +95,12 @@ export function createExampleApp(config: ExampleConfig) {
     }
   });
 
-  return app;
-}
+  app.notFound(async (c) => {
+    const { session } = await auth.getSession(c.req.raw, { refresh: false });
+    return c.html(await notFoundPage(c.req.path, session), 404);
+  });
 
-function randomId(): string {
-  return Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64url');
+  return app;
 }
 
 async function fingerprint(token: string): Promise<string> {

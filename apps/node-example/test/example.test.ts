@@ -1,8 +1,9 @@
-// The example app in-process (app.fetch) against the reference server on a real port:
-// a login through the server's HTML forms with form_post, the claims page, the API route
-// with a cached client-credentials token, and logout.
+// The example app in-process (app.request) against the reference server on a real port:
+// a login through the server's HTML forms with form_post, the home page with the claims table
+// and the session's expiry, the refresh button, logout, the 404 page, and the API route with a
+// cached client-credentials token.
 import { createReferenceServer, demoConfig } from '@oidc-rp/reference-server';
-import { completeLogin } from '@oidc-rp/reference-server/testing';
+import { CookieJar, completeLogin } from '@oidc-rp/reference-server/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createExampleApp } from '../src/app';
 
@@ -26,54 +27,124 @@ beforeAll(async () => {
 });
 afterAll(() => close());
 
-const cookiePair = (setCookie: string) => setCookie.split(';')[0] as string;
+/** A browser stand-in for the in-process app: keeps its cookies. */
+class Visitor {
+  readonly jar = new CookieJar();
+  async request(path: string, init: RequestInit = {}): Promise<Response> {
+    const url = new URL(path, BASE_URL);
+    const headers = new Headers(init.headers);
+    const cookie = this.jar.header(url);
+    if (cookie && !headers.has('cookie')) headers.set('cookie', cookie);
+    const response = await app.request(url.href, { ...init, headers });
+    this.jar.store(url, response);
+    return response;
+  }
+  async page(path = '/'): Promise<string> {
+    return (await this.request(path)).text();
+  }
+  post(path: string, fields: Record<string, string>, headers: Record<string, string> = {}): Promise<Response> {
+    return this.request(path, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: BASE_URL, ...headers },
+      body: new URLSearchParams(fields).toString(),
+    });
+  }
+}
 
-async function logIn(): Promise<string> {
-  const login = await app.request(`${BASE_URL}/login`);
+async function loggedIn(): Promise<Visitor> {
+  const visitor = new Visitor();
+  const login = await visitor.request('/login');
   expect(login.status).toBe(302);
-  const transactionCookie = cookiePair(login.headers.getSetCookie()[0] as string);
   const result = await completeLogin(login.headers.get('location') as string, { username: 'alice', password: 'wonderland' });
   if (result.type !== 'form_post') throw new Error(`expected a form_post response, got ${result.type}`);
   expect(result.action).toBe(`${BASE_URL}/callback`);
-
-  const callback = await app.request(result.action, {
+  const callback = await visitor.request('/callback', {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: transactionCookie },
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
     body: result.body.toString(),
   });
   expect(callback.status).toBe(303);
   expect(callback.headers.get('location')).toBe('/');
-  const setCookies = callback.headers.getSetCookie();
-  expect(setCookies.some((c) => c.startsWith(`${transactionCookie.split('=')[0]}=;`) && c.includes('Max-Age=0'))).toBe(true);
-  const session = setCookies.find((c) => c.startsWith('example.sid='));
+  const session = callback.headers.getSetCookie().find((c) => c.startsWith('oidc-rp.session='));
   expect(session).toContain('HttpOnly');
-  return cookiePair(session as string);
+  return visitor;
 }
 
+const csrfOf = (page: string) => /name="csrf_token" value="([^"]+)"/.exec(page)?.[1] as string;
+
 describe('node example', () => {
-  it('home page offers a login link when signed out', async () => {
-    const home = await app.request(`${BASE_URL}/`);
-    expect(home.status).toBe(200);
-    expect(await home.text()).toContain('href="/login"');
+  it('home page offers a login button when signed out, styled like the SPA example', async () => {
+    const page = await new Visitor().page('/');
+    expect(page).toContain('href="/login"');
+    expect(page).toContain('data-testid="login-button"');
+    expect(page).toContain('.claims th'); // the SPA's stylesheet
+    expect(page).toContain('Signed out');
   });
 
-  it('logs alice in through the reference server (form_post) and shows her ID token claims', async () => {
-    const session = await logIn();
-    const home = await app.request(`${BASE_URL}/`, { headers: { cookie: session } });
-    const page = await home.text();
+  it('shows alice\u2019s claims as a table, without nonce or at_hash, and the session\u2019s expiry', async () => {
+    const visitor = await loggedIn();
+    const page = await visitor.page('/');
     expect(page).toContain('Hello, Alice Liddell');
-    expect(page).toContain('&quot;sub&quot;: &quot;alice&quot;');
-    expect(page).toContain('alice@example.com');
-    expect(page).toContain(`&quot;iss&quot;: &quot;${issuer}&quot;`);
-    expect(page).toContain('href="/logout"');
+    expect(page).toMatch(/<tr data-claim="sub">.*<td data-testid="claim-sub">alice<\/td>/);
+    expect(page).toContain('<td data-testid="claim-email">alice@example.com</td>');
+    expect(page).toContain(`<td data-testid="claim-iss">${issuer}</td>`);
+    expect(page).toMatch(/data-testid="claim-exp">\d+ \(\d{4}-\d\d-\d\dT/);
+    expect(page).not.toContain('claim-nonce');
+    expect(page).not.toContain('claim-at_hash');
+    expect(page).not.toContain('{&quot;'); // no raw JSON dump
+    expect(page).toMatch(/data-testid="session-expires">\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ</);
+    expect(page).toMatch(/data-testid="access-token-expires">\d{4}-/);
+    expect(page).toContain('data-testid="refresh-button"');
+  });
+
+  it('the refresh button refreshes the tokens (with the csrf token only)', async () => {
+    const visitor = await loggedIn();
+    const before = await visitor.page('/');
+    expect((await visitor.post('/refresh', {})).status).toBe(403);
+    const refreshed = await visitor.post('/refresh', { csrf_token: csrfOf(before) });
+    expect(refreshed.status).toBe(303);
+    expect(refreshed.headers.get('location')).toBe('/?refreshed');
+    expect(refreshed.headers.getSetCookie().some((c) => c.startsWith('oidc-rp.session='))).toBe(true);
+    const after = await visitor.page('/?refreshed');
+    expect(after).toContain('Tokens refreshed.');
+    expect(after).toContain('Hello, Alice Liddell');
+  });
+
+  it('logout is a POST with the csrf token; it ends the session and the provider\u2019s', async () => {
+    const visitor = await loggedIn();
+    const page = await visitor.page('/');
+    expect((await visitor.post('/logout', { csrf_token: 'forged' })).status).toBe(403);
+    const logout = await visitor.post('/logout', { csrf_token: csrfOf(page) });
+    expect(logout.status).toBe(303);
+    const location = new URL(logout.headers.get('location') as string);
+    expect(`${location.origin}${location.pathname}`).toBe(`${issuer}/oidc/logout`);
+    expect(location.searchParams.get('id_token_hint')).toEqual(expect.any(String));
+    expect(location.searchParams.get('post_logout_redirect_uri')).toBe(`${BASE_URL}/`);
+    expect(await visitor.page('/')).toContain('data-testid="login-button"');
+  });
+
+  it('says why when the session cookie cannot be trusted', async () => {
+    const visitor = await loggedIn();
+    const cookie = visitor.jar.header(new URL(BASE_URL)) as string;
+    const tampered = cookie.replace(/(oidc-rp\.session=[^.]*\.[^.]*\.[^.]*\.)(.)/, (_, head: string, c: string) => head + (c === 'A' ? 'B' : 'A'));
+    const response = await app.request(`${BASE_URL}/`, { headers: { cookie: tampered } });
+    const page = await response.text();
+    expect(page).toContain('data-testid="signed-out-reason"');
+    expect(page).toContain('could not be read');
+  });
+
+  it('answers an unknown path with a real 404 page', async () => {
+    const response = await new Visitor().request('/no/such/page');
+    expect(response.status).toBe(404);
+    expect(response.headers.get('content-type')).toContain('text/html');
+    const page = await response.text();
+    expect(page).toContain('Page not found');
+    expect(page).toContain('<code>/no/such/page</code>');
+    expect(page).toContain('.claims th');
   });
 
   it('shows a clear error page for a callback without a pending login', async () => {
-    const response = await app.request(`${BASE_URL}/callback`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: 'code=x&state=y',
-    });
+    const response = await new Visitor().post('/callback', { code: 'x', state: 'y' });
     expect(response.status).toBe(400);
     expect(await response.text()).toContain('transaction_not_found');
   });
@@ -85,17 +156,5 @@ describe('node example', () => {
     expect(Date.parse(first.expiresAt as string)).toBeGreaterThan(Date.now());
     expect(second.tokenFingerprint).toBe(first.tokenFingerprint);
     expect(second.tokenRequestsSoFar).toBe(1);
-  });
-
-  it('logout ends the local session and sends the user to the provider with an id_token_hint', async () => {
-    const session = await logIn();
-    const logout = await app.request(`${BASE_URL}/logout`, { headers: { cookie: session } });
-    expect(logout.status).toBe(302);
-    const location = new URL(logout.headers.get('location') as string);
-    expect(`${location.origin}${location.pathname}`).toBe(`${issuer}/oidc/logout`);
-    expect(location.searchParams.get('id_token_hint')).toEqual(expect.any(String));
-    expect(location.searchParams.get('post_logout_redirect_uri')).toBe(`${BASE_URL}/`);
-    const home = await app.request(`${BASE_URL}/`, { headers: { cookie: session } });
-    expect(await home.text()).toContain('href="/login"');
   });
 });

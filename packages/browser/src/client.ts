@@ -94,7 +94,7 @@ export function createBrowserClient(options: BrowserClientOptions): BrowserClien
       const delay = Math.max(0, expiresAt - o.now()) * 1000;
       if (delay <= MAX_TIMER_MS) expiryTimer = setTimeout(() => events.emit('tokenExpired', { expiresAt }), delay);
     }
-    state.set(next ? { status: 'authenticated', user: next.claims, expiresAt } : { status: 'unauthenticated', error });
+    state.set(next ? { status: 'authenticated', user: next.claims, expiresAt, idToken: next.idToken } : { status: 'unauthenticated', error });
   }
 
   const refresh = createRefresher({

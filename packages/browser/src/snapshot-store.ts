@@ -23,6 +23,8 @@ export interface AuthSnapshot {
   readonly error?: OidcError;
   /** Access token expiry, epoch seconds, when known. */
   readonly expiresAt?: number;
+  /** The raw ID token of the session, for apps that must pass it on (e.g. as an `id_token_hint`). */
+  readonly idToken?: string;
 }
 
 /** A subscribable holder of the current {@link AuthSnapshot} (internal; React's `AuthState` is what `useAuth()` returns). */
@@ -52,7 +54,8 @@ export function createSnapshotStore(): SnapshotStore {
         next.status === snapshot.status &&
         next.user === snapshot.user &&
         next.error === snapshot.error &&
-        next.expiresAt === snapshot.expiresAt
+        next.expiresAt === snapshot.expiresAt &&
+        next.idToken === snapshot.idToken
       ) {
         return;
       }

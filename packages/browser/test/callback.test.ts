@@ -41,6 +41,10 @@ describe('handleRedirectCallback', () => {
     expect(result.user?.sub).toBe('alice');
     expect(tab.client.getUser()?.email).toBe('alice@example.com');
     expect(tab.client.getSnapshot()).toMatchObject({ status: 'authenticated', user: { sub: 'alice' } });
+    // The raw ID token, for an id_token_hint: three base64url parts whose payload names alice.
+    const idToken = tab.client.getSnapshot().idToken ?? '';
+    expect(idToken.split('.')).toHaveLength(3);
+    expect(JSON.parse(atob((idToken.split('.')[1] ?? '').replace(/-/g, '+').replace(/_/g, '/')))).toMatchObject({ sub: 'alice' });
     expect(onLogin).toHaveBeenCalledWith({ user: expect.objectContaining({ sub: 'alice' }) });
     expect(await tab.client.getAccessToken()).toMatch(/.{20,}/);
   });

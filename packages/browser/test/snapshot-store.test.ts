@@ -33,10 +33,13 @@ describe('snapshot store (subscribe / getSnapshot)', () => {
     state.set({ status: 'authenticated', user: alice, expiresAt: 20 });
     expect(state.get()).not.toBe(before);
     expect(state.get().expiresAt).toBe(20);
+    const beforeIdToken = state.get();
+    state.set({ status: 'authenticated', user: alice, expiresAt: 20, idToken: 'new.id.token' });
+    expect(state.get()).not.toBe(beforeIdToken);
     state.set({ status: 'unauthenticated', error: new OidcError('login_required', 'x') });
     expect(state.get().status).toBe('unauthenticated');
-    expect(one).toHaveBeenCalledTimes(3);
-    expect(two).toHaveBeenCalledTimes(3);
+    expect(one).toHaveBeenCalledTimes(4);
+    expect(two).toHaveBeenCalledTimes(4);
   });
 
   it('subscribe returns an unsubscribe that stops notifications', () => {

@@ -69,7 +69,10 @@ export type OidcErrorCode =
   | 'popup_closed'
   // Shared token cache (node's Redis adapter).
   | 'cache_unavailable'
-  | 'cache_entry_invalid';
+  | 'cache_entry_invalid'
+  // Server-side sessions (node's session layer).
+  | 'session_too_large'
+  | 'session_store_unavailable';
 
 const OIDC_ERROR_MARK = Symbol.for('oidc-rp.error');
 

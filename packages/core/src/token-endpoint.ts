@@ -45,8 +45,11 @@ export interface RefreshTokensParams extends TokenCallBase {
 /** Input of {@link clientCredentials}. */
 export interface ClientCredentialsParams extends TokenCallBase {
   scope?: string;
-  /** Additional body parameters (e.g. `audience`, `resource`); protocol parameters are refused. */
-  extra?: Record<string, string>;
+  /**
+   * Additional body parameters (e.g. `audience`, `resource`); protocol parameters are refused.
+   * An array value sends the parameter once per item (RFC 8707 allows several `resource`s).
+   */
+  extra?: Record<string, string | string[]>;
 }
 
 const FORM = 'application/x-www-form-urlencoded';
@@ -164,8 +167,12 @@ export async function clientCredentials(params: ClientCredentialsParams): Promis
     if (PROTECTED_BODY.has(name)) {
       throw new OidcError('invalid_options', `extra may not set "${name}": use the matching option.`);
     }
-    if (typeof value !== 'string') throw new OidcError('invalid_options', `extra.${name} must be a string.`);
-    body.set(name, value);
+    const values = Array.isArray(value) ? value : [value];
+    if (values.length === 0 || values.some((v) => typeof v !== 'string')) {
+      throw new OidcError('invalid_options', `extra.${name} must be a string or a non-empty array of strings.`);
+    }
+    body.delete(name);
+    for (const v of values) body.append(name, v);
   }
   return postToTokenEndpoint(provider, client, 'client_credentials', body, method, params);
 }

@@ -360,6 +360,26 @@ describe('clientCredentials', () => {
     });
   });
 
+  it('sends an array value of extra once per item (several RFC 8707 resources)', async () => {
+    answer({ access_token: 'svc', token_type: 'bearer', expires_in: 300 }, undefined, OAUTH_ENDPOINT);
+    await clientCredentials({
+      provider,
+      client: confidential,
+      extra: { resource: ['https://api.example.com/', 'https://files.example.com/'], audience: 'api' },
+    });
+    const { form } = await sentForm();
+    expect(form.getAll('resource')).toEqual(['https://api.example.com/', 'https://files.example.com/']);
+    expect(form.getAll('audience')).toEqual(['api']);
+  });
+
+  it('refuses an empty array or a non-string item in extra before any request', async () => {
+    const empty = clientCredentials({ provider, client: confidential, extra: { resource: [] } });
+    expect((await failure(empty)).code).toBe('invalid_options');
+    const mixed = clientCredentials({ provider, client: confidential, extra: { resource: ['https://api.example.com/', 1 as unknown as string] } });
+    expect((await failure(mixed)).code).toBe('invalid_options');
+    expect(requests).toHaveLength(0);
+  });
+
   it('refuses a client without secret and extra protocol parameters before any request', async () => {
     expect((await failure(clientCredentials({ provider, client: publicClient }))).code).toBe('invalid_options');
     const overriding = clientCredentials({ provider, client: confidential, extra: { grant_type: 'password' } });

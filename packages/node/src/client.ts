@@ -126,7 +126,7 @@ export interface NodeClient {
   finishLogin(input: CallbackInput, transaction: AuthorizationTransaction): Promise<TokenSet>;
   /** Redeems a refresh token; the result carries the rotated refresh token (or the same one if the provider does not rotate). */
   refresh(refreshToken: string, options?: RefreshOptions): Promise<TokenSet>;
-  /** A client-credentials access token, from the cache while fresh; one request per scope however many callers. */
+  /** A client-credentials access token, from the cache while fresh; one request per distinct request (scope, audience, resource, extra) however many callers. */
   getClientCredentialsToken(options?: ClientCredentialsOptions): Promise<TokenSet>;
   /** The provider's userinfo claims for the user's access token; `userinfo_sub_mismatch` when they are about another user. */
   getUserInfo(accessToken: string, options: UserInfoOptions): Promise<UserInfo>;
@@ -218,10 +218,10 @@ export function createNodeClient(options: NodeClientOptions): NodeClient {
     keyPrefix: `oidc-rp:cc:${issuer}:${opts.clientId}:`,
     renewBeforeExpiry: opts.renewBeforeExpiry,
     unknownLifetimeTtl: opts.unknownLifetimeTtl,
-    request: (scope) =>
+    request: ({ scope, extra }) =>
       withRetry(async () => {
         const provider = await getProvider();
-        return clientCredentials({ provider, client: clientConfig, http, ...(scope ? { scope } : {}) });
+        return clientCredentials({ provider, client: clientConfig, http, ...(scope ? { scope } : {}), extra });
       }, opts.retry),
   });
 

@@ -28,6 +28,7 @@ export type { CachedToken, MemoryTokenCacheOptions, TokenCache, TokenCacheLock }
 export { sealTransaction, unsealTransaction } from './sealed-transaction';
 export type { SealOptions } from './sealed-transaction';
 export { isRetryableError } from './retry';
+export * from './session/index';
 
 // The core pieces a backend meets directly, so one import is enough.
 export {

@@ -7,9 +7,7 @@
 
 import { OidcError } from '@oidc-rp/core';
 import type { AuthorizationTransaction } from '@oidc-rp/core';
-import { EncryptJWT, jwtDecrypt } from 'jose';
-import { MIN_COOKIE_SECRET_LENGTH } from './options';
-import { deriveAesKey } from './key-derivation';
+import { nowSeconds, open, seal, secretsOf } from './sealing';
 
 /**
  * How to seal: the secret(s) and the lifetime.
@@ -29,7 +27,7 @@ export interface SealOptions {
 
 const DEFAULT_MAX_AGE = 600;
 // Domain separation: this key is only ever used for sealed login transactions.
-const HKDF_INFO = new TextEncoder().encode('oidc-rp/node sealed login transaction v1');
+const PURPOSE = 'oidc-rp/node sealed login transaction v1';
 
 /**
  * Seals a login transaction into a compact string fit for a cookie (about 700 bytes).
@@ -42,7 +40,7 @@ const HKDF_INFO = new TextEncoder().encode('oidc-rp/node sealed login transactio
  * ```
  */
 export async function sealTransaction(transaction: AuthorizationTransaction, options: SealOptions): Promise<string> {
-  const [secret] = secretsOf(options.secret);
+  const secrets = secretsOf(options.secret);
   const maxAge = options.maxAge ?? DEFAULT_MAX_AGE;
   if (!Number.isFinite(maxAge) || maxAge <= 0) {
     throw new OidcError('invalid_options', 'The transaction maxAge must be a positive number of seconds.');
@@ -50,12 +48,8 @@ export async function sealTransaction(transaction: AuthorizationTransaction, opt
   if (typeof transaction !== 'object' || transaction === null || typeof transaction.state !== 'string') {
     throw new OidcError('invalid_options', 'sealTransaction needs the transaction returned by startLogin().');
   }
-  const now = Math.floor(Date.now() / 1000);
-  return new EncryptJWT({ tx: transaction })
-    .setProtectedHeader({ alg: 'dir', enc: 'A256GCM' })
-    .setIssuedAt(now)
-    .setExpirationTime(now + Math.floor(maxAge))
-    .encrypt(await deriveAesKey(secret as string, HKDF_INFO));
+  const now = nowSeconds();
+  return seal({ tx: transaction }, secrets, PURPOSE, now + Math.floor(maxAge), now);
 }
 
 /**
@@ -71,48 +65,20 @@ export async function sealTransaction(transaction: AuthorizationTransaction, opt
  */
 export async function unsealTransaction(sealed: string, options: Pick<SealOptions, 'secret'>): Promise<AuthorizationTransaction> {
   const secrets = secretsOf(options.secret);
-  if (typeof sealed !== 'string' || sealed.length > 8192 || !/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]*){4}$/.test(sealed)) {
-    throw invalid('it is not a sealed transaction');
+  const opened = await open(sealed, secrets, PURPOSE);
+  if (opened.ok) {
+    if (!isTransaction(opened.payload.tx)) throw invalid('its content is not a login transaction');
+    return opened.payload.tx;
   }
-  for (const secret of secrets) {
-    try {
-      const { payload } = await jwtDecrypt(sealed, await deriveAesKey(secret, HKDF_INFO), {
-        keyManagementAlgorithms: ['dir'],
-        contentEncryptionAlgorithms: ['A256GCM'],
-        requiredClaims: ['exp', 'iat'],
-      });
-      const tx = payload.tx;
-      if (!isTransaction(tx)) throw invalid('its content is not a login transaction');
-      return tx;
-    } catch (error) {
-      if (error instanceof OidcError) throw error;
-      const code = (error as { code?: unknown }).code;
-      // Wrong key or changed bytes: the next secret (rotation) may still open it.
-      if (code === 'ERR_JWE_DECRYPTION_FAILED') continue;
-      if (code === 'ERR_JWT_EXPIRED') {
-        throw new OidcError(
-          'transaction_expired',
-          'The login transaction has expired (the user took longer than its max age to log in): start a new login.',
-        );
-      }
-      throw invalid('it is malformed', error);
-    }
-  }
-  throw invalid('it was changed or sealed with a different cookieSecret');
-}
-
-/** The secrets of an option value, each checked for length. */
-function secretsOf(secret: string | string[]): string[] {
-  const secrets = Array.isArray(secret) ? secret : [secret];
-  if (secrets.length === 0 || secrets.some((s) => typeof s !== 'string' || s.length < MIN_COOKIE_SECRET_LENGTH)) {
+  if (opened.reason === 'expired') {
     throw new OidcError(
-      'invalid_options',
-      `The cookie secret must be at least ${MIN_COOKIE_SECRET_LENGTH} characters of random data (e.g. \`openssl rand -base64 32\`).`,
+      'transaction_expired',
+      'The login transaction has expired (the user took longer than its max age to log in): start a new login.',
     );
   }
-  return secrets;
+  if (opened.cause !== undefined) throw invalid('it is malformed', opened.cause);
+  throw invalid('it was changed or sealed with a different cookieSecret');
 }
-
 
 function isTransaction(value: unknown): value is AuthorizationTransaction {
   if (typeof value !== 'object' || value === null) return false;

@@ -123,7 +123,7 @@ async function stateHash(state: string): Promise<string> {
 }
 
 /** `name=value` pairs of a Cookie header, in order. */
-function parseCookies(header: string | null): Array<[string, string]> {
+export function parseCookies(header: string | null): Array<[string, string]> {
   if (!header) return [];
   const pairs: Array<[string, string]> = [];
   for (const part of header.split(';')) {

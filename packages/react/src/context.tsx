@@ -1,5 +1,5 @@
-import type { BrowserClient } from '@oidc-rp/browser';
-import { createContext, useEffect, useRef, type ReactNode } from 'react';
+import { type BrowserClient, type BrowserClientOptions, createBrowserClient } from '@oidc-rp/browser';
+import { createContext, useEffect, useRef, useState, type ReactNode } from 'react';
 
 /** The client the nearest {@link AuthProvider} holds; `undefined` outside any provider. */
 export const AuthContext = createContext<BrowserClient | undefined>(undefined);
@@ -12,9 +12,10 @@ export const AuthContext = createContext<BrowserClient | undefined>(undefined);
  * const props: AuthProviderProps = { client, onRedirectCallback: () => navigate('/') };
  * ```
  */
-export interface AuthProviderProps {
-  /** The browser client, created once outside the component tree. */
-  client: BrowserClient;
+export type AuthProviderProps = AuthProviderSettings & ({ client: BrowserClient; options?: never } | { options: BrowserClientOptions; client?: never });
+
+/** The props of {@link AuthProvider} besides the client. */
+interface AuthProviderSettings {
   /**
    * Called once when the page was opened as a login callback and the login completed, with the
    * `appState` given to `login()` (for {@link RequireAuth}: `{ returnTo }`). Use it to go back to
@@ -28,7 +29,9 @@ export interface AuthProviderProps {
  * Makes a browser client available to {@link useAuth} and {@link RequireAuth}, and starts it:
  * restores the session, or finishes the login when the page is the redirect callback.
  *
- * Create the client at module level (not in a component), so every render sees the same one.
+ * Give it a `client` created at module level (not in a component), or plain `options` (the
+ * provider then creates the client once, from the options of its first render). Plain options
+ * are what a Next.js server component, such as the root layout, can pass.
  *
  * @example
  * ```tsx
@@ -45,7 +48,10 @@ export interface AuthProviderProps {
  * );
  * ```
  */
-export function AuthProvider({ client, onRedirectCallback, children }: AuthProviderProps): ReactNode {
+export function AuthProvider({ client: given, options, onRedirectCallback, children }: AuthProviderProps): ReactNode {
+  // Created once: later option objects (a re-render makes new ones) are not a new client.
+  const [created] = useState(() => (given ? undefined : createBrowserClient(options as BrowserClientOptions)));
+  const client = given ?? (created as BrowserClient);
   // Refs survive StrictMode's simulated unmount/remount, so each client starts exactly once.
   const started = useRef<BrowserClient | undefined>(undefined);
   const onCallback = useRef(onRedirectCallback);

@@ -1,7 +1,9 @@
 /**
- * React bindings for `@oidc-rp/browser`: {@link AuthProvider}, {@link useAuth}, {@link RequireAuth}.
+ * React bindings for `@oidc-rp/browser`: {@link AuthProvider}, {@link useAuth}, {@link RequireAuth},
+ * {@link withAuthenticationRequired}.
  * @packageDocumentation
  */
 export { AuthProvider, type AuthProviderProps } from './context';
 export { RequireAuth, type RequireAuthProps } from './require-auth';
 export { useAuth, type AuthState } from './use-auth';
+export { withAuthenticationRequired, type WithAuthenticationRequiredOptions } from './with-authentication-required';

@@ -1,19 +1,26 @@
-import { OidcError, type AuthSnapshot, type BrowserClient } from '@oidc-rp/browser';
+import { OidcError, type AuthSnapshot, type BrowserClient, type IdTokenClaims } from '@oidc-rp/browser';
 import { useCallback, useContext, useMemo, useSyncExternalStore } from 'react';
 import { AuthContext } from './context';
 
 /**
- * What {@link useAuth} returns: the client's current state and its actions.
+ * What {@link useAuth} returns: the client's current state and its actions. `Claims` types
+ * the custom claims of your ID tokens.
  *
  * @example
  * ```ts
- * const { status, getAccessToken }: AuthState = useAuth();
+ * const { isLoading, isAuthenticated, user, getAccessToken }: AuthState<{ tenant: string }> = useAuth();
  * ```
  */
-export interface AuthState {
+export interface AuthState<Claims extends object = Record<string, unknown>> {
   status: AuthSnapshot['status'];
+  /** `status === 'loading'`: the session is not known yet (always so on the server). */
+  isLoading: boolean;
+  /** `status === 'authenticated'`. */
+  isAuthenticated: boolean;
   /** The validated ID token claims, when signed in. */
-  user: AuthSnapshot['user'];
+  user: (IdTokenClaims & Claims) | undefined;
+  /** The raw ID token, when signed in: for apps that must pass it on (e.g. as an `id_token_hint`). */
+  idToken: string | undefined;
   /** Why the last login or refresh failed, when `status` is `'error'`. */
   error: AuthSnapshot['error'];
   login: BrowserClient['login'];
@@ -31,21 +38,22 @@ const getServerSnapshot = (): AuthSnapshot => SERVER_SNAPSHOT;
 
 /**
  * The signed-in state of the nearest {@link AuthProvider}'s client. Re-renders only when the
- * client's snapshot changes (not on every notification).
+ * client's snapshot changes (not on every notification). The type parameter types custom
+ * claims; it is a claim about your provider's tokens, not a check.
  *
  * @throws OidcError `invalid_options` when used outside an {@link AuthProvider}.
  *
  * @example
  * ```tsx
  * function Profile() {
- *   const { status, user, login, logout } = useAuth();
- *   if (status === 'loading') return <p>Loading…</p>;
- *   if (status !== 'authenticated') return <button onClick={() => login()}>Log in</button>;
- *   return <button onClick={() => logout()}>Log out {user?.name}</button>;
+ *   const { isLoading, isAuthenticated, user, login, logout } = useAuth<{ tenant: string }>();
+ *   if (isLoading) return <p>Loading…</p>;
+ *   if (!isAuthenticated) return <button onClick={() => login()}>Log in</button>;
+ *   return <button onClick={() => logout()}>Log out {user?.name} ({user?.tenant})</button>;
  * }
  * ```
  */
-export function useAuth(): AuthState {
+export function useAuth<Claims extends object = Record<string, unknown>>(): AuthState<Claims> {
   const client = useContext(AuthContext);
   if (!client) {
     throw new OidcError(
@@ -69,7 +77,15 @@ export function useAuth(): AuthState {
     [client],
   );
   return useMemo(
-    () => ({ status: snapshot.status, user: snapshot.user, error: snapshot.error, ...actions }),
+    () => ({
+      status: snapshot.status,
+      isLoading: snapshot.status === 'loading',
+      isAuthenticated: snapshot.status === 'authenticated',
+      user: snapshot.user as (IdTokenClaims & Claims) | undefined,
+      idToken: snapshot.idToken,
+      error: snapshot.error,
+      ...actions,
+    }),
     [snapshot, actions],
   );
 }

@@ -1,6 +1,6 @@
 /**
  * @oidc-rp/node/redis: a Redis-backed client-credentials token cache for fleets of
- * instances, with a distributed single flight. A separate entry point, so that users
+ * instances, with a distributed single flight, and a Redis session store for the session layer. A separate entry point, so that users
  * without Redis install nothing more; bring your own connected client (node-redis v5/v6
  * as is, ioredis through a few lines of adapter).
  *
@@ -23,5 +23,8 @@
 
 export { RedisTokenCache } from './redis-token-cache';
 export type { RedisTokenCacheOptions } from './redis-token-cache';
+export { RedisSessionStore } from './redis-session-store';
+export type { RedisSessionStoreOptions } from './redis-session-store';
 export type { RedisClientLike, RedisScriptOptions, RedisSetOptions } from './redis-client';
+export type { SessionStore } from '../session/session-store';
 export type { CachedToken, TokenCache, TokenCacheLock } from '../token-cache';

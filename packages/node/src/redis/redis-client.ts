@@ -83,9 +83,9 @@ export interface BoundedRedis {
 const DEL_IF_EQUALS = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end";
 const DEL_IF_EQUALS_SHA1 = createHash('sha1').update(DEL_IF_EQUALS).digest('hex');
 
-export function boundedRedis(client: RedisClientLike, timeoutMs: number): BoundedRedis {
+export function boundedRedis(client: RedisClientLike, timeoutMs: number, user = 'the token cache'): BoundedRedis {
   function run<T>(command: string, operation: () => Promise<T>): Promise<T> {
-    return withTimeout(command, operation, timeoutMs);
+    return withTimeout(command, operation, timeoutMs, user);
   }
 
   return {
@@ -123,7 +123,7 @@ export function boundedRedis(client: RedisClientLike, timeoutMs: number): Bounde
   };
 }
 
-async function withTimeout<T>(command: string, operation: () => Promise<T>, timeoutMs: number): Promise<T> {
+async function withTimeout<T>(command: string, operation: () => Promise<T>, timeoutMs: number, user: string): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timedOut = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
@@ -137,7 +137,7 @@ async function withTimeout<T>(command: string, operation: () => Promise<T>, time
     const what = cause instanceof Error && cause.message.startsWith('no answer') ? `got no answer within ${timeoutMs} ms` : 'failed';
     throw new OidcError(
       'cache_unavailable',
-      `Redis ${command} for the token cache ${what}. Check that Redis is running and reachable from this instance ` +
+      `Redis ${command} for ${user} ${what}. Check that Redis is running and reachable from this instance ` +
         '(the cause has the client error).',
       { cause },
     );

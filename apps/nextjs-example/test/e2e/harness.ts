@@ -1,0 +1,116 @@
+/**
+ * End-to-end harness: the reference server (port 0), the BUILT Next.js example under `next start`
+ * (on a free port, known before the server's config needs it), and a headless Debian Chromium.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createReferenceServer, demoConfig } from '@oidc-rp/reference-server';
+import { type Browser, type Page, chromium } from 'playwright-core';
+import { freePort } from '../../../../test-support/redis-server';
+import { appRoot, nextBin } from './next-build';
+
+export interface Harness {
+  appOrigin: string;
+  issuer: string;
+  /** Requests the reference server served whose path ends with `suffix`, e.g. '/oauth/token'. */
+  count(method: string, suffix: string): number;
+  browser: Browser;
+  close(): Promise<void>;
+}
+
+const READY_TIMEOUT_MS = 30_000;
+
+/** `refreshLeeway`: the app's SESSION_REFRESH_LEEWAY (seconds); a large one makes every request refresh. */
+export async function startHarness({ refreshLeeway }: { refreshLeeway?: number } = {}): Promise<Harness> {
+  const cleanups: Array<() => Promise<unknown>> = [];
+  const close = async () => {
+    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
+  };
+  try {
+    const port = await freePort();
+    const appOrigin = `http://127.0.0.1:${port}`;
+
+    const config = demoConfig();
+    const tenant = config.tenants.find((t) => t.id === 'demo');
+    const web = tenant?.clients?.find((c) => c.client_id === 'web');
+    const spa = tenant?.clients?.find((c) => c.client_id === 'spa');
+    if (!web || !spa) throw new Error('demoConfig() no longer has the web and spa clients');
+    web.redirect_uris = [`${appOrigin}/auth/callback`];
+    web.post_logout_redirect_uris = [`${appOrigin}/`];
+    spa.redirect_uris = [`${appOrigin}/client`];
+    spa.post_logout_redirect_uris = [`${appOrigin}/client`];
+    const requests: Array<{ method: string; path: string }> = [];
+    const server = await createReferenceServer(config, { logger: false, onRequest: ({ method, path }) => requests.push({ method, path }) });
+    const listening = await server.listen({ port: 0, host: '127.0.0.1' });
+    cleanups.push(() => listening.close());
+    const issuer = `${listening.origin}/demo`;
+
+    const app = spawn(nextBin, ['start', '--hostname', '127.0.0.1', '--port', String(port)], {
+      cwd: appRoot,
+      env: {
+        ...process.env,
+        NEXT_TELEMETRY_DISABLED: '1',
+        NODE_ENV: 'production',
+        OIDC_ISSUER: issuer,
+        APP_BASE_URL: appOrigin,
+        SESSION_SECRET: 'nextjs-example-e2e-session-secret-0123456789',
+        ...(refreshLeeway !== undefined ? { SESSION_REFRESH_LEEWAY: String(refreshLeeway) } : {}),
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    cleanups.push(() => stop(app));
+    await untilServing(app, appOrigin);
+
+    const browser = await chromium.launch({
+      executablePath: '/usr/bin/chromium',
+      headless: true,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    });
+    cleanups.push(() => browser.close());
+    const count = (method: string, suffix: string) => requests.filter((r) => r.method === method && r.path.endsWith(suffix)).length;
+    return { appOrigin, issuer, count, browser, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
+/** Resolves once the app answers HTTP; fails with its output if it exits or stays silent. */
+async function untilServing(app: ChildProcess, origin: string): Promise<void> {
+  let output = '';
+  app.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  app.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = once(app, 'exit').then(([code]) => {
+    throw new Error(`next start exited (code ${String(code)}):\n${output}`);
+  });
+  exited.catch(() => undefined);
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  const poll = async () => {
+    for (let delay = 50; ; delay = Math.min(delay * 2, 500)) {
+      const ok = await fetch(`${origin}/client`).then((r) => r.ok, () => false);
+      if (ok) return;
+      if (Date.now() > deadline) throw new Error(`next start did not answer within ${READY_TIMEOUT_MS} ms:\n${output}`);
+      await new Promise((resolve) => setTimeout(resolve, delay));
+    }
+  };
+  await Promise.race([poll(), exited]);
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = once(child, 'exit');
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** Fills the reference server's login form as alice (consent: allowed when asked). */
+export async function logInAsAlice(page: Page): Promise<void> {
+  await page.getByLabel('Username').fill('alice');
+  await page.getByLabel('Password').fill('wonderland');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  const allow = page.getByRole('button', { name: 'Allow' });
+  await allow.or(page.getByTestId('status')).or(page.getByTestId('client-status')).first().waitFor();
+  if (await allow.isVisible()) await allow.click();
+}

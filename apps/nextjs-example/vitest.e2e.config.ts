@@ -1,0 +1,18 @@
+import { defineConfig, mergeConfig } from 'vitest/config';
+import { sharedTestConfig } from '../../vitest.shared';
+
+// Real Chromium against the reference server and the built app (`next build` once per run, in
+// the global setup): one file at a time (each starts its own servers and browser).
+export default mergeConfig(
+  sharedTestConfig,
+  defineConfig({
+    test: {
+      include: ['test/e2e/**/*.test.ts'],
+      environment: 'node',
+      globalSetup: ['test/e2e/build.ts'],
+      fileParallelism: false,
+      testTimeout: 45_000,
+      hookTimeout: 60_000,
+    },
+  }),
+);

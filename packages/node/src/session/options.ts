@@ -1,0 +1,157 @@
+/** The options of {@link createSessionAuth}, checked once at creation. */
+
+import { OidcError } from '@oidc-rp/core';
+import type { NodeClient, StartLoginOptions } from '../client';
+import { secretsOf } from '../sealing';
+import type { SessionStore } from './session-store';
+
+/**
+ * Settings of the session layer.
+ *
+ * @example
+ * ```ts
+ * const options: SessionAuthOptions = {
+ *   client, // createNodeClient({ ..., redirectUri: 'https://app.example.com/auth/callback' })
+ *   secret: process.env.SESSION_SECRET!, // >= 32 random characters, the same on every instance
+ *   baseUrl: 'https://app.example.com',
+ *   rollingDuration: 60 * 60, // signed out after an hour without a request
+ *   absoluteDuration: 24 * 60 * 60, // and after a day whatever happens
+ * };
+ * ```
+ */
+export interface SessionAuthOptions {
+  /** The client that logs users in; its `redirectUri` must point at `routes.callback`. */
+  client: NodeClient;
+  /**
+   * Seals the session cookie (and store entries): at least 32 random characters, the same on
+   * every instance. An array rotates: the first seals, every one opens.
+   */
+  secret: string | string[];
+  /**
+   * Where the app is reached, e.g. `https://app.example.com`. Decides `Secure` and the
+   * `__Host-` cookie prefix, and is the origin a logout POST must come from. Default: the origin
+   * of each request's URL (set it behind a proxy, where that URL is the internal one).
+   */
+  baseUrl?: string;
+  /** Paths of the routes `handle()` answers. Defaults `/auth/login`, `/auth/callback`, `/auth/logout`. */
+  routes?: { login?: string; callback?: string; logout?: string };
+  /** Base name of the session cookie(s). Default `oidc-rp.session` (`__Host-oidc-rp.session` over https). */
+  cookieName?: string;
+  /** Seconds without a request after which the session ends; `false`: only `absoluteDuration` counts. Default 86 400 (a day). */
+  rollingDuration?: number | false;
+  /** Seconds after the login at which the session ends, however active. Default 604 800 (a week). */
+  absoluteDuration?: number;
+  /** Seconds before the access token's expiry at which `getSession` refreshes it. Default 60. */
+  refreshLeeway?: number;
+  /**
+   * Seconds an access token is taken to live when the provider does not say (this service's
+   * code exchange sends no `expires_in`). Default 300: such a token is refreshed after five
+   * minutes, and from then on the provider's `expires_in` counts.
+   */
+  unknownAccessTokenLifetime?: number;
+  /** Keep sessions on the server (large token sets, revocation); the cookie then holds a sealed id. Default: none, the session is sealed in the cookie. */
+  store?: SessionStore;
+  /** Options of every login (e.g. `{ scope: 'openid profile offline_access' }`). */
+  loginOptions?: Omit<StartLoginOptions, 'appState'>;
+  /** After logout, also end the provider's session (RP-initiated logout) when it offers one. Default true. */
+  idpLogout?: boolean;
+  /** Path (or absolute URL on `baseUrl`) the user lands on after logout; with `idpLogout`, register it as a post-logout redirect URI. Default `/`. */
+  postLogoutRedirect?: string;
+  /** Builds the response of a failed login callback. Default: a small HTML page with the error code and a "try again" link. */
+  onCallbackError?: (error: OidcError, request: Request) => Response | Promise<Response>;
+}
+
+/** Options with defaults applied. Internal. */
+export interface ResolvedSessionOptions {
+  client: NodeClient;
+  secrets: string[];
+  baseUrl: URL | undefined;
+  routes: { login: string; callback: string; logout: string };
+  cookieName: string;
+  rollingDuration: number | false;
+  absoluteDuration: number;
+  refreshLeeway: number;
+  unknownAccessTokenLifetime: number;
+  store: SessionStore | undefined;
+  loginOptions: Omit<StartLoginOptions, 'appState'>;
+  idpLogout: boolean;
+  postLogoutRedirect: string;
+  onCallbackError: SessionAuthOptions['onCallbackError'];
+}
+
+export function resolveSessionOptions(options: SessionAuthOptions): ResolvedSessionOptions {
+  if (typeof options !== 'object' || options === null) fail('createSessionAuth needs an options object.');
+  const { client } = options;
+  if (typeof client !== 'object' || client === null || typeof client.handleCallback !== 'function') {
+    fail('`client` must be the client from createNodeClient(), with a redirectUri to your callback route.');
+  }
+  const secrets = secretsOf(options.secret, '`secret` (the session secret)');
+
+  let baseUrl: URL | undefined;
+  if (options.baseUrl !== undefined) {
+    try {
+      baseUrl = new URL(options.baseUrl);
+    } catch {
+      fail('`baseUrl` must be the absolute URL the app is reached at, e.g. https://app.example.com.');
+    }
+    if (baseUrl.protocol !== 'https:' && baseUrl.protocol !== 'http:') fail('`baseUrl` must be an http(s) URL.');
+  }
+
+  const routes = {
+    login: path(options.routes?.login, '/auth/login', 'routes.login'),
+    callback: path(options.routes?.callback, '/auth/callback', 'routes.callback'),
+    logout: path(options.routes?.logout, '/auth/logout', 'routes.logout'),
+  };
+  const cookieName = options.cookieName ?? 'oidc-rp.session';
+  if (typeof cookieName !== 'string' || !/^[A-Za-z0-9._-]{1,64}$/.test(cookieName)) {
+    fail('`cookieName` must be 1-64 characters of letters, digits, ".", "_" and "-".');
+  }
+  const absoluteDuration = seconds(options.absoluteDuration, 604_800, '`absoluteDuration`');
+  const rollingDuration = options.rollingDuration === false ? false : seconds(options.rollingDuration, 86_400, '`rollingDuration`');
+  const refreshLeeway = options.refreshLeeway ?? 60;
+  if (typeof refreshLeeway !== 'number' || !Number.isFinite(refreshLeeway) || refreshLeeway < 0) {
+    fail('`refreshLeeway` must be a number of seconds >= 0.');
+  }
+  const store = options.store;
+  if (store !== undefined && (typeof store?.get !== 'function' || typeof store.set !== 'function' || typeof store.delete !== 'function')) {
+    fail('`store` must implement get(id), set(id, value, ttlSeconds) and delete(id).');
+  }
+  const postLogoutRedirect = options.postLogoutRedirect ?? '/';
+  if (typeof postLogoutRedirect !== 'string' || !(postLogoutRedirect.startsWith('/') || /^https?:\/\//.test(postLogoutRedirect))) {
+    fail('`postLogoutRedirect` must be a path such as "/" or an absolute http(s) URL of the app.');
+  }
+  if (options.onCallbackError !== undefined && typeof options.onCallbackError !== 'function') fail('`onCallbackError` must be a function.');
+
+  return {
+    client,
+    secrets,
+    baseUrl,
+    routes,
+    cookieName,
+    rollingDuration,
+    absoluteDuration,
+    refreshLeeway,
+    unknownAccessTokenLifetime: seconds(options.unknownAccessTokenLifetime, 300, '`unknownAccessTokenLifetime`'),
+    store,
+    loginOptions: options.loginOptions ?? {},
+    idpLogout: options.idpLogout ?? true,
+    postLogoutRedirect,
+    onCallbackError: options.onCallbackError,
+  };
+}
+
+function path(value: string | undefined, fallback: string, what: string): string {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'string' || !/^\/[^?#\s]*$/.test(value)) fail(`\`${what}\` must be a path starting with "/", without query or fragment.`);
+  return value;
+}
+
+function seconds(value: number | undefined, fallback: number, what: string): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 1) fail(`${what} must be a number of seconds >= 1.`);
+  return Math.floor(value);
+}
+
+function fail(message: string): never {
+  throw new OidcError('invalid_options', message);
+}

@@ -1,0 +1,112 @@
+/**
+ * The auth routes: login (to the provider), callback (starts the session) and logout (ends it
+ * here and, with `idpLogout`, at the provider). Internal: reached through `SessionAuth`.
+ */
+
+import { type IdTokenClaims, OidcError, isOidcError } from '@oidc-rp/core';
+import type { StartLoginOptions } from '../client';
+import { nowSeconds } from '../sealing';
+import { type CookieShape, parseCookies } from './cookies';
+import type { ResolvedSessionOptions } from './options';
+import { callbackErrorPage, logoutConfirmPage, refusedPage, unavailablePage } from './pages';
+import { crossSiteRefusal, safeReturnTo } from './request-checks';
+import type { createSessionIo } from './session-io';
+import { recordFromTokens } from './session-record';
+
+/** What the routes need from the session layer. */
+export interface RoutesContext {
+  options: ResolvedSessionOptions;
+  io: ReturnType<typeof createSessionIo>;
+  originOf(request: Request): URL;
+  shapeOf(request: Request, pairs: Array<[string, string]>): CookieShape;
+}
+
+export function createAuthRoutes({ options: o, io, originOf, shapeOf }: RoutesContext) {
+  const routes = {
+    async handle(request: Request): Promise<Response | undefined> {
+      const { pathname } = new URL(request.url);
+      if (pathname === o.routes.login && (request.method === 'GET' || request.method === 'HEAD')) return routes.login(request);
+      if (pathname === o.routes.callback) return routes.callback(request);
+      if (pathname === o.routes.logout) return routes.logout(request);
+      return undefined;
+    },
+
+    async login(request: Request, loginOptions: Omit<StartLoginOptions, 'appState'> & { returnTo?: string } = {}): Promise<Response> {
+      const { returnTo: given, ...rest } = loginOptions;
+      const returnTo = safeReturnTo(given ?? new URL(request.url).searchParams.get('returnTo') ?? undefined) ?? '/';
+      return o.client.handleLogin(request, { ...o.loginOptions, ...rest, appState: { returnTo } });
+    },
+
+    async callback(request: Request): Promise<Response> {
+      const pairs = parseCookies(request.headers.get('cookie'));
+      const shape = shapeOf(request, pairs);
+      try {
+        const { tokens, appState, clearCookie } = await o.client.handleCallback(request);
+        if (!tokens.claims) {
+          throw new OidcError('id_token_missing', 'The login returned no ID token: the login scope must include "openid".');
+        }
+        // A new login replaces any earlier session of this browser (no session fixation).
+        const previous = await io.read(pairs, shape).catch(() => undefined);
+        if (previous && 'record' in previous) await io.storeDelete(previous.record.id);
+        const record = recordFromTokens(
+          { ...tokens, claims: tokens.claims as IdTokenClaims },
+          nowSeconds(),
+          o.absoluteDuration,
+          o.unknownAccessTokenLifetime,
+        );
+        const { cookies } = await io.write(record, pairs, shape);
+        const returnTo = safeReturnTo((appState as { returnTo?: unknown } | undefined)?.returnTo) ?? '/';
+        const headers = new Headers({ location: returnTo, 'cache-control': 'no-store' });
+        headers.append('set-cookie', clearCookie);
+        for (const cookie of cookies) headers.append('set-cookie', cookie);
+        // 303: the browser follows with a GET, so a reload does not post the response again.
+        return new Response(null, { status: 303, headers });
+      } catch (error) {
+        if (!isOidcError(error)) throw error;
+        if (error.code === 'session_store_unavailable') return unavailablePage(error.message);
+        if (o.onCallbackError) return o.onCallbackError(error, request);
+        return callbackErrorPage(error.code, error.message, o.routes.login);
+      }
+    },
+
+    async logout(request: Request): Promise<Response> {
+      const pairs = parseCookies(request.headers.get('cookie'));
+      const shape = shapeOf(request, pairs);
+      let read: Awaited<ReturnType<typeof io.read>>;
+      try {
+        read = await io.read(pairs, shape);
+      } catch (error) {
+        if (isOidcError(error) && error.code === 'session_store_unavailable') return unavailablePage(error.message);
+        throw error;
+      }
+      const record = 'record' in read ? read.record : undefined;
+      const home = new URL(o.postLogoutRedirect, originOf(request)).href;
+      if (request.method === 'GET' || request.method === 'HEAD') {
+        // A link or a cross-site image must not end the session: ask for a POST.
+        if (record) return logoutConfirmPage(o.routes.logout, record.csrf);
+        return redirect(home, await io.destroy(undefined, pairs, shape));
+      }
+      if (request.method !== 'POST') return new Response(null, { status: 405, headers: { allow: 'GET, POST' } });
+
+      const refusal = await crossSiteRefusal(request, originOf(request), record?.csrf);
+      if (refusal) return refusedPage(refusal);
+      const cookies = await io.destroy(record, pairs, shape);
+      let target = home;
+      if (record && o.idpLogout) {
+        const endSession = await o.client
+          .endSessionUrl({ ...(record.idToken ? { idTokenHint: record.idToken } : {}), postLogoutRedirectUri: home })
+          .catch(() => undefined); // the local session is over either way
+        if (endSession) target = endSession.href;
+      }
+      return redirect(target, cookies);
+    },
+
+  };
+  return routes;
+}
+
+export function redirect(location: string, cookies: string[], status = 303): Response {
+  const headers = new Headers({ location, 'cache-control': 'no-store' });
+  for (const cookie of cookies) headers.append('set-cookie', cookie);
+  return new Response(null, { status, headers });
+}

@@ -1,0 +1,352 @@
+/**
+ * `createSessionAuth`: server-side sessions on web-standard `Request` / `Response`, for
+ * apps that log users in with a {@link NodeClient}: login, callback and logout routes, a
+ * sealed rolling session cookie (or a store), `getSession` with automatic refresh, and
+ * `requiresAuth` for protected routes. One implementation for Hono, Next.js route handlers
+ * and proxy, and Express or Fastify through `toWebRequest` / `sendWebResponse`.
+ *
+ * Logout is CSRF-safe: it takes a POST only, carrying the session's `csrfToken`, from the
+ * app's own origin (`Origin` and `Sec-Fetch-Site` are checked when the browser sends them);
+ * the session cookie is also `SameSite=Lax`, so no other site's form sends it along.
+ */
+
+import { OidcError, TokenEndpointError, isOidcError } from '@oidc-rp/core';
+import type { StartLoginOptions } from '../client';
+import { nowSeconds } from '../sealing';
+import { type CookieShape, applyToCookieHeader, cookieShape, parseCookies } from './cookies';
+import { type SessionAuthOptions, resolveSessionOptions } from './options';
+import { createRefresher } from './refresh';
+import { crossSiteRefusal, safeReturnTo, wantsHtml } from './request-checks';
+import { createAuthRoutes, redirect } from './routes';
+import { type SignedOutReason, createSessionIo } from './session-io';
+import { type Session, type SessionRecord, publicSession, refreshedRecord } from './session-record';
+
+/**
+ * What a session read returns. Send `cookies` with your response (they roll the expiry, carry
+ * refreshed tokens, or clear a dead session); `withSession` and `requiresAuth` do it for you.
+ *
+ * @example
+ * ```ts
+ * const { session, reason, cookies } = await auth.getSession(request);
+ * const response = Response.json(session ? { user: session.user } : { signedOut: reason });
+ * return auth.applyCookies(response, cookies);
+ * ```
+ */
+export interface SessionResult<Claims extends object = Record<string, unknown>> {
+  /** The session, or undefined when signed out. */
+  session?: Session<Claims>;
+  /** Why there is no session. */
+  reason?: SignedOutReason;
+  /**
+   * A refresh that failed: with `reason: 'refresh_failed'` the provider refused it (signed out);
+   * beside a session, it could not be reached (the session stays, its access token is stale).
+   */
+  error?: OidcError;
+  /** `Set-Cookie` header values to send back; empty when nothing changed. */
+  cookies: string[];
+  /** The request's `Cookie` header with `cookies` applied: forward it downstream (Next.js proxy). */
+  cookieHeader: string;
+}
+
+/**
+ * Options of a session read.
+ *
+ * @example
+ * ```ts
+ * // A Next.js server component cannot set cookies: read only, the proxy refreshes.
+ * const { session } = await auth.getSession(await headers(), { refresh: false });
+ * ```
+ */
+export interface GetSessionOptions {
+  /** Refresh an expiring access token and roll the expiry. Default true; false reads only (no `cookies`). */
+  refresh?: boolean;
+  /** Refresh when the access token expires within this many seconds. Default the `refreshLeeway` option. */
+  minValidity?: number;
+  /** Refresh now, whatever the expiry (e.g. an API answered 401 to the current token). */
+  forceRefresh?: boolean;
+}
+
+/**
+ * What `getAccessToken` returns.
+ *
+ * @example
+ * ```ts
+ * const { accessToken, cookies } = await auth.getAccessToken(request);
+ * ```
+ */
+export interface AccessTokenResult {
+  accessToken: string;
+  /** Epoch seconds, when known. */
+  expiresAt?: number;
+  /** `Set-Cookie` values to send back (the session with the refreshed token). */
+  cookies: string[];
+}
+
+/**
+ * A request, or only its headers (e.g. Next.js `headers()` in a server component).
+ *
+ * @example
+ * ```ts
+ * await auth.getSession(request);                                // a Request
+ * await auth.getSession(await headers(), { refresh: false });   // Next.js server component
+ * ```
+ */
+export type SessionInput = Request | { get(name: string): string | null };
+
+/**
+ * How `requiresAuth` answers a signed-out request.
+ *
+ * @example
+ * ```ts
+ * auth.requiresAuth(handler, { unauthenticated: 'status' }); // API route: 401 JSON, never a redirect
+ * ```
+ */
+export interface RequiresAuthOptions {
+  /**
+   * `'redirect'`: to the login route with `returnTo` (default for GET requests that accept HTML);
+   * `'status'`: 401 with `{ error: 'login_required', reason }` (default otherwise).
+   */
+  unauthenticated?: 'redirect' | 'status';
+}
+
+/**
+ * The session layer. Create it with {@link createSessionAuth}.
+ *
+ * @example
+ * ```ts
+ * app.all('/auth/*', async (c) => (await auth.handle(c.req.raw)) ?? c.notFound());
+ * app.get('/me', (c) => auth.requiresAuth((request, session) => Response.json(session.user))(c.req.raw));
+ * ```
+ */
+export interface SessionAuth<Claims extends object = Record<string, unknown>> {
+  /** Answers the login, callback and logout routes; resolves undefined for every other path. */
+  handle(request: Request): Promise<Response | undefined>;
+  /** Login route: redirects to the provider; `?returnTo=/path` (a local path) is where the user lands after. */
+  login(request: Request, options?: Omit<StartLoginOptions, 'appState'> & { returnTo?: string }): Promise<Response>;
+  /** Callback route: finishes the login, starts the session, redirects to `returnTo`. */
+  callback(request: Request): Promise<Response>;
+  /** Logout route: POST with the csrf token ends the session (and the provider's); GET shows a confirmation form. */
+  logout(request: Request): Promise<Response>;
+  /** The session of a request, refreshed and rolled unless `refresh: false`. Never throws for a bad cookie: see `reason`. */
+  getSession(input: SessionInput, options?: GetSessionOptions): Promise<SessionResult<Claims>>;
+  /** The session's access token, refreshed when it expires within `minValidity`. Rejects `login_required` when signed out. */
+  getAccessToken(input: SessionInput, options?: Omit<GetSessionOptions, 'refresh'>): Promise<AccessTokenResult>;
+  /** Wraps a handler that needs a session; signed-out requests get a redirect to login or a 401. */
+  requiresAuth(
+    handler: (request: Request, session: Session<Claims>) => Response | Promise<Response>,
+    options?: RequiresAuthOptions,
+  ): (request: Request) => Promise<Response>;
+  /** Wraps a handler that works with or without a session, and sends the session's cookies. */
+  withSession(
+    handler: (request: Request, session: Session<Claims> | undefined) => Response | Promise<Response>,
+  ): (request: Request) => Promise<Response>;
+  /** A copy of the response with the `Set-Cookie` values added (the response itself when there are none). */
+  applyCookies(response: Response, cookies: string[]): Response;
+  /** The login route's URL for a return path, e.g. `/auth/login?returnTo=%2Forders`. */
+  loginUrl(returnTo?: string): string;
+  /** Ends a session on the back end (needs a store): its next request is signed out with reason `revoked`. */
+  revokeSession(sessionId: string): Promise<void>;
+  /**
+   * Whether a state-changing request (your own POST forms) is the app's own: same origin, and
+   * carrying the session's csrf token (form field `csrf_token` or header `x-csrf-token`). Reads a form body.
+   */
+  verifyCsrf(request: Request, session: Session<Claims>): Promise<boolean>;
+}
+
+/**
+ * Creates the session layer for a client.
+ *
+ * @example
+ * ```ts
+ * import { createNodeClient, createSessionAuth } from '@oidc-rp/node';
+ *
+ * const client = createNodeClient({
+ *   issuer: 'http://127.0.0.1:4000/demo',
+ *   clientId: 'web',
+ *   clientSecret: 'web-secret',
+ *   redirectUri: 'http://127.0.0.1:3000/auth/callback',
+ *   scope: 'openid profile email offline_access',
+ *   cookieSecret: process.env.COOKIE_SECRET!,
+ * });
+ * const auth = createSessionAuth({ client, secret: process.env.SESSION_SECRET!, baseUrl: 'http://127.0.0.1:3000' });
+ *
+ * export default {
+ *   async fetch(request: Request) {
+ *     const response = await auth.handle(request); // /auth/login, /auth/callback, /auth/logout
+ *     if (response) return response;
+ *     return auth.withSession((_request, session) => new Response(`Hello ${session?.user.name ?? 'stranger'}`))(request);
+ *   },
+ * };
+ * ```
+ */
+export function createSessionAuth<Claims extends object = Record<string, unknown>>(options: SessionAuthOptions): SessionAuth<Claims> {
+  const o = resolveSessionOptions(options);
+  const io = createSessionIo(o);
+  const refresh = createRefresher(o.client);
+  // Re-seal a rolling session at most this often, not on every request.
+  const rollAfter = o.rollingDuration === false ? Number.POSITIVE_INFINITY : Math.min(60, Math.floor(o.rollingDuration / 10));
+
+  function originOf(request: Request): URL {
+    return o.baseUrl ?? new URL(request.url);
+  }
+
+  function shapeOf(input: SessionInput, pairs: Array<[string, string]>): CookieShape {
+    if (o.baseUrl || input instanceof Request) return cookieShape(o.cookieName, originOf(input as Request).protocol === 'https:');
+    // Headers alone (a server component) and no baseUrl: the cookie's own name tells.
+    const secure = cookieShape(o.cookieName, true);
+    return pairs.some(([name]) => name === secure.name || name.startsWith(`${secure.name}.`)) ? secure : cookieShape(o.cookieName, false);
+  }
+
+  function headersOf(input: SessionInput): { get(name: string): string | null } {
+    return input instanceof Request ? input.headers : input;
+  }
+
+  function signedOut(reason: SignedOutReason, pairs: Array<[string, string]>, cookies: string[], error?: OidcError): SessionResult<Claims> {
+    return { reason, cookies, cookieHeader: applyToCookieHeader(pairs, cookies), ...(error ? { error } : {}) };
+  }
+
+  async function getSession(input: SessionInput, readOptions: GetSessionOptions = {}): Promise<SessionResult<Claims>> {
+    const pairs = parseCookies(headersOf(input).get('cookie'));
+    const shape = shapeOf(input, pairs);
+    const read = await io.read(pairs, shape);
+    const writable = readOptions.refresh !== false;
+    if ('reason' in read) {
+      return signedOut(read.reason, pairs, read.reason === 'no_session' || !writable ? [] : await io.destroy(undefined, pairs, shape));
+    }
+    let record: SessionRecord = read.record;
+    let changed = false;
+    let error: OidcError | undefined;
+    const now = nowSeconds();
+    const leeway = readOptions.minValidity ?? o.refreshLeeway;
+    const due = readOptions.forceRefresh === true || (record.accessTokenExpiresAt !== undefined && now >= record.accessTokenExpiresAt - leeway);
+    if (writable && record.refreshToken && due) {
+      try {
+        const tokens = await refresh(record.refreshToken, record.claims.sub);
+        record = refreshedRecord(record, tokens, nowSeconds(), o.unknownAccessTokenLifetime);
+        changed = true;
+      } catch (failure) {
+        const oidcError = toOidcError(failure);
+        if (refusedByProvider(oidcError)) return signedOut('refresh_failed', pairs, await io.destroy(record, pairs, shape), oidcError);
+        error = oidcError; // the provider could not be reached: keep the session, try again next request
+      }
+    }
+    if (!writable || (!changed && now - read.issuedAt < rollAfter)) {
+      return { session: publicSession<Claims>(record, read.expiresAt), cookies: [], cookieHeader: applyToCookieHeader(pairs, []), ...(error ? { error } : {}) };
+    }
+    const written = await io.write(record, pairs, shape);
+    return {
+      session: publicSession<Claims>(record, written.expiresAt),
+      cookies: written.cookies,
+      cookieHeader: applyToCookieHeader(pairs, written.cookies),
+      ...(error ? { error } : {}),
+    };
+  }
+
+  function applyCookies(response: Response, cookies: string[]): Response {
+    if (cookies.length === 0) return response;
+    // Always a copy: some responses have immutable headers (Response.redirect, fetch results),
+    // and frameworks may hand out responses whose headers they build later.
+    const headers = new Headers(response.headers);
+    for (const cookie of cookies) headers.append('set-cookie', cookie);
+    return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+  }
+
+  function loginUrl(returnTo?: string): string {
+    const path = safeReturnTo(returnTo);
+    return path === undefined ? o.routes.login : `${o.routes.login}?returnTo=${encodeURIComponent(path)}`;
+  }
+
+  const routes = createAuthRoutes({ options: o, io, originOf, shapeOf });
+  const auth: SessionAuth<Claims> = {
+    ...routes,
+
+    getSession,
+
+    async getAccessToken(input, tokenOptions = {}) {
+      const result = await getSession(input, { ...tokenOptions, refresh: true });
+      const { session } = result;
+      if (!session) {
+        throw new OidcError('login_required', `No session (${result.reason ?? 'no_session'}): the user must log in.`, {
+          ...(result.error ? { cause: result.error } : {}),
+        });
+      }
+      if (result.error) throw result.error;
+      if (session.accessTokenExpiresAt !== undefined && session.accessTokenExpiresAt <= nowSeconds()) {
+        throw new OidcError(
+          'login_required',
+          'The access token has expired and the session has no refresh token: ask for the offline_access scope, or log in again.',
+        );
+      }
+      return {
+        accessToken: session.accessToken,
+        ...(session.accessTokenExpiresAt !== undefined ? { expiresAt: session.accessTokenExpiresAt } : {}),
+        cookies: result.cookies,
+      };
+    },
+
+    requiresAuth(handler, requireOptions = {}) {
+      return async (request) => {
+        let result: SessionResult<Claims>;
+        try {
+          result = await getSession(request);
+        } catch (error) {
+          if (isOidcError(error) && error.code === 'session_store_unavailable') {
+            return Response.json({ error: error.code, message: error.message }, { status: 503 });
+          }
+          throw error;
+        }
+        if (result.session) return applyCookies(await handler(request, result.session), result.cookies);
+        const mode = requireOptions.unauthenticated ?? (wantsHtml(request) ? 'redirect' : 'status');
+        if (mode === 'redirect') {
+          const { pathname, search } = new URL(request.url);
+          return redirect(loginUrl(pathname + search), result.cookies, 302);
+        }
+        const response = Response.json(
+          { error: 'login_required', reason: result.reason, message: 'Log in first: this route needs a session.' },
+          { status: 401, headers: { 'cache-control': 'no-store' } },
+        );
+        return applyCookies(response, result.cookies);
+      };
+    },
+
+    withSession(handler) {
+      return async (request) => {
+        const result = await getSession(request);
+        return applyCookies(await handler(request, result.session), result.cookies);
+      };
+    },
+
+    applyCookies,
+    loginUrl,
+
+    async revokeSession(sessionId) {
+      if (!o.store) {
+        throw new OidcError(
+          'invalid_options',
+          'revokeSession needs the store option: a session sealed in its cookie cannot be ended from the back end before it expires.',
+        );
+      }
+      await io.storeDelete(sessionId);
+    },
+
+    async verifyCsrf(request, session) {
+      return (await crossSiteRefusal(request, originOf(request), session.csrfToken)) === undefined;
+    },
+  };
+  return auth;
+}
+
+/** The provider answered the refresh with a refusal (not an outage): the session cannot go on. */
+function refusedByProvider(error: OidcError): boolean {
+  if (error instanceof TokenEndpointError || (error as { status?: unknown }).status !== undefined) {
+    const status = (error as { status?: number }).status ?? 0;
+    // 408 and 429 say "not now", not "never": keep the session and try again later.
+    return status >= 400 && status < 500 && status !== 408 && status !== 429;
+  }
+  return error.code.startsWith('id_token_') || error.code === 'refresh_token_missing';
+}
+
+function toOidcError(error: unknown): OidcError {
+  if (isOidcError(error)) return error;
+  return new OidcError('network_error', 'Refreshing the session failed unexpectedly.', { cause: error });
+}

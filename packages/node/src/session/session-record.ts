@@ -1,0 +1,132 @@
+/**
+ * What a session holds, and the public view of it. The record is what gets sealed (into the
+ * cookie or the store); {@link Session} is what application code sees: no refresh token, so
+ * the app cannot spend it behind the session layer's back (rotation would then revoke it).
+ */
+
+import { createState } from '@oidc-rp/core';
+import type { IdTokenClaims, TokenSet } from '@oidc-rp/core';
+
+/** The sealed content of a session. Internal. */
+export interface SessionRecord {
+  id: string;
+  csrf: string;
+  claims: IdTokenClaims;
+  idToken?: string;
+  accessToken: string;
+  accessTokenExpiresAt?: number;
+  refreshToken?: string;
+  scope?: string;
+  /** Epoch seconds: the login. */
+  createdAt: number;
+  /** Epoch seconds: the session ends then, however active. */
+  absoluteExpiresAt: number;
+}
+
+/**
+ * A signed-in user's session as application code sees it. `Claims` types your custom claims.
+ *
+ * @example
+ * ```ts
+ * const { session } = await auth.getSession(request);
+ * if (session) console.log(session.user.email, new Date(session.expiresAt * 1000));
+ * ```
+ */
+export interface Session<Claims extends object = Record<string, unknown>> {
+  /** Random id of this session (the store key when a store is used; for logs and revocation). */
+  id: string;
+  /** The validated ID token claims, without the protocol-only ones (nonce, at_hash, c_hash). */
+  user: IdTokenClaims & Claims;
+  /** The raw ID token, e.g. for an `id_token_hint`. */
+  idToken?: string;
+  /** The access token, refreshed by `getSession` when it had expired. */
+  accessToken: string;
+  /** Epoch seconds: the provider's `expires_in`, or the `unknownAccessTokenLifetime` option when it did not say. */
+  accessTokenExpiresAt?: number;
+  /** Whether the session holds a refresh token (ask for `offline_access` to get one). */
+  canRefresh: boolean;
+  scope?: string;
+  /** Epoch seconds: the login. */
+  createdAt: number;
+  /** Epoch seconds: the session ends then unless used again (rolling), and never after `absoluteExpiresAt`. */
+  expiresAt: number;
+  absoluteExpiresAt: number;
+  /** Send it back with the logout POST (form field `csrf_token` or header `x-csrf-token`). */
+  csrfToken: string;
+}
+
+// Checked once at login; kept out of the session (they would only fill the cookie).
+const PROTOCOL_CLAIMS = ['nonce', 'at_hash', 'c_hash'];
+
+export function recordFromTokens(
+  tokens: TokenSet & { claims: IdTokenClaims },
+  now: number,
+  absoluteDuration: number,
+  unknownLifetime: number,
+): SessionRecord {
+  return {
+    id: createState(), // 256 random bits, base64url
+    csrf: createState(),
+    claims: withoutProtocolClaims(tokens.claims),
+    ...(tokens.idToken !== undefined ? { idToken: tokens.idToken } : {}),
+    accessToken: tokens.accessToken,
+    accessTokenExpiresAt: tokens.expiresAt ?? now + unknownLifetime,
+    ...(tokens.refreshToken !== undefined ? { refreshToken: tokens.refreshToken } : {}),
+    ...(tokens.scope !== undefined ? { scope: tokens.scope } : {}),
+    createdAt: now,
+    absoluteExpiresAt: now + absoluteDuration,
+  };
+}
+
+/** The record after a refresh: new access token, rotated refresh token, newer ID token and claims when given. */
+export function refreshedRecord(record: SessionRecord, tokens: TokenSet, now: number, unknownLifetime: number): SessionRecord {
+  const next: SessionRecord = {
+    ...record,
+    accessToken: tokens.accessToken,
+    accessTokenExpiresAt: tokens.expiresAt ?? now + unknownLifetime,
+    refreshToken: tokens.refreshToken ?? record.refreshToken,
+  };
+  if (tokens.idToken !== undefined) next.idToken = tokens.idToken;
+  if (tokens.claims !== undefined) next.claims = withoutProtocolClaims(tokens.claims);
+  if (tokens.scope !== undefined) next.scope = tokens.scope;
+  if (next.refreshToken === undefined) delete next.refreshToken;
+  return next;
+}
+
+export function publicSession<Claims extends object>(record: SessionRecord, expiresAt: number): Session<Claims> {
+  return {
+    id: record.id,
+    user: record.claims as IdTokenClaims & Claims,
+    ...(record.idToken !== undefined ? { idToken: record.idToken } : {}),
+    accessToken: record.accessToken,
+    ...(record.accessTokenExpiresAt !== undefined ? { accessTokenExpiresAt: record.accessTokenExpiresAt } : {}),
+    canRefresh: record.refreshToken !== undefined,
+    ...(record.scope !== undefined ? { scope: record.scope } : {}),
+    createdAt: record.createdAt,
+    expiresAt,
+    absoluteExpiresAt: record.absoluteExpiresAt,
+    csrfToken: record.csrf,
+  };
+}
+
+/** Whether a sealed payload's content is a session record (a tampered-with store could hold anything). */
+export function isSessionRecord(value: unknown): value is SessionRecord {
+  if (typeof value !== 'object' || value === null) return false;
+  const r = value as Record<string, unknown>;
+  return (
+    typeof r.id === 'string' &&
+    typeof r.csrf === 'string' &&
+    typeof r.accessToken === 'string' &&
+    typeof r.createdAt === 'number' &&
+    typeof r.absoluteExpiresAt === 'number' &&
+    typeof r.claims === 'object' &&
+    r.claims !== null &&
+    typeof (r.claims as Record<string, unknown>).sub === 'string'
+  );
+}
+
+function withoutProtocolClaims(claims: IdTokenClaims): IdTokenClaims {
+  const copy: Record<string, unknown> = { ...claims };
+  for (const name of PROTOCOL_CLAIMS) delete copy[name];
+  return copy as IdTokenClaims;
+}

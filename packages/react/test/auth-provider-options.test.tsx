@@ -1,0 +1,56 @@
+// <AuthProvider options={…}>: plain, serialisable options (what a Next.js server layout can
+// pass) instead of a client object; the provider creates the client once.
+import { act, cleanup, render, screen } from '@testing-library/react';
+import { renderToString } from 'react-dom/server';
+import { afterEach, describe, expect, it } from 'vitest';
+import { AuthProvider, type AuthState, useAuth } from '../src/index';
+
+afterEach(cleanup);
+
+const options = {
+  issuer: 'http://127.0.0.1:4000/demo',
+  clientId: 'spa',
+  redirectUri: 'http://127.0.0.1:5173/callback',
+};
+
+const seen: AuthState['client'][] = [];
+function Probe() {
+  const { client, status } = useAuth();
+  seen.push(client);
+  return <p data-testid="status">{status}</p>;
+}
+
+function LoadingProbe() {
+  const { isLoading } = useAuth();
+  return <p>{isLoading ? 'loading' : 'known'}</p>;
+}
+
+describe('AuthProvider with options', () => {
+  it('creates one client from the options and keeps it across re-renders with new option objects', async () => {
+    seen.length = 0;
+    const { rerender } = render(
+      <AuthProvider options={{ ...options }}>
+        <Probe />
+      </AuthProvider>,
+    );
+    // No session stored in this tab: signed out, without a login callback in the URL.
+    await act(async () => {});
+    expect(screen.getByTestId('status').textContent).toBe('unauthenticated');
+    rerender(
+      <AuthProvider options={{ ...options, clientId: 'ignored-after-creation' }}>
+        <Probe />
+      </AuthProvider>,
+    );
+    await act(async () => {});
+    expect(new Set(seen).size).toBe(1);
+    expect(typeof seen[0]?.login).toBe('function');
+  });
+
+  it('renders on the server (status loading) without touching window', () => {
+    expect(renderToString(<AuthProvider options={options}><LoadingProbe /></AuthProvider>)).toContain('loading');
+  });
+
+  it('refuses invalid options with the browser client\u2019s clear error', () => {
+    expect(() => renderToString(<AuthProvider options={{ ...options, redirectUri: 'not a url' }} />)).toThrow(/redirectUri/);
+  });
+});
