@@ -1,5 +1,5 @@
 import { defineConfig, mergeConfig } from 'vitest/config';
-import { sharedTestConfig } from '../../vitest.shared';
+import { sharedTestConfig } from '../../vitest.shared.ts';
 
 // Real Chromium against the reference server and the built app (`next build` once per run, in
 // the global setup): one file at a time (each starts its own servers and browser).

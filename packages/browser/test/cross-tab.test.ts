@@ -148,7 +148,7 @@ describe('tabs with sessions of their own (memory storage)', () => {
 
     await a.client.logout({ redirect: false });
     await heard;
-    await vi.waitFor(async () => expect(await provider.count('/oauth/revoke')).toBe(revocations + 2));
+    await vi.waitFor(async () => expect(await provider.count('/oauth/revoke')).toBe(revocations + 2), { timeout: 10_000 });
 
     expect(b.client.getSnapshot().status).toBe('unauthenticated');
     expect(await storageB.keys()).toEqual([]);

@@ -34,7 +34,7 @@ describe('login in a popup', () => {
     const transactions = memoryStorage();
     const tab = createTab(provider, { transactionStorage: transactions, navigate: { openPopup: () => popup as unknown as Window } }, { popupLogin });
     const finished = tab.client.login({ popup: true, appState: 'x' });
-    await vi.waitFor(() => expect(popup.location.href).toContain('/oidc/authorize'));
+    await vi.waitFor(() => expect(popup.location.href).toContain('/oidc/authorize'), { timeout: 10_000 });
     expect(await transactions.keys()).toEqual([]); // the popup's transaction stays in memory
     const callbackUrl = await provider.login(popup.location.href);
 
@@ -86,7 +86,7 @@ describe('login in a popup', () => {
     const tab = createTab(provider, { navigate: { openPopup: () => popup as unknown as Window } }, { popupLogin });
     await tab.client.init();
     const finished = tab.client.login({ popup: true });
-    await vi.waitFor(() => expect(popup.location.href).toContain('/oidc/authorize'));
+    await vi.waitFor(() => expect(popup.location.href).toContain('/oidc/authorize'), { timeout: 10_000 });
     popup.closed = true;
     await expect(finished).rejects.toMatchObject({ code: 'popup_closed' });
     expect(tab.client.getSnapshot().status).toBe('unauthenticated');

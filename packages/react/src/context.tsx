@@ -1,4 +1,4 @@
-import { type BrowserClient, type BrowserClientOptions, createBrowserClient } from '@oidc-rp/browser';
+import { type BrowserClient, type BrowserClientOptions, createBrowserClient, discover } from '@oidc-rp/browser';
 import { createContext, useEffect, useRef, useState, type ReactNode } from 'react';
 
 /** The client the nearest {@link AuthProvider} holds; `undefined` outside any provider. */
@@ -50,7 +50,9 @@ interface AuthProviderSettings {
  */
 export function AuthProvider({ client: given, options, onRedirectCallback, children }: AuthProviderProps): ReactNode {
   // Created once: later option objects (a re-render makes new ones) are not a new client.
-  const [created] = useState(() => (given ? undefined : createBrowserClient(options as BrowserClientOptions)));
+  // Plain options come from places that cannot pass functions (a Next.js server layout), so
+  // discovery is included for an `issuer`; a module-level `client` keeps it opt-in.
+  const [created] = useState(() => (given ? undefined : createBrowserClient({ discover, ...(options as BrowserClientOptions) })));
   const client = given ?? (created as BrowserClient);
   // Refs survive StrictMode's simulated unmount/remount, so each client starts exactly once.
   const started = useRef<BrowserClient | undefined>(undefined);
