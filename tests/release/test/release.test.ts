@@ -1,0 +1,173 @@
+// The release check as CI runs it: the packages as npm would ship them (packed from dist),
+// linted, installed into a scratch project outside the workspace, type-checked under three
+// module resolutions and run from ESM and CJS against the packed reference server.
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  PACKAGES,
+  attwTarball,
+  bareBuiltinImports,
+  createConsumer,
+  inspectPackage,
+  inspectSource,
+  packAll,
+  publintTarball,
+  runProgram,
+  startPackedCli,
+  typecheckConsumer,
+} from '../../../scripts/release-check.mjs';
+import { release, releasePlan } from '../../../scripts/release.mjs';
+
+interface Packed {
+  name: string;
+  dir: string;
+  tarball: string;
+  unpacked: string;
+}
+
+let work: string;
+let packed: Packed[];
+
+beforeAll(async () => {
+  work = mkdtempSync(join(tmpdir(), 'oidc-rp-release-test-'));
+  packed = await packAll(join(work, 'packs'));
+});
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+describe('the tarballs', () => {
+  it('one per publishable package, each with its dist, README, LICENSE and complete metadata', () => {
+    expect(packed.map((p) => p.dir)).toEqual(PACKAGES);
+    for (const p of packed) {
+      expect({ name: p.name, problems: [...inspectSource(p.dir), ...inspectPackage(p.unpacked)] }).toEqual({ name: p.name, problems: [] });
+    }
+  });
+
+  it('publint --strict finds nothing', async () => {
+    const results = await Promise.all(packed.map(async (p) => ({ name: p.name, messages: await publintTarball(p.tarball) })));
+    expect(results).toEqual(packed.map((p) => ({ name: p.name, messages: [] })));
+  });
+
+  it('arethetypeswrong: every entry point resolves under node10, node16 (CJS and ESM) and bundler', async () => {
+    const results = await Promise.all(packed.map(async (p) => ({ name: p.name, ...(await attwTarball(p.tarball)) })));
+    for (const { name, problems, resolutions } of results) {
+      expect({ name, problems }).toEqual({ name, problems: [] });
+      expect(resolutions.filter((r) => !r.ok)).toEqual([]);
+    }
+    const subpaths = results.flatMap((r) => r.resolutions.filter((x) => x.mode === 'node10').map((x) => `${r.name}/${x.entry}`));
+    expect(subpaths).toEqual(expect.arrayContaining(['@oidc-rp/node/./redis', '@oidc-rp/reference-server/./testing']));
+  });
+});
+
+describe('the checks catch a broken package', () => {
+  it('an unbuilt package (no dist) is reported, file by file', () => {
+    const core = packed.find((p) => p.name === '@oidc-rp/core') as Packed;
+    const copy = join(work, 'unbuilt-core');
+    cpSync(core.unpacked, copy, { recursive: true });
+    rmSync(join(copy, 'dist'), { recursive: true });
+    expect(inspectPackage(copy)).toEqual(
+      expect.arrayContaining([
+        'dist/index.mjs (named in package.json) is not in the package: was it built?',
+        'dist/index.d.cts (named in package.json) is not in the package: was it built?',
+      ]),
+    );
+  });
+
+  it('a bare Node built-in import, a missing LICENSE and a React build without its directive are reported', () => {
+    const react = packed.find((p) => p.name === '@oidc-rp/react') as Packed;
+    const copy = join(work, 'broken-react');
+    cpSync(react.unpacked, copy, { recursive: true });
+    rmSync(join(copy, 'LICENSE'));
+    const file = join(copy, 'dist/index.mjs');
+    writeFileSync(file, `import { randomUUID } from 'crypto';\n${readFileSync(file, 'utf8').replace("'use client';\n", '')}`);
+    expect(inspectPackage(copy)).toEqual(
+      expect.arrayContaining([
+        'LICENSE is not in the package',
+        'dist/index.mjs imports "crypto" without the node: prefix',
+        "dist/index.mjs does not start with 'use client'",
+      ]),
+    );
+  });
+
+  it('finds bare built-ins in import, export, dynamic import and require forms, and only those', () => {
+    const source = [
+      "import { createHash } from 'crypto';",
+      'export * from "fs/promises";',
+      "const p = await import('path');",
+      "const u = require('util');",
+      "import 'node:net';",
+      "import { x } from 'jose';",
+      "const s = 'the crypto module';",
+    ].join('\n');
+    expect(bareBuiltinImports(source)).toEqual(['crypto', 'fs/promises', 'path', 'util']);
+  });
+});
+
+describe('a scratch consumer installing the tarballs with npm', () => {
+  let consumer: string;
+  beforeAll(async () => {
+    consumer = await createConsumer(packed, join(work, 'consumer'));
+  });
+
+  // The consumer's @ts-expect-error lines make this fail if a module resolved to `any`.
+  it('type-checks under node16, bundler and node10 resolution, library types included', async () => {
+    const resolutions = ['node16', 'bundler', 'node10'];
+    const results = await Promise.all(resolutions.map(async (resolution) => ({ resolution, ...(await typecheckConsumer(consumer, resolution)) })));
+    expect(results).toEqual(resolutions.map((resolution) => ({ resolution, ok: true, output: '' })));
+  });
+
+  it('ESM: discovery, client credentials and a code-flow login with a validated ID token; instanceof across copies', async () => {
+    const out = await runProgram(consumer, 'esm.mjs');
+    expect(JSON.parse(out)).toEqual({ format: 'esm', sub: 'alice', clientCredentials: true });
+  });
+
+  it('CJS against the packed CLI on port 0: the same journey; instanceof across copies; react keeps its directive', async () => {
+    const cli = await startPackedCli(consumer);
+    try {
+      const out = await runProgram(consumer, 'cjs.cjs', { ISSUER: `${cli.origin}/demo` });
+      expect(JSON.parse(out)).toEqual({ format: 'cjs', sub: 'alice', clientCredentials: true });
+    } finally {
+      await cli.stop();
+    }
+  });
+});
+
+describe('pnpm release', () => {
+  type Step = { command: string; args: string[] };
+  const fakeRun = (fail: (step: Step) => boolean, calls: Step[], stdout = '') => async (command: string, args: string[]) => {
+    calls.push({ command, args });
+    return { code: fail({ command, args }) ? 1 : 0, stdout };
+  };
+  const isPublish = (s: Step) => s.args.includes('publish');
+
+  it('builds, then runs the checks, then publishes, in that order', () => {
+    const names = releasePlan({ dryRun: false }).map((s: Step) => `${s.command} ${s.args.join(' ')}`);
+    expect(names).toEqual(['git status --porcelain', 'pnpm build', 'pnpm test', 'pnpm docs:api', 'pnpm exec changeset publish']);
+  });
+
+  it('the dry run runs every step but publishes nothing', async () => {
+    const calls: Step[] = [];
+    await release({ dryRun: true, run: fakeRun(() => false, calls), log: () => {} });
+    expect(calls.map((c) => `${c.command} ${c.args.join(' ')}`)).toEqual([
+      'pnpm build',
+      'pnpm test',
+      'pnpm docs:api',
+      'pnpm publish -r --dry-run --no-git-checks',
+    ]);
+  });
+
+  it.each(['build', 'test', 'docs:api'])('refuses to publish when "%s" fails', async (failing) => {
+    const calls: Step[] = [];
+    await expect(release({ run: fakeRun((s) => s.args[0] === failing, calls), log: () => {} })).rejects.toThrow(/nothing was published/);
+    expect(calls.some(isPublish)).toBe(false);
+  });
+
+  it('refuses to publish from a tree with uncommitted changes', async () => {
+    const calls: Step[] = [];
+    await expect(release({ run: fakeRun(() => false, calls, ' M packages/core/src/errors.ts\n'), log: () => {} })).rejects.toThrow(
+      /uncommitted changes/,
+    );
+    expect(calls).toHaveLength(1);
+  });
+});
