@@ -13,7 +13,7 @@ export { demoConfig } from './demo';
 export { FAULTS } from './faults';
 export type { Fault } from './faults';
 export { ConfigError, DEFAULT_LIFETIMES, loadConfigFile, validateConfig } from './config';
-export type { ServerConfig, StoreConfig, TenantConfig, ClientConfig, UserConfig, Lifetimes, GrantType, ResponseType, SigningAlg } from './config';
+export type { ServerConfig, StoreConfig, Tenant, TenantConfig, Client, ClientConfig, User, UserConfig, Lifetimes, GrantType, ResponseType, SigningAlg } from './config';
 export type { Logger } from './context';
 export type { RequestInfo } from './app';
 export { MemoryStore, StoreUnavailableError } from './store';

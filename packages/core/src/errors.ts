@@ -94,6 +94,7 @@ export class OidcError extends Error {
    * ```
    */
   static override [Symbol.hasInstance](value: unknown): boolean {
+    // biome-ignore lint/complexity/noThisInStatic: `this` is the class right of `instanceof`, possibly a subclass.
     return this === OidcError ? isOidcError(value) : Function.prototype[Symbol.hasInstance].call(this, value);
   }
 }

@@ -1,12 +1,13 @@
 // The release check as CI runs it: the packages as npm would ship them (packed from dist),
 // linted, installed into a scratch project outside the workspace, type-checked under three
 // module resolutions and run from ESM and CJS against the packed reference server.
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   PACKAGES,
+  ROOT,
   attwTarball,
   bareBuiltinImports,
   createConsumer,
@@ -16,9 +17,11 @@ import {
   publintTarball,
   runProgram,
   startPackedCli,
+  TYPECHECKS,
   typecheckConsumer,
 } from '../../../scripts/release-check.mjs';
 import { release, releasePlan } from '../../../scripts/release.mjs';
+import { apiReport, REPORTS, staleReports } from '../../../scripts/api-docs.mjs';
 
 interface Packed {
   name: string;
@@ -111,10 +114,15 @@ describe('a scratch consumer installing the tarballs with npm', () => {
   });
 
   // The consumer's @ts-expect-error lines make this fail if a module resolved to `any`.
-  it('type-checks under node16, bundler and node10 resolution, library types included', async () => {
-    const resolutions = ['node16', 'bundler', 'node10'];
-    const results = await Promise.all(resolutions.map(async (resolution) => ({ resolution, ...(await typecheckConsumer(consumer, resolution)) })));
-    expect(results).toEqual(resolutions.map((resolution) => ({ resolution, ok: true, output: '' })));
+  it('type-checks under node16, bundler and node10 resolution with TypeScript 5.9, and node16 and bundler with 5.0', async () => {
+    const results = await Promise.all(
+      (TYPECHECKS as [string, string][]).map(async ([resolution, typescript]) => ({
+        resolution,
+        typescript,
+        ...(await typecheckConsumer(consumer, resolution, typescript)),
+      })),
+    );
+    expect(results).toEqual((TYPECHECKS as [string, string][]).map(([resolution, typescript]) => ({ resolution, typescript, ok: true, output: '' })));
   });
 
   it('ESM: discovery, client credentials and a code-flow login with a validated ID token; instanceof across copies', async () => {
@@ -169,5 +177,40 @@ describe('pnpm release', () => {
       /uncommitted changes/,
     );
     expect(calls).toHaveLength(1);
+  });
+});
+
+describe('the API reports', () => {
+  it('api/*.api.md match the built declarations of every package', () => {
+    expect(Object.keys(REPORTS)).toEqual(PACKAGES);
+    expect(staleReports()).toEqual([]);
+  });
+
+  it('a change to the public surface changes the report (so the check fails until it is committed)', () => {
+    const node = packed.find((p) => p.name === '@oidc-rp/node') as Packed;
+    const committed = readFileSync(join(ROOT, REPORTS['packages/node']), 'utf8');
+    expect(apiReport(node.unpacked)).toBe(committed);
+
+    const copy = join(work, 'changed-node');
+    cpSync(node.unpacked, copy, { recursive: true });
+    const file = join(copy, 'dist/index.d.ts');
+    writeFileSync(file, readFileSync(file, 'utf8').replace('interface ClientCredentialsOptions {', 'interface ClientCredentialsOptions {\n    releaseCheckProbe?: string;'));
+    const changed = apiReport(copy);
+    expect(changed).not.toBe(committed);
+    expect(changed).toContain('releaseCheckProbe?: string;');
+  });
+
+  it('comments and chunk file hashes do not change the report', () => {
+    const node = packed.find((p) => p.name === '@oidc-rp/node') as Packed;
+    const copy = join(work, 'recommented-node');
+    cpSync(node.unpacked, copy, { recursive: true });
+    const chunk = readdirSync(join(copy, 'dist')).find((f) => /^token-cache-.+\.d\.ts$/.test(f)) as string;
+    renameSync(join(copy, 'dist', chunk), join(copy, 'dist/token-cache-AbCd1234.d.ts'));
+    for (const entry of ['index.d.ts', 'redis.d.ts']) {
+      const file = join(copy, 'dist', entry);
+      const text = readFileSync(file, 'utf8').split(chunk.replace('.d.ts', '')).join('token-cache-AbCd1234');
+      writeFileSync(file, text.replace('interface ClientCredentialsOptions {', '/** Reworded. */\ninterface ClientCredentialsOptions {'));
+    }
+    expect(apiReport(copy)).toBe(apiReport(node.unpacked));
   });
 });
