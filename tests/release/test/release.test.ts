@@ -151,32 +151,48 @@ describe('pnpm release', () => {
 
   it('builds, then runs the checks, then publishes, in that order', () => {
     const names = releasePlan({ dryRun: false }).map((s: Step) => `${s.command} ${s.args.join(' ')}`);
-    expect(names).toEqual(['git status --porcelain', 'pnpm build', 'pnpm test', 'pnpm docs:api', 'pnpm exec changeset publish']);
+    expect(names).toEqual(['git status --porcelain', 'pnpm build', 'pnpm test', 'pnpm docs:api --check', 'pnpm exec changeset publish']);
   });
 
   it('the dry run runs every step but publishes nothing', async () => {
     const calls: Step[] = [];
-    await release({ dryRun: true, run: fakeRun(() => false, calls), log: () => {} });
+    await release({ dryRun: true, run: fakeRun(() => false, calls), log: () => {}, pending: () => ['pending.md'] });
     expect(calls.map((c) => `${c.command} ${c.args.join(' ')}`)).toEqual([
       'pnpm build',
       'pnpm test',
-      'pnpm docs:api',
+      'pnpm docs:api --check',
       'pnpm publish -r --dry-run --no-git-checks',
     ]);
   });
 
   it.each(['build', 'test', 'docs:api'])('refuses to publish when "%s" fails', async (failing) => {
     const calls: Step[] = [];
-    await expect(release({ run: fakeRun((s) => s.args[0] === failing, calls), log: () => {} })).rejects.toThrow(/nothing was published/);
+    await expect(release({ run: fakeRun((s) => s.args[0] === failing, calls), log: () => {}, pending: () => [] })).rejects.toThrow(
+      /nothing was published/i,
+    );
     expect(calls.some(isPublish)).toBe(false);
   });
 
   it('refuses to publish from a tree with uncommitted changes', async () => {
     const calls: Step[] = [];
-    await expect(release({ run: fakeRun(() => false, calls, ' M packages/core/src/errors.ts\n'), log: () => {} })).rejects.toThrow(
-      /uncommitted changes/,
-    );
+    await expect(
+      release({ run: fakeRun(() => false, calls, ' M packages/core/src/errors.ts\n'), log: () => {}, pending: () => [] }),
+    ).rejects.toThrow(/uncommitted changes/);
     expect(calls).toHaveLength(1);
+  });
+
+  it('refuses to publish while changesets are not applied (the versions were not bumped)', async () => {
+    const calls: Step[] = [];
+    await expect(release({ run: fakeRun(() => false, calls), log: () => {}, pending: () => ['new-feature.md'] })).rejects.toThrow(
+      /changeset version/,
+    );
+    expect(calls).toEqual([]);
+  });
+
+  it('publishes when every step passes on a versioned, clean tree', async () => {
+    const calls: Step[] = [];
+    await release({ run: fakeRun(() => false, calls), log: () => {}, pending: () => [] });
+    expect(calls.at(-1)).toEqual({ command: 'pnpm', args: ['exec', 'changeset', 'publish'] });
   });
 });
 
