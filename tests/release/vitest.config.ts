@@ -5,6 +5,6 @@ import { sharedTestConfig } from '../../vitest.shared';
 // (npm install, tsc three times), so the bounds are wider than the unit suites'.
 export default defineConfig(
   mergeConfig(sharedTestConfig, {
-    test: { testTimeout: 120_000, hookTimeout: 120_000 },
+    test: { testTimeout: 150_000, hookTimeout: 150_000 },
   }),
 );
