@@ -1,9 +1,11 @@
 // The release check as CI runs it: the packages as npm would ship them (packed from dist),
 // linted, installed into a scratch project outside the workspace, type-checked under three
 // module resolutions and run from ESM and CJS against the packed reference server.
-import { cpSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   PACKAGES,
@@ -22,6 +24,8 @@ import {
 } from '../../../scripts/release-check.mjs';
 import { release, releasePlan } from '../../../scripts/release.mjs';
 import { apiReport, REPORTS, staleReports } from '../../../scripts/api-docs.mjs';
+
+const exec = promisify(execFile);
 
 interface Packed {
   name: string;
@@ -60,6 +64,28 @@ describe('the tarballs', () => {
     }
     const subpaths = results.flatMap((r) => r.resolutions.filter((x) => x.mode === 'node10').map((x) => `${r.name}/${x.entry}`));
     expect(subpaths).toEqual(expect.arrayContaining(['@oidc-rp/node/./redis', '@oidc-rp/reference-server/./testing']));
+  });
+});
+
+describe('an unbuilt clone', () => {
+  // The reported defect: `npm pack` in a clone without dist/ shipped README and package.json only.
+  it('npm pack builds first (prepack), so the tarball has dist/ with the client directive', async () => {
+    const repo = join(work, 'clone');
+    const pkgDir = join(repo, 'packages/react');
+    mkdirSync(pkgDir, { recursive: true });
+    for (const file of ['tsup.shared.ts', 'tsconfig.base.json']) cpSync(join(ROOT, file), join(repo, file));
+    for (const file of ['src', 'package.json', 'tsup.config.ts', 'tsconfig.json', 'README.md', 'LICENSE']) {
+      cpSync(join(ROOT, 'packages/react', file), join(pkgDir, file), { recursive: true });
+    }
+    // Installed dependencies as in a clone after `pnpm install`: the tools at the root, the
+    // package's own (with @oidc-rp/browser built) beside it.
+    symlinkSync(join(ROOT, 'node_modules'), join(repo, 'node_modules'));
+    symlinkSync(join(ROOT, 'packages/react/node_modules'), join(pkgDir, 'node_modules'));
+
+    await exec('npm', ['pack', '--pack-destination', work], { cwd: pkgDir, maxBuffer: 16 * 1024 * 1024 });
+    const { stdout } = await exec('tar', ['tzf', join(work, 'oidc-rp-react-0.0.0.tgz')]);
+    expect(stdout.split('\n')).toEqual(expect.arrayContaining(['package/dist/index.mjs', 'package/dist/index.cjs', 'package/dist/index.d.ts', 'package/LICENSE']));
+    expect(readFileSync(join(pkgDir, 'dist/index.mjs'), 'utf8')).toMatch(/^'use client';/);
   });
 });
 
