@@ -81,6 +81,7 @@ export function inspectPackage(dir) {
     problems.push(`engines.node is ${JSON.stringify(pkg.engines?.node)}, not the root's`);
   }
   if (!pkg.files?.includes('CHANGELOG.md')) problems.push('CHANGELOG.md is not in "files"');
+  if (existsSync(join(dir, 'README.md'))) problems.push(...readmeProblems(readFileSync(join(dir, 'README.md'), 'utf8')));
   for (const file of listFiles(join(dir, 'dist'))) {
     if (!/\.(c|m)?js$/.test(file)) continue;
     const source = readFileSync(file, 'utf8');
@@ -91,6 +92,23 @@ export function inspectPackage(dir) {
       problems.push(`${relative(dir, file)} does not start with 'use client'`);
     }
   }
+  return problems;
+}
+
+/**
+ * What breaks a README on the npm registry: links relative to the repository (they resolve
+ * against npmjs.com) and monorepo-only commands in the quick start.
+ */
+export function readmeProblems(readme) {
+  const problems = [];
+  for (const [, target] of readme.matchAll(/\]\(([^)\s]+)\)/g)) {
+    if (!/^(https?:|mailto:|#)/.test(target)) problems.push(`README links to "${target}", which does not resolve on the registry`);
+  }
+  const quickStart = /^## Quick start[^\n]*\n([\s\S]*?)(?=^## |(?![\s\S]))/m.exec(readme)?.[1] ?? '';
+  for (const command of ['pnpm demo', 'pnpm --filter']) {
+    if (quickStart.includes(command)) problems.push(`the README's quick start uses "${command}", which only exists in the repository`);
+  }
+  if (!/^## Quick start/m.test(readme)) problems.push('the README has no "## Quick start" section');
   return problems;
 }
 

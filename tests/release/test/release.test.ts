@@ -17,6 +17,7 @@ import {
   inspectSource,
   packAll,
   publintTarball,
+  readmeProblems,
   runProgram,
   startPackedCli,
   TYPECHECKS,
@@ -117,6 +118,23 @@ describe('the checks catch a broken package', () => {
         "dist/index.mjs does not start with 'use client'",
       ]),
     );
+  });
+
+  it('README links relative to the repository and monorepo commands in the quick start are reported', () => {
+    const readme = [
+      '# x',
+      'See [core](../core) and [the guide](https://example.com/guide) or [below](#api).',
+      '## Quick start',
+      '```sh',
+      'pnpm demo',
+      '```',
+      '## API',
+      'In the repository, `pnpm --filter x test` runs the tests.',
+    ].join('\n');
+    expect(readmeProblems(readme)).toEqual([
+      'README links to "../core", which does not resolve on the registry',
+      `the README's quick start uses "pnpm demo", which only exists in the repository`,
+    ]);
   });
 
   it('finds bare built-ins in import, export, dynamic import and require forms, and only those', () => {
