@@ -10,6 +10,9 @@ export function libraryBuild(entry: Record<string, string> | string[] = ['src/in
     sourcemap: true,
     target: 'es2022',
     treeshake: true,
+    // tsup strips `node:` by default; bare `crypto` breaks bundlers and runtimes that only
+    // know the prefixed name (Deno, edge sandboxes), so built-ins keep it.
+    removeNodeProtocol: false,
     outExtension: ({ format }) => ({ js: format === 'esm' ? '.mjs' : '.cjs' }),
   };
 }

@@ -14,7 +14,7 @@ export { FAULTS } from './config/fault-names';
 export type { Fault } from './config/fault-names';
 export { ConfigError, DEFAULT_LIFETIMES, validateConfig } from './config/schema';
 export { loadConfigFile } from './config/load';
-export type { Lifetimes, GrantType, ResponseType, SigningAlg } from './config/model';
+export type { Lifetimes, GrantType, ResponseType, SigningAlg, Tenant, Client, User } from './config/model';
 export type { ServerConfig, StoreConfig, TenantConfig, ClientConfig, UserConfig } from './config/schema';
 export type { Logger } from './config/logger';
 export type { RequestInfo } from './app';

@@ -88,6 +88,21 @@ export class OidcError extends Error {
     if (options && 'cause' in options) this.cause = options.cause;
     Object.defineProperty(this, OIDC_ERROR_MARK, { value: true });
   }
+
+  /**
+   * `err instanceof OidcError` holds across copies of this package (its ESM and CJS builds
+   * loaded side by side, or two installed versions): it checks the same brand as
+   * {@link isOidcError}. Subclasses keep the ordinary prototype check.
+   *
+   * @example
+   * ```ts
+   * try { await discover(issuer); } catch (err) { if (err instanceof OidcError) console.error(err.code); }
+   * ```
+   */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    // biome-ignore lint/complexity/noThisInStatic: `this` is the class right of `instanceof`, possibly a subclass.
+    return this === OidcError ? isOidcError(value) : Function.prototype[Symbol.hasInstance].call(this, value);
+  }
 }
 
 /** The provider redirected back with `error` (RFC 6749 4.1.2.1). */
