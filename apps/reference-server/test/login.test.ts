@@ -169,9 +169,9 @@ describe('interactive login', () => {
     expect(params.get('code')).toBeTruthy();
   });
 
-  it('the third wrong password ends with an invalid_grant error redirect', async () => {
+  it('the third wrong password ends with an access_denied error redirect', async () => {
     const { params } = await login(h, webParams(), { failPasswordTimes: 3 });
-    expect(params.get('error')).toBe('invalid_grant');
+    expect(params.get('error')).toBe('access_denied');
     expect(params.get('error_description')).toMatch(/failed attempts/);
     expect(params.get('state')).toBe('st-1');
     expect(params.get('iss')).toBe(ISSUER);
@@ -185,12 +185,12 @@ describe('interactive login', () => {
     expect(await res.text()).toContain('Enter your username and password.');
   });
 
-  it('Cancel ends with an invalid_grant error redirect', async () => {
+  it('Cancel ends with an access_denied error redirect', async () => {
     const b = browser();
     const { interaction, csrf } = await openLogin(b, webParams({ response_type: 'code id_token' }));
     const res = await b.go('/oidc/login', { form: { interaction, csrf, action: 'cancel' } });
     const params = redirectParams(res);
-    expect(params.get('error')).toBe('invalid_grant');
+    expect(params.get('error')).toBe('access_denied');
     expect(params.get('error_description')).toMatch(/cancelled/);
     expect(params.get('state')).toBe('st-1');
     expect(params.get('iss')).toBe(ISSUER);

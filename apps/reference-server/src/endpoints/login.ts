@@ -1,6 +1,6 @@
 /**
  * The login page and its form post. Three wrong passwords or Cancel end the flow with
- * `invalid_grant`.
+ * `access_denied` (RFC 6749 §4.1.2.1: the user or the server denied the request).
  */
 import { randomToken, safeEqual } from '../crypto/secrets';
 import { OAuthError } from '../http/errors';
@@ -43,7 +43,7 @@ export async function submitLogin(ctx: RequestContext): Promise<Response> {
   if ('page' in loaded) return loaded.page;
   const { id, interaction } = loaded;
   const action = form.values.get('action') ?? 'login';
-  if (action === 'cancel') return endWithError(ctx, id, new OAuthError('invalid_grant', 'the user cancelled the sign-in'));
+  if (action === 'cancel') return endWithError(ctx, id, new OAuthError('access_denied', 'the user cancelled the sign-in'));
   if (action !== 'login') return errorPage(400, 'The form was submitted with an unknown action.');
 
   const username = form.values.get('username');
@@ -57,7 +57,7 @@ export async function submitLogin(ctx: RequestContext): Promise<Response> {
     const failures = await ctx.server.store.countFailedLogin(id);
     ctx.server.logger.info(`tenant ${ctx.tenant.id}: failed sign-in attempt ${failures} of ${MAX_FAILED_LOGINS}`);
     if (failures >= MAX_FAILED_LOGINS) {
-      return endWithError(ctx, id, new OAuthError('invalid_grant', 'the user could not be authenticated (too many failed attempts)'));
+      return endWithError(ctx, id, new OAuthError('access_denied', 'the user could not be authenticated (too many failed attempts); nothing was issued'));
     }
     const left = MAX_FAILED_LOGINS - failures;
     return renderLogin(ctx, id, interaction, { message: `Wrong username or password. ${left} ${left === 1 ? 'attempt' : 'attempts'} left.`, username });
