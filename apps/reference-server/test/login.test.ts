@@ -71,7 +71,7 @@ describe('login page', () => {
     expect(text).toContain('<input id="password" name="password" type="password"');
     expect(text).toMatch(/<form method="post" action="http:\/\/localhost\/demo\/oidc\/login">/);
     expect(text).toContain('name="action" value="cancel"');
-    expect(text).toContain('<strong>web</strong>');
+    expect(text).toContain('<strong>Server-side example</strong>');
     // inline style only under the CSP nonce; no external resources
     const nonce = /style-src 'nonce-([^']+)'/.exec(res.headers.get('content-security-policy') ?? '')?.[1];
     expect(text).toContain(`<style nonce="${nonce}">`);
@@ -94,7 +94,7 @@ describe('interactive login', () => {
     expect(afterLogin.headers.get('set-cookie')).toMatch(/^rs_session=[A-Za-z0-9_-]{43}; Path=\/demo\/; HttpOnly; SameSite=Lax$/);
     const consent = await b.go(afterLogin.headers.get('location') ?? '');
     const text = await consent.text();
-    expect(text).toContain('<strong>web</strong> is asking to:');
+    expect(text).toContain('<strong>Server-side example</strong> is asking to:');
     for (const scope of ['openid', 'profile', 'email', 'offline_access']) expect(text).toContain(`(${scope})`);
     expect(text).toContain('name="decision" value="allow"');
     expect(text).toContain('name="decision" value="deny"');
