@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import {
-  authorizeUrl, completeLogin, CookieJar, demoClient, ISSUER, login, setup, verifyJwt, webParams, WEB_REDIRECT, type Harness,
+  authorizeUrl, browserOn, completeLogin, CookieJar, demoClient, hidden, ISSUER, login, setup, verifyJwt, webParams, WEB_REDIRECT, type Harness,
 } from './helpers';
 
 let h: Harness;
@@ -17,29 +17,7 @@ beforeEach(async () => {
   });
 });
 
-/** One browser: a cookie jar and a fetch that uses it. */
-function browser(jar = new CookieJar()) {
-  const go = async (url: string | URL, init: { method?: string; form?: Record<string, string> } = {}) => {
-    const target = typeof url === 'string' && url.startsWith('/') ? new URL(`${ISSUER}${url}`) : new URL(url);
-    const headers = new Headers();
-    const cookie = jar.header(target);
-    if (cookie) headers.set('cookie', cookie);
-    if (init.form) headers.set('content-type', 'application/x-www-form-urlencoded');
-    const res = await h.fetch(
-      new Request(target, { method: init.method ?? (init.form ? 'POST' : 'GET'), headers, ...(init.form ? { body: new URLSearchParams(init.form).toString() } : {}) }),
-    );
-    jar.store(target, res);
-    return res;
-  };
-  return { jar, go };
-}
-
-function hidden(page: string): { interaction: string; csrf: string } {
-  const interaction = /name="interaction" value="([^"]+)"/.exec(page)?.[1];
-  const csrf = /name="csrf" value="([^"]+)"/.exec(page)?.[1];
-  if (!interaction || !csrf) throw new Error('no hidden fields on the page');
-  return { interaction, csrf };
-}
+const browser = (jar = new CookieJar()) => browserOn(h, jar);
 
 /** Authorize in a browser and return the login page's text and fields. */
 async function openLogin(b: ReturnType<typeof browser>, params = webParams()) {
