@@ -15,7 +15,7 @@ import { showLogin, submitLogin } from './endpoints/login';
 import { logout } from './endpoints/logout';
 import { oauthTokenEndpoint } from './endpoints/oauth-token';
 import { revoke } from './endpoints/revoke';
-import { revokeConsent, tenantHome } from './endpoints/tenant-home';
+import { revokeConsent, tenantHome, toTenantHome } from './endpoints/tenant-home';
 import { userinfo } from './endpoints/userinfo';
 import { corsHeaders, preflight } from './http/cors';
 import { jsonResponse } from './http/errors';
@@ -34,7 +34,7 @@ interface Endpoint {
 
 /** The per-tenant endpoints, relative to `{origin}/{tenantId}`. */
 const ENDPOINTS: readonly Endpoint[] = [
-  { path: '', kind: 'html', cors: false, methods: { GET: tenantHome } },
+  { path: '', kind: 'html', cors: false, methods: { GET: toTenantHome } },
   { path: '/', kind: 'html', cors: false, methods: { GET: tenantHome } },
   { path: '/revoke-consent', kind: 'html', cors: false, methods: { POST: revokeConsent } },
   { path: '/.well-known/openid-configuration', kind: 'json', cors: true, methods: { GET: discovery } },

@@ -50,27 +50,31 @@ async function idTokenSub(codeValue: string): Promise<unknown> {
 }
 
 describe('the tenant start page', () => {
-  it('GET {base} and {base}/ answer a page: name, discovery URL, users with passwords, clients with names and redirect URIs', async () => {
-    for (const path of ['', '/']) {
-      const res = await h.get(path);
-      expect(res.status, path).toBe(200);
-      expect(res.headers.get('content-type')).toMatch(/^text\/html/);
-      expect(res.headers.get('x-frame-options')).toBe('DENY');
-      const text = await res.text();
-      expect(text).toContain('<title>oidc-rp demo · oidc-rp reference server</title>');
-      expect(text).toContain(`href="${ISSUER}/.well-known/openid-configuration"`);
-      expect(text).toContain('<td><code>alice</code></td><td>Alice Liddell</td><td><code>wonderland</code></td>');
-      expect(text).toContain('<td><code>bob</code></td><td>Bob Builder</td><td><code>builder</code></td>');
-      expect(text).toContain('<td><code>spa</code></td><td>React example (SPA)</td><td>public</td>');
-      expect(text).toContain('<code>http://127.0.0.1:5173/callback</code>');
-      expect(text).toContain('Server-side &#60;example&#62;'); // the name is escaped, never markup
-      expect(text).not.toContain('web-secret');
-      expect(text).not.toContain('Signed in as');
-    }
+  it('GET {base} redirects to {base}/, the path the tenant\'s cookies are scoped to', async () => {
+    const res = await h.get('?consent=forgotten');
+    expect(res.status).toBe(308);
+    expect(res.headers.get('location')).toBe(`${ISSUER}/?consent=forgotten`);
+  });
+
+  it('GET {base}/ answers a page: name, discovery URL, users with passwords, clients with names and redirect URIs', async () => {
+    const res = await h.get('/');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(res.headers.get('x-frame-options')).toBe('DENY');
+    const text = await res.text();
+    expect(text).toContain('<title>oidc-rp demo · oidc-rp reference server</title>');
+    expect(text).toContain(`href="${ISSUER}/.well-known/openid-configuration"`);
+    expect(text).toContain('<td><code>alice</code></td><td>Alice Liddell</td><td><code>wonderland</code></td>');
+    expect(text).toContain('<td><code>bob</code></td><td>Bob Builder</td><td><code>builder</code></td>');
+    expect(text).toContain('<td><code>spa</code></td><td>React example (SPA)</td><td>public</td>');
+    expect(text).toContain('<code>http://127.0.0.1:5173/callback</code>');
+    expect(text).toContain('Server-side &#60;example&#62;'); // the name is escaped, never markup
+    expect(text).not.toContain('web-secret');
+    expect(text).not.toContain('Signed in as');
   });
 
   it('a tenant that is not for development shows its name and discovery URL only', async () => {
-    const res = await h.fetch(new Request(at('prod', '')));
+    const res = await h.fetch(new Request(at('prod', '/')));
     expect(res.status).toBe(200);
     const text = await res.text();
     expect(text).toContain('<h1>Acme &#60;Production&#62;</h1>');
@@ -90,7 +94,7 @@ describe('the tenant start page', () => {
     const res = await h.fetch(new Request(`${ORIGIN}/nobody`));
     expect(res.status).toBe(404);
     expect(res.headers.get('content-type')).toMatch(/^text\/html/);
-    const post = await h.fetch(new Request(ISSUER, { method: 'POST' }));
+    const post = await h.fetch(new Request(`${ISSUER}/`, { method: 'POST' }));
     expect(post.status).toBe(405);
     expect(post.headers.get('allow')).toBe('GET');
   });

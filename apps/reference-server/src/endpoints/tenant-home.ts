@@ -1,5 +1,5 @@
 /**
- * The tenant root, `GET {base}` and `{base}/`: a page for people saying what this server is and
+ * The tenant root, `GET {base}/` (`{base}` redirects there): a page for people saying what this server is and
  * where its discovery document is. Development tenants also list their users and clients
  * (passwords only with `demo_login`, where anyone may sign in as them with one click anyway)
  * and show a signed-in browser its remembered consents with a button that forgets them
@@ -16,11 +16,23 @@ import { clientName, readForm } from './interaction';
 const REVOKE_PURPOSE = 'revoke-consent';
 
 /**
- * `GET {base}`: the tenant's start page.
+ * `GET {base}`: a permanent redirect to `{base}/`, whose path the tenant's cookies are scoped
+ * to (`/{tenantId}/`): only there does the page know a signed-in browser.
  *
  * @example
  * // an entry of the endpoint table in app.ts, which builds the RequestContext
- * { path: '', kind: 'html', cors: false, methods: { GET: tenantHome } }
+ * { path: '', kind: 'html', cors: false, methods: { GET: toTenantHome } }
+ */
+export async function toTenantHome(ctx: RequestContext): Promise<Response> {
+  return new Response(null, { status: 308, headers: { Location: `${ctx.issuer}/${ctx.url.search}`, 'Cache-Control': 'no-store' } });
+}
+
+/**
+ * `GET {base}/`: the tenant's start page.
+ *
+ * @example
+ * // an entry of the endpoint table in app.ts, which builds the RequestContext
+ * { path: '/', kind: 'html', cors: false, methods: { GET: tenantHome } }
  */
 export async function tenantHome(ctx: RequestContext): Promise<Response> {
   const { tenant } = ctx;
