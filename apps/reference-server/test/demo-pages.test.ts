@@ -320,7 +320,7 @@ describe('forgetting consent (development tenants)', () => {
     const otherToken = formToken(await (await other.go('/')).text()) ?? '';
     const mine = formToken(await (await b.go('/')).text()) ?? '';
     expect(otherToken).not.toBe(mine);
-    for (const form of [{}, { csrf: `${mine}x` }, { csrf: otherToken }]) {
+    for (const form of [{}, { csrf: `${mine}x` }, { csrf: otherToken }] as Record<string, string>[]) {
       expect((await b.go('/revoke-consent', { form })).status).toBe(403);
     }
     expect((await browser().go('/revoke-consent', { form: { csrf: mine } })).status).toBe(403);
