@@ -120,7 +120,7 @@ export function signedOutPage(setCookie: string): Response {
 export function signInEndedPage(p: { tenantName: string; back?: { clientName: string; href: string } }): Response {
   const body = p.back
     ? html`<p class="muted">${p.tenantName}</p><h1>This sign-in is already complete</h1>
-<p>It was finished (or cancelled) in this browser a moment ago. Going back does not repeat it.</p>
+<p>It was already finished (or cancelled). Going back does not repeat it.</p>
 <div class="actions"><a href="${p.back.href}" id="back-to-client">Back to ${p.back.clientName}</a></div>`
     : html`<p class="muted">${p.tenantName}</p><h1>This sign-in is already complete or has expired</h1>
 <p>Sign-in pages last ten minutes and can be used once. Return to the application you came from and sign in again.</p>`;
