@@ -15,10 +15,11 @@ import { showLogin, submitLogin } from './endpoints/login';
 import { logout } from './endpoints/logout';
 import { oauthTokenEndpoint } from './endpoints/oauth-token';
 import { revoke } from './endpoints/revoke';
+import { revokeConsent, tenantHome, toTenantHome } from './endpoints/tenant-home';
 import { userinfo } from './endpoints/userinfo';
 import { corsHeaders, preflight } from './http/cors';
 import { jsonResponse } from './http/errors';
-import { errorPage } from './http/html';
+import { errorPage, FAVICON_SVG } from './http/html';
 import type { RequestContext, ServerContext, TenantEntry } from './request/context';
 import { StoreUnavailableError } from './store/store';
 
@@ -33,6 +34,9 @@ interface Endpoint {
 
 /** The per-tenant endpoints, relative to `{origin}/{tenantId}`. */
 const ENDPOINTS: readonly Endpoint[] = [
+  { path: '', kind: 'html', cors: false, methods: { GET: toTenantHome } },
+  { path: '/', kind: 'html', cors: false, methods: { GET: tenantHome } },
+  { path: '/revoke-consent', kind: 'html', cors: false, methods: { POST: revokeConsent } },
   { path: '/.well-known/openid-configuration', kind: 'json', cors: true, methods: { GET: discovery } },
   { path: '/oidc/jwks', kind: 'json', cors: true, methods: { GET: jwks } },
   { path: '/oidc/authorize', kind: 'html', cors: false, methods: { GET: authorize } },
@@ -107,6 +111,9 @@ export function createApp(server: Omit<ServerContext, 'store'>, onRequest?: (inf
     }
     return handler(ctx);
   }
+
+  // Browsers ask for it on their own; the pages also carry it inline (see html.ts).
+  app.get('/favicon.ico', () => new Response(FAVICON_SVG, { headers: { 'Content-Type': 'image/svg+xml', 'Cache-Control': 'public, max-age=86400' } }));
 
   for (const endpoint of ENDPOINTS) {
     const allowed = Object.keys(endpoint.methods);

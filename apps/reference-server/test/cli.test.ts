@@ -114,6 +114,7 @@ describe('CLI', () => {
     const file = join(dir, 'config.json');
     const config = demoConfig();
     config.tenants[0]!.development = false;
+    config.tenants[0]!.demo_login = false; // only a development tenant may sign in without a password
     config.tenants[0]!.clients![1]!.redirect_uris = ['http://app.example/callback'];
     await writeFile(file, JSON.stringify(config));
     const r = run(['--config', file, '--port', '0']);

@@ -36,6 +36,21 @@ describe('config validation', () => {
     expect(tenant?.clients.get('c')).toMatchObject({ grant_types: ['authorization_code'], response_types: ['code'], scopes: ['openid'], skip_consent: false });
   });
 
+  it('names: the tenant name and client_name default to the ids; demo_login defaults to off', () => {
+    const [tenant] = validateConfig({ tenants: [{ id: 'min', clients: [{ client_id: 'c', client_secret: 's', redirect_uris: ['https://app.example/cb'] }] }] });
+    expect(tenant).toMatchObject({ name: 'min', demo_login: false });
+    expect(tenant?.clients.get('c')?.client_name).toBeUndefined();
+    const [demo] = validateConfig(demoConfig());
+    expect(demo).toMatchObject({ name: 'oidc-rp demo', development: true, demo_login: true });
+    expect(demo?.clients.get('spa')?.client_name).toBe('React example (SPA)');
+    expect(demo?.clients.get('web')?.client_name).toBe('Server-side example');
+  });
+
+  it('refuses demo_login outside development tenants, saying why', () => {
+    const error = refused((c) => { demoTenant(c).development = false; });
+    expect(error.message).toMatch(/demo_login: .*without a password.*"development": true/);
+  });
+
   it('canonicalises response types given in another word order', () => {
     const [tenant] = validateConfig({
       tenants: [{ id: 't', clients: [{ client_id: 'c', client_secret: 's', redirect_uris: ['https://a.example/cb'], response_types: ['id_token code'] }] }],
@@ -55,8 +70,8 @@ describe('config validation', () => {
     ['fractional lifetime', (c) => { demoTenant(c).lifetimes = { authorization_code: 1.5 }; }, 'tenants[0].lifetimes.authorization_code'],
     ['unknown lifetime', (c) => { demoTenant(c).lifetimes = { session: 5 } as never; }, 'tenants[0].lifetimes.session'],
     ['user without password', (c) => { demoTenant(c).users = [{ username: 'bob' } as never]; }, 'tenants[0].users[0].password'],
-    ['duplicate username', (c) => { demoTenant(c).users?.push({ username: 'alice', password: 'x', claims: { sub: 'other' } }); }, 'tenants[0].users[1]'],
-    ['duplicate sub', (c) => { demoTenant(c).users?.push({ username: 'bob', password: 'x', claims: { sub: 'alice' } }); }, 'tenants[0].users[1]'],
+    ['duplicate username', (c) => { demoTenant(c).users?.push({ username: 'alice', password: 'x', claims: { sub: 'other' } }); }, 'tenants[0].users[2]'],
+    ['duplicate sub', (c) => { demoTenant(c).users?.push({ username: 'carol', password: 'x', claims: { sub: 'alice' } }); }, 'tenants[0].users[2]'],
     ['client without client_id', (c) => { delete (demoClient(c, 'web') as unknown as Record<string, unknown>).client_id; }, 'tenants[0].clients[1].client_id'],
     ['empty client_secret', (c) => { demoClient(c, 'web').client_secret = ''; }, 'tenants[0].clients[1].client_secret'],
     ['duplicate client_id', (c) => { demoClient(c, 'web').client_id = 'spa'; }, 'tenants[0].clients[1]'],
@@ -74,6 +89,10 @@ describe('config validation', () => {
     ['scope with a space', (c) => { demoClient(c, 'web').scopes = ['openid email']; }, 'tenants[0].clients[1].scopes[0]'],
     ['control characters in a client_id', (c) => { demoClient(c, 'web').client_id = 'we\nb'; }, 'tenants[0].clients[1].client_id'],
     ['skip_consent not boolean', (c) => { (demoClient(c, 'web') as unknown as Record<string, unknown>).skip_consent = 'yes'; }, 'tenants[0].clients[1].skip_consent'],
+    ['an empty client_name', (c) => { demoClient(c, 'web').client_name = ''; }, 'tenants[0].clients[1].client_name'],
+    ['a tenant name with a control character', (c) => { demoTenant(c).name = 'demo\u0007'; }, 'tenants[0].name'],
+    ['demo_login not boolean', (c) => { (demoTenant(c) as unknown as Record<string, unknown>).demo_login = 'yes'; }, 'tenants[0].demo_login'],
+    ['demo_login on a tenant that is not development', (c) => { demoTenant(c).development = false; }, 'tenants[0].demo_login'],
   ])('refuses %s, naming the field', (_name, change, field) => {
     const error = refused(change);
     expect(error.field).toBe(field);

@@ -138,4 +138,29 @@ export function basic(id: string, secret: string): string {
   return `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
 }
 
+/** One browser: a cookie jar and a fetch through the harness that uses it (paths are under ISSUER). */
+export function browserOn(h: Harness, jar = new CookieJar()) {
+  const go = async (url: string | URL, init: { method?: string; form?: Record<string, string> } = {}) => {
+    const target = typeof url === 'string' && url.startsWith('/') ? new URL(`${ISSUER}${url}`) : new URL(url);
+    const headers = new Headers();
+    const cookie = jar.header(target);
+    if (cookie) headers.set('cookie', cookie);
+    if (init.form) headers.set('content-type', 'application/x-www-form-urlencoded');
+    const res = await h.fetch(
+      new Request(target, { method: init.method ?? (init.form ? 'POST' : 'GET'), headers, ...(init.form ? { body: new URLSearchParams(init.form).toString() } : {}) }),
+    );
+    jar.store(target, res);
+    return res;
+  };
+  return { jar, go };
+}
+
+/** The hidden `interaction` and `csrf` fields of a sign-in page. */
+export function hidden(page: string): { interaction: string; csrf: string } {
+  const interaction = /name="interaction" value="([^"]+)"/.exec(page)?.[1];
+  const csrf = /name="csrf" value="([^"]+)"/.exec(page)?.[1];
+  if (!interaction || !csrf) throw new Error('no hidden fields on the page');
+  return { interaction, csrf };
+}
+
 export { CookieJar, completeLogin };

@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import {
-  authorizeUrl, completeLogin, CookieJar, demoClient, ISSUER, login, setup, verifyJwt, webParams, WEB_REDIRECT, type Harness,
+  authorizeUrl, browserOn, completeLogin, CookieJar, demoClient, hidden, ISSUER, login, setup, verifyJwt, webParams, WEB_REDIRECT, type Harness,
 } from './helpers';
 
 let h: Harness;
@@ -17,29 +17,7 @@ beforeEach(async () => {
   });
 });
 
-/** One browser: a cookie jar and a fetch that uses it. */
-function browser(jar = new CookieJar()) {
-  const go = async (url: string | URL, init: { method?: string; form?: Record<string, string> } = {}) => {
-    const target = typeof url === 'string' && url.startsWith('/') ? new URL(`${ISSUER}${url}`) : new URL(url);
-    const headers = new Headers();
-    const cookie = jar.header(target);
-    if (cookie) headers.set('cookie', cookie);
-    if (init.form) headers.set('content-type', 'application/x-www-form-urlencoded');
-    const res = await h.fetch(
-      new Request(target, { method: init.method ?? (init.form ? 'POST' : 'GET'), headers, ...(init.form ? { body: new URLSearchParams(init.form).toString() } : {}) }),
-    );
-    jar.store(target, res);
-    return res;
-  };
-  return { jar, go };
-}
-
-function hidden(page: string): { interaction: string; csrf: string } {
-  const interaction = /name="interaction" value="([^"]+)"/.exec(page)?.[1];
-  const csrf = /name="csrf" value="([^"]+)"/.exec(page)?.[1];
-  if (!interaction || !csrf) throw new Error('no hidden fields on the page');
-  return { interaction, csrf };
-}
+const browser = (jar = new CookieJar()) => browserOn(h, jar);
 
 /** Authorize in a browser and return the login page's text and fields. */
 async function openLogin(b: ReturnType<typeof browser>, params = webParams()) {
@@ -71,7 +49,7 @@ describe('login page', () => {
     expect(text).toContain('<input id="password" name="password" type="password"');
     expect(text).toMatch(/<form method="post" action="http:\/\/localhost\/demo\/oidc\/login">/);
     expect(text).toContain('name="action" value="cancel"');
-    expect(text).toContain('<strong>web</strong>');
+    expect(text).toContain('<strong>Server-side example</strong>');
     // inline style only under the CSP nonce; no external resources
     const nonce = /style-src 'nonce-([^']+)'/.exec(res.headers.get('content-security-policy') ?? '')?.[1];
     expect(text).toContain(`<style nonce="${nonce}">`);
@@ -94,7 +72,7 @@ describe('interactive login', () => {
     expect(afterLogin.headers.get('set-cookie')).toMatch(/^rs_session=[A-Za-z0-9_-]{43}; Path=\/demo\/; HttpOnly; SameSite=Lax$/);
     const consent = await b.go(afterLogin.headers.get('location') ?? '');
     const text = await consent.text();
-    expect(text).toContain('<strong>web</strong> is asking to:');
+    expect(text).toContain('<strong>Server-side example</strong> is asking to:');
     for (const scope of ['openid', 'profile', 'email', 'offline_access']) expect(text).toContain(`(${scope})`);
     expect(text).toContain('name="decision" value="allow"');
     expect(text).toContain('name="decision" value="deny"');
@@ -169,9 +147,9 @@ describe('interactive login', () => {
     expect(params.get('code')).toBeTruthy();
   });
 
-  it('the third wrong password ends with an invalid_grant error redirect', async () => {
+  it('the third wrong password ends with an access_denied error redirect', async () => {
     const { params } = await login(h, webParams(), { failPasswordTimes: 3 });
-    expect(params.get('error')).toBe('invalid_grant');
+    expect(params.get('error')).toBe('access_denied');
     expect(params.get('error_description')).toMatch(/failed attempts/);
     expect(params.get('state')).toBe('st-1');
     expect(params.get('iss')).toBe(ISSUER);
@@ -185,12 +163,12 @@ describe('interactive login', () => {
     expect(await res.text()).toContain('Enter your username and password.');
   });
 
-  it('Cancel ends with an invalid_grant error redirect', async () => {
+  it('Cancel ends with an access_denied error redirect', async () => {
     const b = browser();
     const { interaction, csrf } = await openLogin(b, webParams({ response_type: 'code id_token' }));
     const res = await b.go('/oidc/login', { form: { interaction, csrf, action: 'cancel' } });
     const params = redirectParams(res);
-    expect(params.get('error')).toBe('invalid_grant');
+    expect(params.get('error')).toBe('access_denied');
     expect(params.get('error_description')).toMatch(/cancelled/);
     expect(params.get('state')).toBe('st-1');
     expect(params.get('iss')).toBe(ISSUER);

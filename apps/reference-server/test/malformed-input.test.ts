@@ -14,6 +14,8 @@ beforeAll(async () => {
 });
 
 const ENDPOINTS: [string, string[], 'json' | 'html'][] = [
+  ['', ['GET'], 'html'],
+  ['/revoke-consent', ['POST'], 'html'],
   ['/.well-known/openid-configuration', ['GET'], 'json'],
   ['/oidc/jwks', ['GET'], 'json'],
   ['/oidc/authorize', ['GET'], 'html'],
@@ -43,7 +45,7 @@ describe('unknown tenants, paths and methods', () => {
   });
 
   it('unknown paths → 404 JSON', async () => {
-    for (const path of ['/', '/demo', '/demo/', '/demo/oidc/authorize/', '/demo//oidc/token', '/demo/oidc/nothing', '/%FF/oidc/jwks']) {
+    for (const path of ['/', '/demo//', '/demo/oidc/authorize/', '/demo//oidc/token', '/demo/oidc/nothing', '/%FF/oidc/jwks']) {
       const res = await h.fetch(new Request(`http://localhost${path}`));
       expect(res.status, path).toBe(404);
       expect(((await res.json()) as { error: string }).error).toBe('invalid_request');

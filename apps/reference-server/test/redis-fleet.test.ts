@@ -78,7 +78,7 @@ describe('two instances sharing Redis', () => {
     const result = await completeLogin(authorizeUrl(fleet), { fetch: via(undefined), failPasswordTimes: 3 });
     expect(result.type).toBe('redirect');
     const params = new URL(result.type === 'redirect' ? result.location : '').searchParams;
-    expect(params.get('error')).toBe('invalid_grant');
+    expect(params.get('error')).toBe('access_denied');
     expect(params.get('code')).toBeNull();
   });
 

@@ -2,14 +2,20 @@
 // that page say "you are signed out". It holds no token, only that a logout happened.
 const KEY = 'oidc-rp-example:signed-out';
 
+// Read once per page load: logout() signs the tab out (so the signed-out view renders) before
+// it leaves for the provider, and that render must not use up the flag meant for the page the
+// provider sends the browser back to.
+let pending = sessionStorage.getItem(KEY) === '1';
+sessionStorage.removeItem(KEY);
+
 /** Call right before `logout()`. */
 export function markSigningOut(): void {
   sessionStorage.setItem(KEY, '1');
 }
 
-/** True once after a logout; clears the flag. */
+/** True once after a page load that follows a logout; clears the flag. */
 export function consumeSignedOutFlag(): boolean {
-  const set = sessionStorage.getItem(KEY) === '1';
-  sessionStorage.removeItem(KEY);
+  const set = pending;
+  pending = false;
   return set;
 }

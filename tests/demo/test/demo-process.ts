@@ -37,12 +37,20 @@ export async function occupy(port: number): Promise<Server> {
   return server;
 }
 
+/** The environment a person's shell would give the demo: this one minus the variables vitest sets for Vite. */
+function userEnvironment(): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  for (const name of ['BASE_URL', 'MODE', 'DEV', 'PROD', 'SSR']) delete env[name];
+  return env;
+}
+
 export async function startDemo(ports?: Demo['ports']): Promise<Demo> {
   const chosen = ports ?? { server: await freePort(), spa: await freePort(), node: await freePort() };
   const child: ChildProcess = spawn(
     process.execPath,
     ['scripts/demo.mjs', '--no-build', '--server-port', String(chosen.server), '--spa-port', String(chosen.spa), '--node-port', String(chosen.node)],
-    { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] },
+    // Without what vitest adds to the environment: BASE_URL ("/") would be read by the node example as its own URL.
+    { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'], env: userEnvironment() },
   );
   let text = '';
   const listeners = new Set<() => void>();

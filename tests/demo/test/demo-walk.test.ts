@@ -1,6 +1,7 @@
 // `npm run demo` walked as a person would: the banner only when everything answers, a clear
 // refusal on a busy port, the tenant's start page, the login page naming the app, Cancel, the
-// Back button after login, logout, the server-side example's pages, and Ctrl-C.
+// Back button after login, logout, a one-click demo user with forgotten consent and Deny, the
+// server-side example's pages, and Ctrl-C.
 import type { Server } from 'node:net';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -86,7 +87,9 @@ describe('the demo', () => {
     expect(await page.getByTestId('error-title').textContent()).toBe('Sign-in cancelled');
     expect(await page.getByTestId('error-message').textContent()).not.toMatch(/client registration/);
 
-    // Log in for real.
+    // Log in for real: the failed callback page leads back to the start page and its login button.
+    const back = page.getByRole('button', { name: 'Back to the start' });
+    if (await back.isVisible()) await back.click();
     await page.getByTestId('login-button').click();
     await page.getByLabel('Username').fill('alice');
     await page.getByLabel('Password').fill('wonderland');
@@ -114,6 +117,34 @@ describe('the demo', () => {
     await page.getByTestId('login-button').click();
     await page.getByLabel('Password').waitFor();
     expect(consoleErrors.filter((e) => /favicon/.test(e))).toEqual([]);
+    await page.context().close();
+  });
+
+  it('signs in with one click as a demo user, forgets consent at the start page, and then Deny is reachable', async () => {
+    const page = await newPage();
+    await page.goto(demo.spaOrigin);
+    await page.getByTestId('login-button').click();
+    await page.getByRole('button', { name: 'Continue as bob' }).click(); // no password on the demo tenant
+    const allow = page.getByRole('button', { name: 'Allow' });
+    await allow.or(page.getByTestId('claims')).first().waitFor();
+    if (await allow.isVisible()) await allow.click();
+    expect(await page.getByTestId('claim-sub').textContent()).toBe('bob');
+
+    // The start page knows this browser and forgets its consents.
+    await page.goto(demo.issuer);
+    expect(await page.locator('#signed-in-user').textContent()).toBe('bob');
+    await page.getByRole('button', { name: 'Forget my consents' }).click();
+    await page.locator('#consent-forgotten').waitFor();
+
+    // Signed out and in again: the consent page is back, and Deny reads as a refusal in the app.
+    await page.goto(demo.spaOrigin);
+    await page.getByTestId('logout-button').click();
+    await page.getByTestId('signed-out-notice').waitFor();
+    await page.getByTestId('login-button').click();
+    await page.getByRole('button', { name: 'Continue as bob' }).click();
+    await page.getByRole('button', { name: 'Deny' }).click();
+    await page.getByTestId('auth-error').waitFor();
+    expect(await page.getByTestId('error-code').textContent()).toBe('access_denied');
     await page.context().close();
   });
 

@@ -1,9 +1,11 @@
 import type { ServerConfig } from './schema';
 
 /**
- * The built-in configuration used when no file is given: tenant `demo` (development) with user
- * `alice` / `wonderland`, a public SPA client `spa`, a confidential web client `web`
- * (secret `web-secret`) and a client-credentials client `service` (secret `service-secret`).
+ * The built-in configuration used when no file is given: tenant `demo` ("oidc-rp demo",
+ * development, with `demo_login`: one-click sign-in and `login_hint` without a password) with
+ * users `alice` / `wonderland` and `bob` / `builder`, a public SPA client `spa`, a confidential
+ * web client `web` (secret `web-secret`) and a client-credentials client `service`
+ * (secret `service-secret`).
  * Returns a fresh object each call, so callers may modify it.
  *
  * @example
@@ -17,7 +19,9 @@ export function demoConfig(): ServerConfig {
     tenants: [
       {
         id: 'demo',
+        name: 'oidc-rp demo',
         development: true,
+        demo_login: true,
         signing_alg: 'RS256',
         access_token_format: 'opaque',
         lifetimes: { authorization_code: 60, access_token: 3600, id_token: 3600, refresh_token: 2_592_000 },
@@ -27,10 +31,16 @@ export function demoConfig(): ServerConfig {
             password: 'wonderland',
             claims: { sub: 'alice', name: 'Alice Liddell', email: 'alice@example.com', email_verified: true },
           },
+          {
+            username: 'bob',
+            password: 'builder',
+            claims: { sub: 'bob', name: 'Bob Builder', email: 'bob@example.com', email_verified: true },
+          },
         ],
         clients: [
           {
             client_id: 'spa',
+            client_name: 'React example (SPA)',
             redirect_uris: ['http://127.0.0.1:5173/callback', 'http://localhost:5173/callback'],
             post_logout_redirect_uris: ['http://127.0.0.1:5173/', 'http://localhost:5173/'],
             grant_types: ['authorization_code', 'refresh_token', 'implicit'],
@@ -40,6 +50,7 @@ export function demoConfig(): ServerConfig {
           },
           {
             client_id: 'web',
+            client_name: 'Server-side example',
             client_secret: 'web-secret',
             redirect_uris: ['http://127.0.0.1:3000/callback', 'http://localhost:3000/callback'],
             post_logout_redirect_uris: ['http://127.0.0.1:3000/'],
@@ -50,6 +61,7 @@ export function demoConfig(): ServerConfig {
           },
           {
             client_id: 'service',
+            client_name: 'Service (client credentials)',
             client_secret: 'service-secret',
             grant_types: ['client_credentials'],
             response_types: [],

@@ -37,6 +37,8 @@ export function canonicalResponseType(value: string): ResponseType | undefined {
 /** A client after validation, every default filled in. */
 export interface Client {
   client_id: string;
+  /** Shown to people on the login, consent and tenant pages; undefined: the client_id is shown. */
+  client_name: string | undefined;
   client_secret: string | undefined;
   redirect_uris: readonly string[];
   post_logout_redirect_uris: readonly string[];
@@ -58,7 +60,11 @@ export interface User {
 /** A tenant after validation. */
 export interface Tenant {
   id: string;
+  /** Shown to people on the tenant's pages; the id when the config names none. */
+  name: string;
   development: boolean;
+  /** Development tenants only: `login_hint` signs that user in without a password, and the login page offers every user as a one-click button. */
+  demo_login: boolean;
   signing_alg: SigningAlg;
   access_token_format: 'opaque' | 'jwt';
   lifetimes: Readonly<Lifetimes>;

@@ -19,6 +19,8 @@ import {
 /** A registered client as written in the config file. */
 export interface ClientConfig {
   client_id: string;
+  /** The name people see on the login, consent and tenant pages. Default: the client_id. */
+  client_name?: string;
   /** Absent: a public client (PKCE, no secret). */
   client_secret?: string;
   redirect_uris?: string[];
@@ -46,8 +48,16 @@ export interface UserConfig {
 /** One tenant: its own issuer `{origin}/{id}`, keys, users and clients. */
 export interface TenantConfig {
   id: string;
+  /** The name people see on the tenant's pages. Default: the id. */
+  name?: string;
   /** Allows http redirect URIs on any host. Default false. */
   development?: boolean;
+  /**
+   * Development tenants only (refused elsewhere): `login_hint` signs that user in without a
+   * password, the login page lists the users as one-click buttons, and the tenant page shows
+   * their passwords. For demos and browser tests. Default false.
+   */
+  demo_login?: boolean;
   /** Default `"RS256"`. */
   signing_alg?: SigningAlg;
   /** `"opaque"` (default) or RFC 9068 `"jwt"`. */
@@ -210,7 +220,7 @@ function readUris(v: unknown, field: string, development: boolean): string[] {
   return uris;
 }
 
-const CLIENT_KEYS = ['client_id', 'client_secret', 'redirect_uris', 'post_logout_redirect_uris', 'grant_types', 'response_types', 'scopes', 'skip_consent', 'fault'];
+const CLIENT_KEYS = ['client_id', 'client_name', 'client_secret', 'redirect_uris', 'post_logout_redirect_uris', 'grant_types', 'response_types', 'scopes', 'skip_consent', 'fault'];
 
 /** `"fault"`: one name or a list of names, each a known fault, no repeats. */
 function readFaults(v: unknown, field: string): Set<Fault> {
@@ -233,6 +243,7 @@ function readClient(v: unknown, field: string, development: boolean): Client {
   );
   const client: Client = {
     client_id: text(o.client_id, `${field}.client_id`),
+    client_name: optional(o.client_name, undefined, (n) => text(n, `${field}.client_name`)),
     client_secret: optional(o.client_secret, undefined, (s) => text(s, `${field}.client_secret`)),
     redirect_uris: optional(o.redirect_uris, [], (r) => readUris(r, `${field}.redirect_uris`, development)),
     post_logout_redirect_uris: optional(o.post_logout_redirect_uris, [], (r) =>
@@ -274,7 +285,7 @@ function checkClientConsistency(client: Client, field: string): void {
   }
 }
 
-const TENANT_KEYS = ['id', 'development', 'signing_alg', 'access_token_format', 'lifetimes', 'users', 'clients'];
+const TENANT_KEYS = ['id', 'name', 'development', 'demo_login', 'signing_alg', 'access_token_format', 'lifetimes', 'users', 'clients'];
 
 function readTenant(v: unknown, field: string): Tenant {
   const o = object(v, field, TENANT_KEYS);
@@ -283,6 +294,10 @@ function readTenant(v: unknown, field: string): Tenant {
     throw new ConfigError(`${field}.id`, 'must be 1-63 characters of letters, digits, "-" and "_", starting with a letter or digit');
   }
   const development = optional(o.development, false, (d) => flag(d, `${field}.development`));
+  const demoLogin = optional(o.demo_login, false, (d) => flag(d, `${field}.demo_login`));
+  if (demoLogin && !development) {
+    throw new ConfigError(`${field}.demo_login`, 'signs users in without a password, so it needs "development": true on the tenant');
+  }
   const users = optional(o.users, [], (u) => list(u, `${field}.users`, readUser));
   const clients = optional(o.clients, [], (c) => list(c, `${field}.clients`, (item, f) => readClient(item, f, development)));
   unique(users.map((u) => u.username), `${field}.users`, 'username');
@@ -297,7 +312,9 @@ function readTenant(v: unknown, field: string): Tenant {
   }
   return {
     id,
+    name: optional(o.name, id, (n) => text(n, `${field}.name`)),
     development,
+    demo_login: demoLogin,
     signing_alg: optional(o.signing_alg, 'RS256', (a) => oneOf(a, `${field}.signing_alg`, ['RS256', 'ES256'] as const)),
     access_token_format: optional(o.access_token_format, 'opaque', (a) =>
       oneOf(a, `${field}.access_token_format`, ['opaque', 'jwt'] as const),

@@ -10,6 +10,7 @@ import { queryParams } from '../http/params';
 import { finishAuthorization, redirectError, targetOf } from '../oauth/authorization-response';
 import { validateAuthorizeRequest } from '../oauth/authorize-request';
 import { needsConsent } from '../oauth/consent';
+import { demoUser } from '../oauth/demo-login';
 import { browserBinding, currentSession, INTERACTION_SECONDS } from '../oauth/session';
 import { nowSeconds, type RequestContext } from '../request/context';
 
@@ -28,7 +29,9 @@ export async function authorize(ctx: RequestContext): Promise<Response> {
   const target = targetOf(request);
 
   const session = await currentSession(ctx);
-  const forceLogin = request.prompt.includes('login') || request.prompt.includes('select_account');
+  // On a demo_login tenant, login_hint naming another user than the signed-in one switches user.
+  const otherUser = session !== undefined && demoUser(ctx.tenant, request.loginHint) !== undefined && request.loginHint !== session.username;
+  const forceLogin = request.prompt.includes('login') || request.prompt.includes('select_account') || otherUser;
   const tooOld = session !== undefined && request.maxAge !== undefined && nowSeconds(ctx.server) - session.authTime > request.maxAge;
   const signedIn = session !== undefined && !forceLogin && !tooOld ? session : undefined;
   const consent = signedIn ? await needsConsent(ctx, client, signedIn.sub, request.scopes, request.prompt) : true;

@@ -8,15 +8,15 @@ import { queryParams } from '../http/params';
 import { rememberConsent } from '../oauth/consent';
 import type { RequestContext } from '../request/context';
 import type { Interaction } from '../store/store';
-import { complete, endWithError, load, readForm, renderLogin } from './interaction';
+import { brandOf, complete, endWithError, load, readForm, renderLogin } from './interaction';
 import { consentPage } from './pages';
 
 function renderConsent(ctx: RequestContext, id: string, interaction: Interaction & { user: NonNullable<Interaction['user']> }): Response {
   return consentPage({
+    ...brandOf(ctx.tenant, interaction),
     action: `${ctx.issuer}/oidc/consent`,
     interaction: id,
     csrf: interaction.csrf,
-    clientId: interaction.request.clientId,
     scopes: interaction.request.scopes,
     username: interaction.user.username,
   });

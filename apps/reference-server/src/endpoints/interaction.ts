@@ -2,16 +2,47 @@
  * What the login and consent endpoints share: loading the interaction a page or post belongs
  * to, which must come from the browser that started it (binding cookie) and, for posts, carry
  * its CSRF token; reading the form; showing the login form; and ending the flow.
+ *
+ * An ended interaction leaves a small record (client and redirect URI, no user, no state) for
+ * another INTERACTION_SECONDS, so that browser Back to its page can say "already complete" and
+ * lead back to the client instead of showing an error.
  */
+import type { Client, Tenant } from '../config/model';
 import { safeEqual } from '../crypto/secrets';
 import type { OAuthError } from '../http/errors';
 import { errorPage } from '../http/html';
 import { BodyError, readFormBody, type Params } from '../http/params';
 import { finishAuthorization, redirectError, targetOf } from '../oauth/authorization-response';
-import { browserKey } from '../oauth/session';
+import { browserKey, INTERACTION_SECONDS } from '../oauth/session';
 import type { RequestContext } from '../request/context';
 import type { Interaction } from '../store/store';
-import { loginPage } from './pages';
+import { type Brand, loginPage, signInEndedPage } from './pages';
+
+/** Interaction ids are randomToken() output; anything else is malformed (and cannot name an ended record). */
+const INTERACTION_ID = /^[A-Za-z0-9_-]{43}$/;
+/** Suffix of an ended interaction's record; "." never occurs in an interaction id. */
+const ENDED = '.ended';
+
+/**
+ * The name people see for a client: its `client_name`, else its client_id.
+ *
+ * @example
+ * html`<strong>${clientName(client, request.clientId)}</strong>`;
+ */
+export function clientName(client: Client | undefined, clientId: string): string {
+  return client?.client_name ?? clientId;
+}
+
+/**
+ * The tenant's and the client's names for an interaction's pages.
+ *
+ * @example
+ * return consentPage({ ...brandOf(ctx.tenant, interaction), action, interaction: id, csrf, scopes, username });
+ */
+export function brandOf(tenant: Tenant, interaction: Interaction): Brand {
+  const { clientId } = interaction.request;
+  return { tenantName: tenant.name, clientName: clientName(tenant.clients.get(clientId), clientId) };
+}
 
 /** An interaction that may be continued, or the error page to answer instead. */
 export type Loaded = { id: string; interaction: Interaction } | { page: Response };
@@ -26,10 +57,12 @@ export type Loaded = { id: string; interaction: Interaction } | { page: Response
  */
 export async function load(ctx: RequestContext, params: Params, form?: { csrf?: string }): Promise<Loaded> {
   const id = params.values.get('interaction');
-  if (params.invalid.size > 0 || id === undefined) return { page: errorPage(400, 'The sign-in request is malformed.') };
+  if (params.invalid.size > 0 || id === undefined || !INTERACTION_ID.test(id)) return { page: errorPage(400, 'The sign-in request is malformed.') };
   const interaction = await ctx.server.store.findInteraction(id);
   if (!interaction || interaction.tenant !== ctx.tenant.id) {
-    return { page: errorPage(400, 'This sign-in has expired or was already completed.') };
+    // A repeated post is a client or a double click, not a person going back: keep the 400.
+    if (form) return { page: errorPage(400, 'This sign-in has expired or was already completed.') };
+    return { page: await endedPage(ctx, id) };
   }
   const browser = browserKey(ctx);
   if (browser === undefined || !safeEqual(browser, interaction.browser)) {
@@ -66,10 +99,11 @@ export async function readForm(ctx: RequestContext): Promise<Params | Response> 
 export function renderLogin(ctx: RequestContext, id: string, interaction: Interaction, extra: { message?: string; username?: string } = {}): Response {
   const username = extra.username ?? interaction.request.loginHint;
   return loginPage({
+    ...brandOf(ctx.tenant, interaction),
     action: `${ctx.issuer}/oidc/login`,
     interaction: id,
     csrf: interaction.csrf,
-    clientId: interaction.request.clientId,
+    ...(ctx.tenant.demo_login ? { demoUsers: [...ctx.tenant.users.keys()] } : {}),
     ...(username !== undefined ? { username } : {}),
     ...(extra.message !== undefined ? { message: extra.message } : {}),
   });
@@ -84,6 +118,7 @@ export function renderLogin(ctx: RequestContext, id: string, interaction: Intera
 export async function endWithError(ctx: RequestContext, id: string, error: OAuthError): Promise<Response> {
   const interaction = await ctx.server.store.takeInteraction(id);
   if (!interaction) return errorPage(400, 'This sign-in has expired or was already completed.');
+  await rememberEnded(ctx, id, interaction);
   return redirectError(ctx, targetOf(interaction.request), error);
 }
 
@@ -96,6 +131,44 @@ export async function endWithError(ctx: RequestContext, id: string, error: OAuth
 export async function complete(ctx: RequestContext, id: string, headers?: Headers): Promise<Response> {
   const interaction = await ctx.server.store.takeInteraction(id);
   if (!interaction?.user) return errorPage(400, 'This sign-in has expired or was already completed.');
+  await rememberEnded(ctx, id, interaction);
   return finishAuthorization(ctx, interaction.request, interaction.user, headers);
 }
 
+
+/**
+ * Keeps what the "already complete" page needs: the tenant, client and redirect URI. Not the
+ * browser: the binding cookie may be replaced at sign-in, and the page shows nothing that is
+ * not already public (the client's name and the origin of a registered redirect URI).
+ */
+async function rememberEnded(ctx: RequestContext, id: string, interaction: Interaction): Promise<void> {
+  const { clientId, redirectUri, responseType, responseMode } = interaction.request;
+  const record: Interaction = {
+    tenant: interaction.tenant,
+    request: { clientId, redirectUri, responseType, responseMode, scopes: [], state: '', prompt: [] },
+    browser: '',
+    csrf: '',
+    failedLogins: 0,
+  };
+  await ctx.server.store.saveInteraction(`${id}${ENDED}`, record, INTERACTION_SECONDS);
+}
+
+/**
+ * The page for a sign-in page requested after its interaction ended or expired. The link back
+ * goes to the origin of the redirect URI the interaction used, only while that URI is still
+ * registered for the client.
+ */
+async function endedPage(ctx: RequestContext, id: string): Promise<Response> {
+  const ended = await ctx.server.store.findInteraction(`${id}${ENDED}`);
+  if (!ended || ended.tenant !== ctx.tenant.id) {
+    return signInEndedPage({ tenantName: ctx.tenant.name });
+  }
+  const { clientId, redirectUri } = ended.request;
+  const client = ctx.tenant.clients.get(clientId);
+  const target = client?.redirect_uris.includes(redirectUri) ? new URL(redirectUri) : undefined;
+  const web = target && (target.protocol === 'https:' || target.protocol === 'http:');
+  return signInEndedPage({
+    tenantName: ctx.tenant.name,
+    ...(web ? { back: { clientName: clientName(client, clientId), href: `${target.origin}/` } } : {}),
+  });
+}

@@ -1,14 +1,21 @@
 /**
  * The login page and its form post. Three wrong passwords or Cancel end the flow with
- * `invalid_grant`.
+ * `access_denied` (RFC 6749 §4.1.2.1: the user or the server denied the request).
+ *
+ * Development tenants with `demo_login` also sign a user in without a password: the one
+ * named by `login_hint`, or the one whose button was pressed (`login_as`, CSRF-checked like
+ * every post). Elsewhere `login_hint` only pre-fills the form and `login_as` is refused.
  */
+import type { User } from '../config/model';
 import { randomToken, safeEqual } from '../crypto/secrets';
 import { OAuthError } from '../http/errors';
 import { errorPage } from '../http/html';
 import { queryParams } from '../http/params';
 import { needsConsent } from '../oauth/consent';
+import { demoUser } from '../oauth/demo-login';
 import { INTERACTION_SECONDS, startSession } from '../oauth/session';
 import { nowSeconds, type RequestContext } from '../request/context';
+import type { Interaction } from '../store/store';
 import { complete, endWithError, load, readForm, renderLogin } from './interaction';
 
 /** Wrong passwords allowed before the flow ends with an error redirect. */
@@ -16,7 +23,8 @@ export const MAX_FAILED_LOGINS = 3;
 const DUMMY_PASSWORD = randomToken();
 
 /**
- * `GET {base}/oidc/login?interaction=…`: the sign-in form.
+ * `GET {base}/oidc/login?interaction=…`: the sign-in form (on a `demo_login` tenant, a
+ * `login_hint` naming one of its users signs that user in at once).
  *
  * @example
  * // an entry of the endpoint table in app.ts, which builds the RequestContext
@@ -25,6 +33,8 @@ const DUMMY_PASSWORD = randomToken();
 export async function showLogin(ctx: RequestContext): Promise<Response> {
   const loaded = await load(ctx, queryParams(ctx.request));
   if ('page' in loaded) return loaded.page;
+  const hinted = demoUser(ctx.tenant, loaded.interaction.request.loginHint);
+  if (hinted && !loaded.interaction.user) return signIn(ctx, loaded.id, loaded.interaction, hinted);
   return renderLogin(ctx, loaded.id, loaded.interaction);
 }
 
@@ -42,8 +52,14 @@ export async function submitLogin(ctx: RequestContext): Promise<Response> {
   const loaded = await load(ctx, form, { csrf: form.values.get('csrf') });
   if ('page' in loaded) return loaded.page;
   const { id, interaction } = loaded;
+  const loginAs = form.values.get('login_as');
+  if (loginAs !== undefined) {
+    const user = demoUser(ctx.tenant, loginAs);
+    if (!user) return errorPage(403, 'Signing in without a password is off for this tenant, or there is no such user.', 'access_denied');
+    return signIn(ctx, id, interaction, user);
+  }
   const action = form.values.get('action') ?? 'login';
-  if (action === 'cancel') return endWithError(ctx, id, new OAuthError('invalid_grant', 'the user cancelled the sign-in'));
+  if (action === 'cancel') return endWithError(ctx, id, new OAuthError('access_denied', 'the user cancelled the sign-in'));
   if (action !== 'login') return errorPage(400, 'The form was submitted with an unknown action.');
 
   const username = form.values.get('username');
@@ -57,21 +73,25 @@ export async function submitLogin(ctx: RequestContext): Promise<Response> {
     const failures = await ctx.server.store.countFailedLogin(id);
     ctx.server.logger.info(`tenant ${ctx.tenant.id}: failed sign-in attempt ${failures} of ${MAX_FAILED_LOGINS}`);
     if (failures >= MAX_FAILED_LOGINS) {
-      return endWithError(ctx, id, new OAuthError('invalid_grant', 'the user could not be authenticated (too many failed attempts)'));
+      return endWithError(ctx, id, new OAuthError('access_denied', 'the user could not be authenticated (too many failed attempts); nothing was issued'));
     }
     const left = MAX_FAILED_LOGINS - failures;
     return renderLogin(ctx, id, interaction, { message: `Wrong username or password. ${left} ${left === 1 ? 'attempt' : 'attempts'} left.`, username });
   }
 
-  const authentication = { username, sub: user.claims.sub, sid: randomToken(16), authTime: nowSeconds(ctx.server) };
+  return signIn(ctx, id, interaction, user);
+}
+
+/** Starts the user's session, then asks for consent or completes the authorization. */
+async function signIn(ctx: RequestContext, id: string, interaction: Interaction, user: User): Promise<Response> {
+  const authentication = { username: user.username, sub: user.claims.sub, sid: randomToken(16), authTime: nowSeconds(ctx.server) };
   const headers = new Headers({ 'Set-Cookie': await startSession(ctx, authentication) });
+  await ctx.server.store.saveInteraction(id, { ...interaction, user: authentication }, INTERACTION_SECONDS);
   const client = ctx.tenant.clients.get(interaction.request.clientId);
   if (client && (await needsConsent(ctx, client, authentication.sub, interaction.request.scopes, interaction.request.prompt))) {
-    await ctx.server.store.saveInteraction(id, { ...interaction, user: authentication }, INTERACTION_SECONDS);
     headers.set('Location', `${ctx.issuer}/oidc/consent?interaction=${id}`);
     headers.set('Cache-Control', 'no-store');
     return new Response(null, { status: 302, headers });
   }
-  await ctx.server.store.saveInteraction(id, { ...interaction, user: authentication }, INTERACTION_SECONDS);
   return complete(ctx, id, headers);
 }

@@ -1,6 +1,6 @@
 /**
  * Safe HTML output: escaping, and one page shell whose headers forbid framing, caching and
- * any resource but its own nonce-tagged inline style and script.
+ * any resource but its own nonce-tagged inline style and script (and its inline icon).
  */
 import { randomToken } from '../crypto/secrets';
 
@@ -47,10 +47,29 @@ export function html(strings: TemplateStringsArray, ...values: Interpolation[]):
   return new SafeHtml(out);
 }
 
+/**
+ * The server's icon (a key on a blue square), inlined as a data URI on every page so browsers
+ * never ask for a missing `/favicon.ico`; app.ts also serves it there for direct requests.
+ *
+ * @example
+ * new Response(FAVICON_SVG, { headers: { 'Content-Type': 'image/svg+xml' } });
+ */
+export const FAVICON_SVG =
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="6" fill="#1d4ed8"/><circle cx="12" cy="16" r="5" fill="none" stroke="#fff" stroke-width="3"/><path d="M17 16h10v4M23 16v3" fill="none" stroke="#fff" stroke-width="3"/></svg>';
+const FAVICON_LINK = `<link rel="icon" href="data:image/svg+xml,${encodeURIComponent(FAVICON_SVG)}">`;
+
 const STYLE = `
 :root{color-scheme:light dark;font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;line-height:1.5}
 body{margin:0;min-height:100vh;display:grid;place-items:center;background:Canvas;color:CanvasText}
-main{width:min(26rem,calc(100vw - 2rem));padding:1.5rem 1.75rem;border:1px solid GrayText;border-radius:.75rem}
+main{width:min(26rem,calc(100vw - 2rem));padding:1.5rem 1.75rem;border:1px solid GrayText;border-radius:.75rem;box-sizing:border-box}
+main.wide{width:min(46rem,calc(100vw - 2rem));margin:1rem 0}
+h2{font-size:1.05rem;margin:1.25rem 0 .4rem}
+table{border-collapse:collapse;width:100%;font-size:.95em}
+th,td{text-align:left;vertical-align:top;padding:.3rem .5rem .3rem 0;border-bottom:1px solid GrayText}
+.muted{opacity:.75;font-size:.92em}
+.notice{padding:.6rem .8rem;border-radius:.4rem;background:#dcfce7;color:#14532d}
+.users{display:flex;gap:.5rem;flex-wrap:wrap;margin-top:.4rem}
+a{color:LinkText}
 h1{font-size:1.35rem;margin:0 0 .75rem}
 p{margin:.5rem 0}
 label{display:block;font-weight:600;margin-top:.9rem}
@@ -66,7 +85,8 @@ code{font-size:.95em}
 
 /**
  * A complete HTML response: status, title, body; `script` (optional) runs under the page's nonce.
- * Sends `X-Frame-Options: DENY`, a CSP with `frame-ancestors 'none'`, and `no-store`.
+ * Sends `X-Frame-Options: DENY`, a CSP with `frame-ancestors 'none'` (images: data URIs only, for
+ * the icon), and `no-store`.
  *
  * @example
  * return htmlPage({ status: 400, title: 'Sign-in failed', body: html`<p>Unknown client.</p>` });
@@ -77,6 +97,8 @@ export function htmlPage(page: {
   body: SafeHtml;
   script?: string;
   headers?: HeadersInit;
+  /** A wider column, for pages with tables. */
+  wide?: boolean;
 }): Response {
   const nonce = randomToken(16);
   const script = page.script ? `<script nonce="${nonce}">${page.script}</script>` : '';
@@ -87,10 +109,11 @@ export function htmlPage(page: {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
 <title>${escapeHtml(page.title)}</title>
+${FAVICON_LINK}
 <style nonce="${nonce}">${STYLE}</style>
 </head>
 <body>
-<main>
+<main${page.wide ? ' class="wide"' : ''}>
 ${page.body.value}
 </main>
 ${script}
@@ -101,6 +124,7 @@ ${script}
     "default-src 'none'",
     `style-src 'nonce-${nonce}'`,
     `script-src 'nonce-${nonce}'`,
+    'img-src data:',
     "base-uri 'none'",
     "frame-ancestors 'none'",
   ].join('; ');

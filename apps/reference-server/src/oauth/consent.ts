@@ -37,3 +37,31 @@ export async function rememberConsent(ctx: RequestContext, sub: string, clientId
   const granted = (await ctx.server.store.findConsent(key)) ?? [];
   await ctx.server.store.saveConsent(key, [...new Set([...granted, ...scopes])]);
 }
+
+/**
+ * What the user has granted, per client of the tenant (clients without a grant left out).
+ *
+ * @example
+ * const grants = await grantedConsents(ctx, session.sub); // Map { 'spa' => ['openid', 'profile'] }
+ */
+export async function grantedConsents(ctx: RequestContext, sub: string): Promise<Map<string, readonly string[]>> {
+  const grants = new Map<string, readonly string[]>();
+  for (const clientId of ctx.tenant.clients.keys()) {
+    const granted = await ctx.server.store.findConsent(consentKey(ctx, sub, clientId));
+    if (granted && granted.length > 0) grants.set(clientId, granted);
+  }
+  return grants;
+}
+
+/**
+ * Forgets every grant of the user in this tenant, so the next sign-in asks again. (The store
+ * has no delete for consent: an empty grant asks for every scope, which is the same.)
+ *
+ * @example
+ * await forgetConsents(ctx, session.sub);
+ */
+export async function forgetConsents(ctx: RequestContext, sub: string): Promise<void> {
+  for (const clientId of (await grantedConsents(ctx, sub)).keys()) {
+    await ctx.server.store.saveConsent(consentKey(ctx, sub, clientId), []);
+  }
+}

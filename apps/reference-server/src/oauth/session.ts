@@ -106,3 +106,15 @@ export function browserKey(ctx: RequestContext): string | undefined {
   const existing = readCookie(ctx.request, BROWSER_COOKIE);
   return existing ? storageKey(existing) : undefined;
 }
+
+/**
+ * A CSRF token for a form of a signed-in browser: derived from its session cookie (which
+ * pages cannot read) and `purpose`, so it needs no storage and dies with the session.
+ *
+ * @example
+ * const csrf = sessionFormToken(ctx, 'revoke-consent'); // undefined when not signed in
+ */
+export function sessionFormToken(ctx: RequestContext, purpose: string): string | undefined {
+  const value = readCookie(ctx.request, SESSION_COOKIE);
+  return value ? storageKey(`${purpose}:${value}`) : undefined;
+}
