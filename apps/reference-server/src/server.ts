@@ -153,6 +153,10 @@ async function buildServer(config: ServerConfig, options: ReferenceServerOptions
     journalSize: options.journalSize ?? 1000,
     rotateKey,
   });
+  const secret = typeof options.controlApi === 'object' ? options.controlApi.secret : undefined;
+  if (secret !== undefined && (typeof secret !== 'string' || secret.length < 16)) {
+    throw new Error('controlApi.secret must be a string of at least 16 characters');
+  }
   const api = options.controlApi === undefined || options.controlApi === false ? { enabled: false } : { enabled: true, ...(options.controlApi === true ? {} : options.controlApi) };
   const app = createApp(context, options.onRequest, { control, state, api });
   const listeners = new Set<Listening>();
