@@ -86,10 +86,10 @@ export class ClientFaultTable {
    * table.set('demo', 'web', ['redirect_missing_state'], undefined);
    */
   set(tenantId: string, clientId: string, faults: readonly Fault[], times: number | undefined): void {
-    let clients = this.tenants.get(tenantId);
-    if (!clients) this.tenants.set(tenantId, (clients = new Map()));
-    let slots = clients.get(clientId);
-    if (!slots) clients.set(clientId, (slots = new Map()));
+    const clients = this.tenants.get(tenantId) ?? new Map<string, Map<Fault, Slot>>();
+    this.tenants.set(tenantId, clients);
+    const slots = clients.get(clientId) ?? new Map<Fault, Slot>();
+    clients.set(clientId, slots);
     // A new slot, not an updated one: a request under way keeps counting the old one.
     for (const fault of faults) slots.set(fault, { remaining: times });
   }
@@ -101,12 +101,15 @@ export class ClientFaultTable {
    * table.clear('demo', 'web', 'id_token_wrong_aud');
    */
   clear(tenantId?: string, clientId?: string, fault?: Fault): void {
-    if (tenantId === undefined) return this.tenants.clear();
-    const clients = this.tenants.get(tenantId);
-    if (!clients) return;
-    if (clientId === undefined) return void this.tenants.delete(tenantId);
-    if (fault === undefined) clients.delete(clientId);
-    else clients.get(clientId)?.delete(fault);
+    if (tenantId === undefined) {
+      this.tenants.clear();
+    } else if (clientId === undefined) {
+      this.tenants.delete(tenantId);
+    } else if (fault === undefined) {
+      this.tenants.get(tenantId)?.delete(clientId);
+    } else {
+      this.tenants.get(tenantId)?.get(clientId)?.delete(fault);
+    }
   }
 
   /**

@@ -5,7 +5,7 @@
  * the running one (requests under way finish with the one they started with). Per instance:
  * with the Redis store, change every instance.
  */
-import { ConfigError, validateConfig, type ClientConfig, type TenantConfig, type UserConfig } from '../config/schema';
+import { ConfigError, validateConfig, type ClientConfig, type TenantConfig } from '../config/schema';
 import type { TenantEntry } from '../request/context';
 import { ControlError } from './errors';
 import { name, record } from './input';
