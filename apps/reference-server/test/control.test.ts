@@ -2,8 +2,7 @@
 // running server, and bad input is refused with the field named and nothing changed.
 import { decodeProtectedHeader } from 'jose';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { ControlError } from '../src/control/errors';
-import { type Harness, ISSUER, WEB_REDIRECT, CookieJar, exchangeWebCode, login, setup, verifyJwt, webCode, webParams } from './helpers';
+import { type Harness, ISSUER, WEB_REDIRECT, CookieJar, exchangeWebCode, login, setup, verifyJwt, webCode, webParams, controlRejection } from './helpers';
 
 let h: Harness;
 beforeEach(async () => {
@@ -12,14 +11,6 @@ beforeEach(async () => {
   });
 });
 
-async function rejection(promise: Promise<unknown>): Promise<ControlError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  if (!(error instanceof ControlError)) throw new Error(`expected a ControlError, got ${String(error)}`);
-  return error;
-}
 
 async function clientCredentials(clientId: string, secret: string): Promise<Response> {
   return h.post('/oauth/token', { grant_type: 'client_credentials', client_id: clientId, client_secret: secret, scope: 'api.read' });
@@ -69,20 +60,20 @@ describe('control.users', () => {
   });
 
   it('refuses an unknown user with 404 and the field named', async () => {
-    const error = await rejection(h.server.control.users.update('nobody', { password: 'x' }));
+    const error = await controlRejection(h.server.control.users.update('nobody', { password: 'x' }));
     expect(error).toMatchObject({ code: 'unknown_user', field: 'username', status: 404 });
     expect(error.message).toContain('"nobody"');
-    expect(await rejection(h.server.control.users.remove('nobody'))).toMatchObject({ code: 'unknown_user', field: 'username' });
+    expect(await controlRejection(h.server.control.users.remove('nobody'))).toMatchObject({ code: 'unknown_user', field: 'username' });
   });
 
   it('refuses a taken username with 409, and an invalid entry with the config rule and field', async () => {
-    expect(await rejection(h.server.control.users.add({ username: 'alice', password: 'x' }))).toMatchObject({ code: 'already_exists', status: 409, field: 'user.username' });
-    const missing = await rejection(h.server.control.users.add({ username: 'carol' } as never));
+    expect(await controlRejection(h.server.control.users.add({ username: 'alice', password: 'x' }))).toMatchObject({ code: 'already_exists', status: 409, field: 'user.username' });
+    const missing = await controlRejection(h.server.control.users.add({ username: 'carol' } as never));
     expect(missing).toMatchObject({ code: 'invalid_input', status: 400, field: 'user.password' });
     expect(missing.message).toContain('non-empty string');
-    expect(await rejection(h.server.control.users.add({ username: 'carol', password: 'p', extra: 1 } as never))).toMatchObject({ field: 'user.extra' });
-    expect(await rejection(h.server.control.users.update('alice', { username: 'alicia' }))).toMatchObject({ field: 'changes.username' });
-    expect(await rejection(h.server.control.users.add('carol' as never))).toMatchObject({ field: 'user' });
+    expect(await controlRejection(h.server.control.users.add({ username: 'carol', password: 'p', extra: 1 } as never))).toMatchObject({ field: 'user.extra' });
+    expect(await controlRejection(h.server.control.users.update('alice', { username: 'alicia' }))).toMatchObject({ field: 'changes.username' });
+    expect(await controlRejection(h.server.control.users.add('carol' as never))).toMatchObject({ field: 'user' });
     // Nothing changed.
     expect((await h.server.control.users.list()).map((u) => u.username)).toEqual(['alice']);
   });
@@ -122,15 +113,15 @@ describe('control.clients', () => {
   });
 
   it('refuses bad input with the field named, changing nothing', async () => {
-    expect(await rejection(h.server.control.clients.update('ghost', { scopes: ['openid'] }))).toMatchObject({ code: 'unknown_client', field: 'client_id', status: 404 });
-    const badUri = await rejection(h.server.control.clients.update('web', { redirect_uris: ['javascript:alert(1)'] }));
+    expect(await controlRejection(h.server.control.clients.update('ghost', { scopes: ['openid'] }))).toMatchObject({ code: 'unknown_client', field: 'client_id', status: 404 });
+    const badUri = await controlRejection(h.server.control.clients.update('web', { redirect_uris: ['javascript:alert(1)'] }));
     expect(badUri).toMatchObject({ code: 'invalid_input', field: 'client.redirect_uris[0]' });
-    const publicCc = await rejection(h.server.control.clients.add({ client_id: 'x', grant_types: ['client_credentials'] }));
+    const publicCc = await controlRejection(h.server.control.clients.add({ client_id: 'x', grant_types: ['client_credentials'] }));
     expect(publicCc).toMatchObject({ field: 'client.grant_types' });
     expect(publicCc.message).toContain('client_secret');
-    expect(await rejection(h.server.control.clients.add({ client_id: 'web', client_secret: 's' } as never))).toMatchObject({ code: 'already_exists' });
-    expect(await rejection(h.server.control.clients.list({ tenant: 'nope' }))).toMatchObject({ code: 'unknown_tenant', field: 'tenant', status: 404 });
-    expect(await rejection(h.server.control.clients.list({ tenants: 'demo' } as never))).toMatchObject({ field: 'tenants' });
+    expect(await controlRejection(h.server.control.clients.add({ client_id: 'web', client_secret: 's' } as never))).toMatchObject({ code: 'already_exists' });
+    expect(await controlRejection(h.server.control.clients.list({ tenant: 'nope' }))).toMatchObject({ code: 'unknown_tenant', field: 'tenant', status: 404 });
+    expect(await controlRejection(h.server.control.clients.list({ tenants: 'demo' } as never))).toMatchObject({ field: 'tenants' });
     expect((await clientCredentials('service', 'service-secret')).status).toBe(200);
   });
 
@@ -187,13 +178,13 @@ describe('control.faults', () => {
   });
 
   it('refuses an unknown client or fault and bad counts, with the field named', async () => {
-    expect(await rejection(h.server.control.faults.set('ghost', 'id_token_expired'))).toMatchObject({ code: 'unknown_client', field: 'client_id', status: 404 });
-    expect(await rejection(h.server.control.faults.set('web', 'id_token_fried' as never))).toMatchObject({ code: 'unknown_fault', field: 'fault' });
-    expect(await rejection(h.server.control.faults.set('web', []))).toMatchObject({ field: 'fault' });
+    expect(await controlRejection(h.server.control.faults.set('ghost', 'id_token_expired'))).toMatchObject({ code: 'unknown_client', field: 'client_id', status: 404 });
+    expect(await controlRejection(h.server.control.faults.set('web', 'id_token_fried' as never))).toMatchObject({ code: 'unknown_fault', field: 'fault' });
+    expect(await controlRejection(h.server.control.faults.set('web', []))).toMatchObject({ field: 'fault' });
     for (const times of [0, -1, 1.5, '2']) {
-      expect(await rejection(h.server.control.faults.set('web', 'id_token_expired', { times: times as number }))).toMatchObject({ field: 'times' });
+      expect(await controlRejection(h.server.control.faults.set('web', 'id_token_expired', { times: times as number }))).toMatchObject({ field: 'times' });
     }
-    expect(await rejection(h.server.control.faults.clear('ghost'))).toMatchObject({ code: 'unknown_client' });
+    expect(await controlRejection(h.server.control.faults.clear('ghost'))).toMatchObject({ code: 'unknown_client' });
     expect(await h.server.control.faults.list()).toEqual([]);
   });
 
@@ -223,9 +214,9 @@ describe('control.clock', () => {
   });
 
   it('refuses a time or step that is not one', async () => {
-    expect(await rejection(h.server.control.clock.advance(Number.NaN))).toMatchObject({ field: 'seconds' });
-    expect(await rejection(h.server.control.clock.advance('60' as never))).toMatchObject({ field: 'seconds' });
-    expect(await rejection(h.server.control.clock.set('next tuesday'))).toMatchObject({ field: 'time' });
+    expect(await controlRejection(h.server.control.clock.advance(Number.NaN))).toMatchObject({ field: 'seconds' });
+    expect(await controlRejection(h.server.control.clock.advance('60' as never))).toMatchObject({ field: 'seconds' });
+    expect(await controlRejection(h.server.control.clock.set('next tuesday'))).toMatchObject({ field: 'time' });
     expect((await h.server.control.clock.get()).offsetSeconds).toBe(0);
   });
 });
@@ -238,7 +229,7 @@ describe('control.keys', () => {
     expect(decodeProtectedHeader(await idTokenFor(h)).kid).toBe(kid);
     const jwks = (await (await h.get('/oidc/jwks')).json()) as { keys: { kid: string }[] };
     expect(jwks.keys.map((k) => k.kid)).toEqual([kid, before]);
-    expect(await rejection(h.server.control.keys.rotate({ tenant: 'other' }))).toMatchObject({ code: 'unknown_tenant', field: 'tenant' });
+    expect(await controlRejection(h.server.control.keys.rotate({ tenant: 'other' }))).toMatchObject({ code: 'unknown_tenant', field: 'tenant' });
   });
 });
 
@@ -248,7 +239,7 @@ describe('several tenants', () => {
       const second = structuredClone(config.tenants[0]);
       if (second) config.tenants.push({ ...second, id: 'second' });
     });
-    expect(await rejection(multi.server.control.users.list())).toMatchObject({ field: 'tenant', code: 'invalid_input' });
+    expect(await controlRejection(multi.server.control.users.list())).toMatchObject({ field: 'tenant', code: 'invalid_input' });
     await multi.server.control.users.add({ username: 'bob', password: 'p' }, { tenant: 'second' });
     expect((await multi.server.control.users.list({ tenant: 'demo' })).map((u) => u.username)).toEqual(['alice']);
     expect((await multi.server.control.users.list({ tenant: 'second' })).map((u) => u.username)).toEqual(['alice', 'bob']);

@@ -1,9 +1,8 @@
 // Transport faults at runtime: an endpoint answers 5xx or 429 with Retry-After, answers late,
 // or drops the connection, once, N times or until cleared; in-process and over real HTTP.
 import { afterEach, describe, expect, it } from 'vitest';
-import { ControlError } from '../src/control/errors';
 import { createReferenceServer, demoConfig, type Listening } from '../src/index';
-import { type Harness, setup } from './helpers';
+import { type Harness, setup, controlRejection } from './helpers';
 
 const running: Listening[] = [];
 afterEach(async () => {
@@ -12,14 +11,6 @@ afterEach(async () => {
 
 const cc = (h: Harness) => h.post('/oauth/token', { grant_type: 'client_credentials', client_id: 'service', client_secret: 'service-secret', scope: 'api.read' });
 
-async function rejection(promise: Promise<unknown>): Promise<ControlError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  if (!(error instanceof ControlError)) throw new Error(`expected a ControlError, got ${String(error)}`);
-  return error;
-}
 
 describe('transport faults in-process', () => {
   it('answers 503 for the next request only (times: 1), in the endpoint JSON shape, with CORS headers', async () => {
@@ -89,16 +80,16 @@ describe('transport faults in-process', () => {
   it('refuses bad faults with the field named, setting nothing', async () => {
     const h = await setup();
     const { transport } = h.server.control;
-    expect(await rejection(transport.set('/oidc/nowhere', { status: 503 }))).toMatchObject({ code: 'unknown_endpoint', field: 'endpoint' });
-    expect(await rejection(transport.set('/oidc/jwks', { status: 404 }))).toMatchObject({ field: 'fault.status' });
-    expect(await rejection(transport.set('/oidc/jwks', { status: 503, drop: true }))).toMatchObject({ field: 'fault.drop' });
-    expect(await rejection(transport.set('/oidc/jwks', {}))).toMatchObject({ field: 'fault' });
-    expect(await rejection(transport.set('/oidc/jwks', { retryAfter: 3, latencyMs: 5 }))).toMatchObject({ field: 'fault.retryAfter' });
-    expect(await rejection(transport.set('/oidc/jwks', { latencyMs: 600_000 }))).toMatchObject({ field: 'fault.latencyMs' });
-    expect(await rejection(transport.set('/oidc/jwks', { status: 503, colour: 'red' } as never))).toMatchObject({ field: 'fault.colour' });
-    expect(await rejection(transport.set('/oidc/jwks', { status: 503 }, { times: 0 }))).toMatchObject({ field: 'times' });
-    expect(await rejection(transport.set('/oidc/jwks', { status: 503 }, { tenant: 'nope' }))).toMatchObject({ code: 'unknown_tenant' });
-    expect(await rejection(transport.clear('/nowhere'))).toMatchObject({ field: 'endpoint' });
+    expect(await controlRejection(transport.set('/oidc/nowhere', { status: 503 }))).toMatchObject({ code: 'unknown_endpoint', field: 'endpoint' });
+    expect(await controlRejection(transport.set('/oidc/jwks', { status: 404 }))).toMatchObject({ field: 'fault.status' });
+    expect(await controlRejection(transport.set('/oidc/jwks', { status: 503, drop: true }))).toMatchObject({ field: 'fault.drop' });
+    expect(await controlRejection(transport.set('/oidc/jwks', {}))).toMatchObject({ field: 'fault' });
+    expect(await controlRejection(transport.set('/oidc/jwks', { retryAfter: 3, latencyMs: 5 }))).toMatchObject({ field: 'fault.retryAfter' });
+    expect(await controlRejection(transport.set('/oidc/jwks', { latencyMs: 600_000 }))).toMatchObject({ field: 'fault.latencyMs' });
+    expect(await controlRejection(transport.set('/oidc/jwks', { status: 503, colour: 'red' } as never))).toMatchObject({ field: 'fault.colour' });
+    expect(await controlRejection(transport.set('/oidc/jwks', { status: 503 }, { times: 0 }))).toMatchObject({ field: 'times' });
+    expect(await controlRejection(transport.set('/oidc/jwks', { status: 503 }, { tenant: 'nope' }))).toMatchObject({ code: 'unknown_tenant' });
+    expect(await controlRejection(transport.clear('/nowhere'))).toMatchObject({ field: 'endpoint' });
     expect(await transport.list()).toEqual([]);
   });
 });

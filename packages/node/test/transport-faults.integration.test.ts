@@ -4,7 +4,7 @@
 // (The msw tests cover the same rules with hand-made responses; these prove them end to end.)
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type NodeClientOptions, TokenEndpointError, createNodeClient, serviceProvider } from '../src/index';
-import { type RunningServer, loginThroughForms, startReferenceServer } from './support/reference-server';
+import { type RunningServer, loginThroughForms, serviceClientOptions, startReferenceServer } from './support/reference-server';
 
 let server: RunningServer;
 let service: NodeClientOptions;
@@ -12,13 +12,7 @@ let web: NodeClientOptions;
 
 beforeAll(async () => {
   server = await startReferenceServer();
-  service = {
-    provider: serviceProvider(server.issuer),
-    clientId: 'service',
-    clientSecret: 'service-secret',
-    grants: ['client_credentials'],
-    retry: { retries: 2, baseDelay: 1, maxDelay: 5 },
-  };
+  service = { ...serviceClientOptions(server), retry: { retries: 2, baseDelay: 1, maxDelay: 5 } };
   web = {
     provider: serviceProvider(server.issuer),
     clientId: 'web',

@@ -2,7 +2,7 @@
 // requests it serves so tests can count what the SDK sent.
 import { type ServerConfig, type ServerControl, createReferenceServer, demoConfig } from '@oidc-rp/reference-server';
 import { completeLogin } from '@oidc-rp/reference-server/testing';
-import type { NodeClient, StartLoginOptions } from '../../src/index';
+import { type NodeClient, type NodeClientOptions, type StartLoginOptions, serviceProvider } from '../../src/index';
 
 export interface RunningServer {
   origin: string;
@@ -51,4 +51,9 @@ export async function loginThroughForms(client: NodeClient, options?: StartLogin
   const { url, transaction } = await client.startLogin(options);
   const result = await completeLogin(url, { username: 'alice', password: 'wonderland', consent });
   return { url, transaction, result };
+}
+
+/** Options of the demo tenant's client-credentials client `service` on `server`. */
+export function serviceClientOptions(server: RunningServer): NodeClientOptions {
+  return { provider: serviceProvider(server.issuer), clientId: 'service', clientSecret: 'service-secret', grants: ['client_credentials'] };
 }
