@@ -159,12 +159,11 @@ export function createApp(server: Omit<ServerContext, 'store'>, onRequest?: (inf
       if (journal.capacity === 0 || path === CONTROL_PREFIX || path.startsWith(`${CONTROL_PREFIX}/`)) return next();
       const time = new Date(clock.now()).toISOString();
       const request = c.req.raw;
-      const facts = await describeRequest(request.method === 'POST' ? request.clone() : request);
       const [, first = '', ...rest] = path.split('/');
       const where = server.tenants.has(first) ? { tenant: first, endpoint: `/${rest.join('/')}` } : {};
       const record = (status: number) => {
         const fault = injected.get(request);
-        journal.add({ time, method: request.method, path, ...where, ...facts, status, ...(fault ? { transport_fault: fault } : {}) });
+        journal.add({ time, method: request.method, path, ...where, ...describeRequest(request), status, ...(fault ? { transport_fault: fault } : {}) });
       };
       try {
         await next();

@@ -4,7 +4,7 @@
  * for names that never carry a secret; every other value is replaced by `[redacted]`, so codes,
  * tokens, verifiers, secrets, passwords, state and nonce never enter it.
  */
-import { BodyError, decodeComponent, queryParams, readFormBody } from '../http/params';
+import { decodeComponent, formBodyRead, queryParams } from '../http/params';
 import { ControlError } from './errors';
 import { onlyKeys, record } from './input';
 
@@ -97,21 +97,17 @@ function basicClientId(header: string): string | undefined {
 }
 
 /**
- * What the journal records about a request before it is answered: the query, and the form body
- * read from a clone (so the handler still reads the original). Malformed bodies record no body parameters.
+ * What the journal records about a request once it is answered: the query, and the form body
+ * when the handler read one (the body is never read a second time, so a request refused before
+ * its body was read, or with a malformed body, records no body parameters).
  *
  * @example
- * const facts = await describeRequest(request.clone());
+ * await next();
+ * const facts = describeRequest(request);
  */
-export async function describeRequest(request: Request): Promise<Pick<JournalEntry, 'client_id' | 'grant_type' | 'response_type' | 'authorization' | 'params'>> {
+export function describeRequest(request: Request): Pick<JournalEntry, 'client_id' | 'grant_type' | 'response_type' | 'authorization' | 'params'> {
   const values = new Map(queryParams(request).values);
-  if (request.method === 'POST') {
-    try {
-      for (const [key, value] of (await readFormBody(request)).values) values.set(key, value);
-    } catch (error) {
-      if (!(error instanceof BodyError)) throw error;
-    }
-  }
+  for (const [key, value] of formBodyRead(request)?.values ?? []) values.set(key, value);
   const header = request.headers.get('authorization') ?? '';
   const scheme = header.slice(0, 7).toLowerCase();
   const authorization = scheme.startsWith('basic ') ? 'basic' : scheme === 'bearer ' ? 'bearer' : undefined;
