@@ -89,7 +89,12 @@ export interface ServerControl {
   };
 }
 
-/** Every control method as `area.name`: what IPC and tests may call. */
+/**
+ * Every control method as `area.name`: what IPC may call.
+ *
+ * @example
+ * CONTROL_METHODS.includes('users.add'); // true
+ */
 export const CONTROL_METHODS = [
   'users.list', 'users.add', 'users.update', 'users.remove',
   'clients.list', 'clients.add', 'clients.update', 'clients.remove',

@@ -11,7 +11,12 @@ import type { ServerControl } from './control';
 import { ControlError } from './errors';
 import { onlyKeys, record } from './input';
 
-/** The path prefix of the control API. */
+/**
+ * The path prefix of the control API.
+ *
+ * @example
+ * fetch(`${origin}${CONTROL_PREFIX}/users`);
+ */
 export const CONTROL_PREFIX = '/_control';
 
 type Query = ReadonlyMap<string, string>;

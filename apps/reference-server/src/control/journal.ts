@@ -68,6 +68,12 @@ const SHOWN = new Set([
   'decision',
   'username',
 ]);
+/**
+ * What the journal records instead of a value that may be secret.
+ *
+ * @example
+ * entry.params.code === REDACTED; // the code was sent; its value is not kept
+ */
 export const REDACTED = '[redacted]';
 const MATCH_KEYS = ['method', 'path', 'tenant', 'client_id', 'grant_type', 'response_type', 'status'] as const;
 const MAX_ENTRIES = 100_000;
