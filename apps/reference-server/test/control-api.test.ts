@@ -79,8 +79,9 @@ describe('HTTP control API: who may call it', () => {
     expect(simple.status).toBe(415);
     expect(await simple.json()).toMatchObject({ error: 'invalid_request', field: 'content-type' });
     expect((await server.control.users.list()).map((u) => u.username)).toEqual(['alice']);
+    expect((await call(origin, 'POST', '/users', user, { origin: 'null' })).status).toBe(403);
     // The developer's own page on localhost may call it.
-    expect((await call(origin, 'GET', '/users', undefined, { origin: 'http://localhost:5173' })).status).toBe(200);
+    expect((await call(origin, 'GET', '/users', undefined, { origin: 'http://localhost:5173', 'sec-fetch-site': 'cross-site' })).status).toBe(200);
   });
 
   it('with a secret, requires it as a bearer token: missing or wrong is 401', async () => {

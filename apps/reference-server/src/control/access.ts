@@ -2,7 +2,7 @@
  * Who may use the HTTP control API. Off unless turned on (then 404, like any unknown path).
  * With a secret: only requests bearing it (401 otherwise), from anywhere. Without one: only
  * requests from a loopback address that also name a loopback host (a DNS-rebinding page names
- * its own) and come from no other site (`Origin`, `Sec-Fetch-Site`); anything else is 403.
+ * its own) and come from no other site's page (`Origin`, else `Sec-Fetch-Site`); anything else is 403.
  * Requests without a socket (in-process `fetch`) have no address and need the secret: code in
  * the same process has `server.control` itself.
  */
@@ -42,11 +42,10 @@ function isLoopbackHost(host: string): boolean {
   return name === 'localhost' || name === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(name);
 }
 
+/** No other site's page sent it: its Origin, if any, is a loopback one; without, it is not a cross-site navigation. */
 function fromLoopbackSite(headers: Headers): boolean {
-  const site = headers.get('sec-fetch-site');
-  if (site !== null && site !== 'same-origin' && site !== 'none') return false;
   const origin = headers.get('origin');
-  if (origin === null) return true;
+  if (origin === null) return headers.get('sec-fetch-site') !== 'cross-site';
   try {
     const url = new URL(origin);
     return (url.protocol === 'http:' || url.protocol === 'https:') && isLoopbackHost(url.host);
