@@ -97,6 +97,14 @@ describe('request journal', () => {
     });
   });
 
+  it('cuts long values and names, so a full journal stays small', async () => {
+    const h = await setup();
+    await h.get(`/oidc/authorize?scope=${'s'.repeat(3000)}&${'n'.repeat(100)}=1`);
+    const [entry] = h.server.requests();
+    expect(entry?.params.scope).toBe(`${'s'.repeat(256)}…`);
+    expect(entry?.params[`${'n'.repeat(64)}…`]).toBe('[redacted]');
+  });
+
   it('finds entries with a matcher: path (full or in the tenant), grant_type, client_id, status, method', async () => {
     const h = await setup();
     const cc = (secret: string) => h.post('/oauth/token', { grant_type: 'client_credentials', client_id: 'service', client_secret: secret, scope: 'api.read' });

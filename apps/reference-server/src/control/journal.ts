@@ -79,15 +79,22 @@ const MATCH_KEYS = ['method', 'path', 'tenant', 'client_id', 'grant_type', 'resp
 const MAX_ENTRIES = 100_000;
 
 /**
- * Parameters as the journal records them: shown names with their values, the rest redacted.
+ * Parameters as the journal records them: shown names with their values (long ones cut), the rest redacted.
  *
  * @example
  * journalParams(new Map([['code', 'abc'], ['grant_type', 'authorization_code']])); // { code: '[redacted]', grant_type: 'authorization_code' }
  */
 export function journalParams(values: ReadonlyMap<string, string>): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [key, value] of values) out[key] = SHOWN.has(key) ? value : REDACTED;
+  for (const [key, value] of values) out[clip(key, MAX_NAME)] = SHOWN.has(key) ? clip(value, MAX_VALUE) : REDACTED;
   return out;
+}
+
+/** Names and values are cut to keep a full journal small (at most 64 parameters per request). */
+const MAX_NAME = 64;
+const MAX_VALUE = 256;
+function clip(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
 }
 
 /** The client id in HTTP Basic credentials (RFC 6749 2.3.1: form-encoded), never the secret. */
