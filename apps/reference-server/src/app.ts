@@ -5,13 +5,12 @@
  * unreachable store is 503 `temporarily_unavailable` in that shape; any other unexpected
  * failure is logged (without request data) and answered 500 without details.
  */
-import type { IncomingMessage } from 'node:http';
-import { Hono } from 'hono';
+import { type Context, Hono } from 'hono';
 import type { ControlApiSettings } from './control/access';
 import type { ControlState, ServerControl } from './control/control';
 import { CONTROL_PREFIX, handleControlRequest } from './control/http-api';
-import { describeRequest, type JournalEntry } from './control/journal';
-import { ConnectionDropped, type TransportFault } from './control/transport-faults';
+import { journalRequests } from './control/journal';
+import { ConnectionDropped, incomingOf, injectTransportFault } from './control/transport-faults';
 import { authorize } from './endpoints/authorize';
 import { codeTokenEndpoint } from './endpoints/code-token';
 import { showConsent, submitConsent } from './endpoints/consent';
@@ -95,40 +94,6 @@ function unavailable(kind: Endpoint['kind'], headers: Readonly<Record<string, st
 
 const NONE: Readonly<Record<string, string>> = Object.freeze({});
 
-/** The request's node socket, when it came through a listener (none in-process). */
-function incomingOf(env: unknown): IncomingMessage | undefined {
-  return (env as { incoming?: IncomingMessage } | undefined)?.incoming;
-}
-
-/**
- * Answers as the transport fault says: after its latency, a dropped connection (the socket
- * destroyed; in-process, a rejection), an error status in the endpoint's shape, or (latency
- * only) undefined to go on normally.
- */
-async function injectFault(kind: Endpoint['kind'], fault: TransportFault, env: unknown, headers: Readonly<Record<string, string>>): Promise<Response | undefined> {
-  if (fault.latencyMs) await new Promise((resolve) => setTimeout(resolve, fault.latencyMs));
-  if (fault.drop) {
-    const incoming = incomingOf(env);
-    if (!incoming) throw new ConnectionDropped();
-    incoming.socket.destroy();
-    return new Response(null, { status: 502 });
-  }
-  if (fault.status === undefined) return undefined;
-  const extra: Record<string, string> = fault.retryAfter !== undefined ? { 'Retry-After': String(fault.retryAfter) } : {};
-  const error = fault.status === 503 || fault.status === 429 ? 'temporarily_unavailable' : 'server_error';
-  const message = `The server is failing on purpose (transport fault: HTTP ${fault.status}).`;
-  if (kind === 'html') {
-    const page = errorPage(fault.status, message, error);
-    for (const [name, value] of Object.entries(extra)) page.headers.set(name, value);
-    return page;
-  }
-  return jsonResponse({ error, error_description: message }, fault.status, { ...headers, ...extra });
-}
-
-function faultKind(fault: TransportFault): JournalEntry['transport_fault'] {
-  return fault.drop ? 'drop' : fault.status !== undefined ? 'status' : 'latency';
-}
-
 /**
  * Assembles the application over a server context.
  *
@@ -138,8 +103,6 @@ function faultKind(fault: TransportFault): JournalEntry['transport_fault'] {
  */
 export function createApp(server: Omit<ServerContext, 'store'>, onRequest?: (info: RequestInfo) => void, control?: AppControl): Hono {
   const app = new Hono();
-  /** Transport faults injected, by request, for the journal. */
-  const injected = new WeakMap<Request, JournalEntry['transport_fault']>();
 
   if (onRequest) {
     app.use('*', async (c, next) => {
@@ -151,28 +114,11 @@ export function createApp(server: Omit<ServerContext, 'store'>, onRequest?: (inf
   }
 
   if (control) {
-    const { journal, clock } = control.state;
-    app.all(CONTROL_PREFIX, (c) => handleControlRequest(c.req.raw, control.control, control.api, incomingOf(c.env)?.socket.remoteAddress));
-    app.all(`${CONTROL_PREFIX}/*`, (c) => handleControlRequest(c.req.raw, control.control, control.api, incomingOf(c.env)?.socket.remoteAddress));
-    app.use('*', async (c, next) => {
-      const path = new URL(c.req.url).pathname;
-      if (journal.capacity === 0 || path === CONTROL_PREFIX || path.startsWith(`${CONTROL_PREFIX}/`)) return next();
-      const time = new Date(clock.now()).toISOString();
-      const request = c.req.raw;
-      const [, first = '', ...rest] = path.split('/');
-      const where = server.tenants.has(first) ? { tenant: first, endpoint: `/${rest.join('/')}` } : {};
-      const record = (status: number) => {
-        const fault = injected.get(request);
-        journal.add({ time, method: request.method, path, ...where, ...describeRequest(request), status, ...(fault ? { transport_fault: fault } : {}) });
-      };
-      try {
-        await next();
-      } catch (error) {
-        if (error instanceof ConnectionDropped) record(0);
-        throw error;
-      }
-      record(injected.get(request) === 'drop' ? 0 : c.res.status);
-    });
+    const { journal, clock, transportFaults } = control.state;
+    const answerControl = (c: Context) => handleControlRequest(c.req.raw, control.control, control.api, incomingOf(c.env)?.socket.remoteAddress);
+    app.all(CONTROL_PREFIX, answerControl);
+    app.all(`${CONTROL_PREFIX}/*`, answerControl);
+    app.use('*', journalRequests(journal, clock.now, (id) => server.tenants.has(id), (r) => transportFaults.injectedInto(r), CONTROL_PREFIX));
   }
 
   // Built once per tenant rather than per request.
@@ -200,10 +146,9 @@ export function createApp(server: Omit<ServerContext, 'store'>, onRequest?: (inf
       // With runtime faults set for the tenant's clients, this request's view of it (see control/client-faults.ts).
       const tenant = control ? control.state.clientFaults.view(entry.tenant) : entry.tenant;
       const headers = endpoint.cors ? corsHeaders({ request, tenant }) : NONE;
-      const transport = control && !control.state.transportFaults.empty ? control.state.transportFaults.take(tenant.id, endpoint.path) : undefined;
+      const transport = control && !control.state.transportFaults.empty ? control.state.transportFaults.take(tenant.id, endpoint.path, request) : undefined;
       if (transport) {
-        injected.set(request, faultKind(transport));
-        const answer = await injectFault(endpoint.kind, transport, c.env, headers);
+        const answer = await injectTransportFault(endpoint.kind, transport, c.env, headers);
         if (answer) return answer;
       }
       const ctx: RequestContext = {

@@ -4,9 +4,11 @@
  * for names that never carry a secret; every other value is replaced by `[redacted]`, so codes,
  * tokens, verifiers, secrets, passwords, state and nonce never enter it.
  */
+import type { MiddlewareHandler } from 'hono';
 import { decodeComponent, formBodyRead, queryParams } from '../http/params';
 import { ControlError } from './errors';
 import { onlyKeys, record } from './input';
+import { ConnectionDropped, type InjectedKind } from './transport-faults';
 
 /** One answered request. */
 export interface JournalEntry {
@@ -32,7 +34,7 @@ export interface JournalEntry {
   /** The response status; 0 when the connection was dropped on purpose. */
   status: number;
   /** The transport fault injected into this request, if any. */
-  transport_fault?: 'status' | 'latency' | 'drop';
+  transport_fault?: InjectedKind;
 }
 
 /** Which journal entries to return: every given field must be equal. */
@@ -217,4 +219,38 @@ export class Journal {
     this.next = 0;
     this.seq = 0;
   }
+}
+
+/**
+ * The middleware that journals every request but those under `skipPrefix` (the control API).
+ *
+ * @example
+ * app.use('*', journalRequests(journal, clock.now, (id) => tenants.has(id), (r) => faults.injectedInto(r), '/_control'));
+ */
+export function journalRequests(
+  journal: Journal,
+  now: () => number,
+  isTenant: (id: string) => boolean,
+  injectedInto: (request: Request) => InjectedKind | undefined,
+  skipPrefix: string,
+): MiddlewareHandler {
+  return async (c, next) => {
+    const path = new URL(c.req.url).pathname;
+    if (journal.capacity === 0 || path === skipPrefix || path.startsWith(`${skipPrefix}/`)) return next();
+    const time = new Date(now()).toISOString();
+    const request = c.req.raw;
+    const [, first = '', ...rest] = path.split('/');
+    const where = isTenant(first) ? { tenant: first, endpoint: `/${rest.join('/')}` } : {};
+    const add = (status: number) => {
+      const fault = injectedInto(request);
+      journal.add({ time, method: request.method, path, ...where, ...describeRequest(request), status, ...(fault ? { transport_fault: fault } : {}) });
+    };
+    try {
+      await next();
+    } catch (error) {
+      if (error instanceof ConnectionDropped) add(0);
+      throw error;
+    }
+    add(injectedInto(request) === 'drop' ? 0 : c.res.status);
+  };
 }

@@ -3,6 +3,9 @@
  * `Retry-After`), answers late, or drops the connection, for its next N requests or until
  * cleared. They hit the endpoint before its handler runs, whatever the client.
  */
+import type { IncomingMessage } from 'node:http';
+import { jsonResponse } from '../http/errors';
+import { errorPage } from '../http/html';
 import { ControlError } from './errors';
 import { onlyKeys, record, wholeNumber } from './input';
 
@@ -66,6 +69,8 @@ export function readTransportFault(value: unknown): TransportFault {
  */
 export class TransportFaultTable {
   private readonly faults = new Map<string, { fault: TransportFault; remaining: number | undefined }>();
+  /** What each request got, for the journal. */
+  private readonly injected = new WeakMap<Request, InjectedKind>();
 
   constructor(private readonly endpoints: readonly string[]) {}
 
@@ -124,18 +129,77 @@ export class TransportFaultTable {
   }
 
   /**
-   * The fault for this request of the endpoint, counted; undefined when there is none.
+   * The fault for `request` to the endpoint, counted and remembered; undefined when there is none.
    *
    * @example
-   * const fault = table.empty ? undefined : table.take(tenant.id, '/oidc/jwks');
+   * const fault = table.empty ? undefined : table.take(tenant.id, '/oidc/jwks', request);
    */
-  take(tenantId: string, endpoint: string): TransportFault | undefined {
+  take(tenantId: string, endpoint: string, request: Request): TransportFault | undefined {
     const key = JSON.stringify([tenantId, endpoint]);
     const slot = this.faults.get(key);
     if (!slot) return undefined;
     if (slot.remaining !== undefined && --slot.remaining === 0) this.faults.delete(key);
-    return slot.fault;
+    const { fault } = slot;
+    this.injected.set(request, fault.drop ? 'drop' : fault.status !== undefined ? 'status' : 'latency');
+    return fault;
   }
+
+  /**
+   * The kind of fault `request` got, if any.
+   *
+   * @example
+   * table.injectedInto(request); // 'drop'
+   */
+  injectedInto(request: Request): InjectedKind | undefined {
+    return this.injected.get(request);
+  }
+}
+
+/** The kind of transport fault a request got. */
+export type InjectedKind = 'status' | 'latency' | 'drop';
+
+/**
+ * The node request behind a Hono request's env, when it came through a listener (none in-process).
+ *
+ * @example
+ * incomingOf(c.env)?.socket.remoteAddress;
+ */
+export function incomingOf(env: unknown): IncomingMessage | undefined {
+  return (env as { incoming?: IncomingMessage } | undefined)?.incoming;
+}
+
+/**
+ * Answers as the transport fault says: after its latency, a dropped connection (the socket
+ * destroyed; in-process, {@link ConnectionDropped}), an error status in the endpoint's shape
+ * (`kind`), or undefined (latency only) to go on normally.
+ *
+ * @example
+ * const answer = await injectTransportFault('json', fault, c.env, ctx.corsHeaders);
+ * if (answer) return answer;
+ */
+export async function injectTransportFault(
+  kind: 'json' | 'html',
+  fault: TransportFault,
+  env: unknown,
+  headers: Readonly<Record<string, string>>,
+): Promise<Response | undefined> {
+  if (fault.latencyMs) await new Promise((resolve) => setTimeout(resolve, fault.latencyMs));
+  if (fault.drop) {
+    const incoming = incomingOf(env);
+    if (!incoming) throw new ConnectionDropped();
+    incoming.socket.destroy();
+    return new Response(null, { status: 502 });
+  }
+  if (fault.status === undefined) return undefined;
+  const extra: Record<string, string> = fault.retryAfter !== undefined ? { 'Retry-After': String(fault.retryAfter) } : {};
+  const error = fault.status === 503 || fault.status === 429 ? 'temporarily_unavailable' : 'server_error';
+  const message = `The server is failing on purpose (transport fault: HTTP ${fault.status}).`;
+  if (kind === 'html') {
+    const page = errorPage(fault.status, message, error);
+    for (const [name, value] of Object.entries(extra)) page.headers.set(name, value);
+    return page;
+  }
+  return jsonResponse({ error, error_description: message }, fault.status, { ...headers, ...extra });
 }
 
 /**
