@@ -5,7 +5,12 @@
  * unreachable store is 503 `temporarily_unavailable` in that shape; any other unexpected
  * failure is logged (without request data) and answered 500 without details.
  */
-import { Hono } from 'hono';
+import { type Context, Hono } from 'hono';
+import type { ControlApiSettings } from './control/access';
+import type { ControlState, ServerControl } from './control/control';
+import { CONTROL_PREFIX, handleControlRequest } from './control/http-api';
+import { journalRequests } from './control/journal';
+import { ConnectionDropped, incomingOf, injectTransportFault } from './control/transport-faults';
 import { authorize } from './endpoints/authorize';
 import { codeTokenEndpoint } from './endpoints/code-token';
 import { showConsent, submitConsent } from './endpoints/consent';
@@ -49,6 +54,21 @@ const ENDPOINTS: readonly Endpoint[] = [
   { path: '/oidc/logout', kind: 'html', cors: false, methods: { GET: logout, POST: logout } },
 ];
 
+/**
+ * The path of every per-tenant endpoint, relative to `{origin}/{tenantId}`.
+ *
+ * @example
+ * ENDPOINT_PATHS.includes('/oidc/jwks'); // true
+ */
+export const ENDPOINT_PATHS: readonly string[] = ENDPOINTS.map((e) => e.path);
+
+/** The runtime control the app consults: faults, the journal, and the HTTP control API's setting. */
+export interface AppControl {
+  control: ServerControl;
+  state: ControlState;
+  api: ControlApiSettings;
+}
+
 /** Information about each request, for tests that count calls. */
 export interface RequestInfo {
   method: string;
@@ -85,7 +105,7 @@ const NONE: Readonly<Record<string, string>> = Object.freeze({});
  * const app = createApp(context, (info) => calls.push(info));
  * const response = await app.fetch(new Request('http://localhost/demo/oidc/jwks'));
  */
-export function createApp(server: Omit<ServerContext, 'store'>, onRequest?: (info: RequestInfo) => void): Hono {
+export function createApp(server: Omit<ServerContext, 'store'>, onRequest?: (info: RequestInfo) => void, control?: AppControl): Hono {
   const app = new Hono();
 
   if (onRequest) {
@@ -95,6 +115,14 @@ export function createApp(server: Omit<ServerContext, 'store'>, onRequest?: (inf
       onRequest({ method: c.req.method, path, ...(server.tenants.has(first) ? { tenant: first } : {}) });
       await next();
     });
+  }
+
+  if (control) {
+    const { journal, clock, transportFaults } = control.state;
+    const answerControl = (c: Context) => handleControlRequest(c.req.raw, control.control, control.api, incomingOf(c.env)?.socket.remoteAddress);
+    app.all(CONTROL_PREFIX, answerControl);
+    app.all(`${CONTROL_PREFIX}/*`, answerControl);
+    app.use('*', journalRequests(journal, clock.now, (id) => server.tenants.has(id), (r) => transportFaults.injectedInto(r), CONTROL_PREFIX));
   }
 
   // Built once per tenant rather than per request.
@@ -122,12 +150,20 @@ export function createApp(server: Omit<ServerContext, 'store'>, onRequest?: (inf
       const entry = server.tenants.get(c.req.param('tenant'));
       if (!entry) return problem(endpoint.kind, 404, 'There is no such tenant on this server.');
       const url = new URL(request.url);
+      // With runtime faults set for the tenant's clients, this request's view of it (see control/client-faults.ts).
+      const tenant = control ? control.state.clientFaults.view(entry.tenant) : entry.tenant;
+      const headers = endpoint.cors ? corsHeaders({ request, tenant }) : NONE;
+      const transport = control && !control.state.transportFaults.empty ? control.state.transportFaults.take(tenant.id, endpoint.path, request) : undefined;
+      if (transport) {
+        const answer = await injectTransportFault(endpoint.kind, transport, c.env, headers);
+        if (answer) return answer;
+      }
       const ctx: RequestContext = {
         server: servers.get(entry) ?? { ...server, store: entry.store },
-        tenant: entry.tenant,
+        tenant,
         keys: entry.keys,
         request,
-        corsHeaders: endpoint.cors ? corsHeaders({ request, tenant: entry.tenant }) : NONE,
+        corsHeaders: headers,
         url,
         issuer: `${url.origin}/${entry.tenant.id}`,
       };
@@ -143,6 +179,7 @@ export function createApp(server: Omit<ServerContext, 'store'>, onRequest?: (inf
 
   app.notFound(() => problem('json', 404, 'There is no such endpoint on this server.'));
   app.onError((error) => {
+    if (error instanceof ConnectionDropped) throw error;
     server.logger.error(`internal error: ${error instanceof Error ? `${error.name}: ${error.message}` : 'unknown'}`);
     return jsonResponse({ error: 'server_error', error_description: 'the server failed to handle the request' }, 500);
   });

@@ -2,7 +2,9 @@
 /**
  * The command line: `node dist/cli.js [--config FILE] [--port N] [--host H]`. Prints exactly one
  * line, `listening on http://127.0.0.1:PORT`, and shuts down cleanly on SIGTERM / SIGINT.
- * Port: `--port`, else `PORT`, else 4000; 0 picks a free port.
+ * Port: `--port`, else `PORT`, else 4000; 0 picks a free port. `--control` turns on the HTTP
+ * control API (test use only): loopback only, or anywhere with the bearer secret in
+ * `OIDC_RP_CONTROL_SECRET` (an environment variable, so it stays out of process listings).
  */
 import { parseArgs } from 'node:util';
 import { demoConfig } from './config/demo';
@@ -10,7 +12,10 @@ import { loadConfigFile } from './config/load';
 import { ConfigError } from './config/schema';
 import { createProcessServer, type Listening, type ReferenceServer } from './server';
 
-const USAGE = 'usage: oidc-rp-reference-server [--config FILE] [--port N] [--host 127.0.0.1]';
+const USAGE = 'usage: oidc-rp-reference-server [--config FILE] [--port N] [--host 127.0.0.1] [--control]';
+/** The control API's bearer secret, read from the environment only. */
+const SECRET_ENV = 'OIDC_RP_CONTROL_SECRET';
+const MIN_SECRET_LENGTH = 16;
 
 function fail(message: string, code: number): never {
   process.stderr.write(`${message}\n`);
@@ -23,10 +28,10 @@ function parsePort(value: string, source: string): number {
 }
 
 async function main(): Promise<void> {
-  let values: { config?: string | undefined; port?: string | undefined; host?: string | undefined; help?: boolean | undefined };
+  let values: { config?: string | undefined; port?: string | undefined; host?: string | undefined; control?: boolean | undefined; help?: boolean | undefined };
   try {
     ({ values } = parseArgs({
-      options: { config: { type: 'string' }, port: { type: 'string' }, host: { type: 'string' }, help: { type: 'boolean' } },
+      options: { config: { type: 'string' }, port: { type: 'string' }, host: { type: 'string' }, control: { type: 'boolean' }, help: { type: 'boolean' } },
       strict: true,
       allowPositionals: false,
     }));
@@ -38,10 +43,16 @@ async function main(): Promise<void> {
     return;
   }
   const port = values.port !== undefined ? parsePort(values.port, '--port') : process.env.PORT ? parsePort(process.env.PORT, 'PORT') : 4000;
+  const secret = process.env[SECRET_ENV] || undefined;
+  if (secret !== undefined && !values.control) fail(`${SECRET_ENV} is set but the control API is off: add --control\n${USAGE}`, 2);
+  if (secret !== undefined && secret.length < MIN_SECRET_LENGTH) fail(`${SECRET_ENV} must be at least ${MIN_SECRET_LENGTH} characters`, 2);
   let server: ReferenceServer;
   try {
     const config = values.config !== undefined ? await loadConfigFile(values.config) : demoConfig();
-    server = await createProcessServer(config, { logger: { info: () => undefined, error: (m) => process.stderr.write(`${m}\n`) } });
+    server = await createProcessServer(config, {
+      logger: { info: () => undefined, error: (m) => process.stderr.write(`${m}\n`) },
+      ...(values.control ? { controlApi: secret === undefined ? true : { secret } } : {}),
+    });
   } catch (error) {
     if (error instanceof ConfigError) fail(error.message, 1);
     throw error;

@@ -18,6 +18,13 @@ export type { Lifetimes, GrantType, ResponseType, SigningAlg, Tenant, Client, Us
 export type { ServerConfig, StoreConfig, TenantConfig, ClientConfig, UserConfig } from './config/schema';
 export type { Logger } from './config/logger';
 export type { RequestInfo } from './app';
+export { ControlError } from './control/errors';
+export type { ControlErrorCode } from './control/errors';
+export type { ServerControl, TenantOption, FaultOptions, ClockState } from './control/control';
+export type { JournalEntry, RequestMatch } from './control/journal';
+export type { TransportFault, ActiveTransportFault } from './control/transport-faults';
+export type { ActiveFault } from './control/client-faults';
+export type { UserSummary, ClientSummary } from './control/registry';
 export { MemoryStore, StoreUnavailableError } from './store/store';
 export type {
   Store,

@@ -5,7 +5,11 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { createAdaptorServer } from '@hono/node-server';
-import { createApp, type RequestInfo } from './app';
+import { createApp, ENDPOINT_PATHS, type RequestInfo } from './app';
+import { ControlledClock } from './control/clock';
+import { createControl, type ServerControl } from './control/control';
+import { type JournalEntry, type RequestMatch, readMatch } from './control/journal';
+import { ConnectionDropped } from './control/transport-faults';
 import { demoConfig } from './config/demo';
 import type { Logger } from './config/logger';
 import type { Tenant } from './config/model';
@@ -29,6 +33,13 @@ export interface ReferenceServerOptions {
    * `"store": { "type": "redis" }` config, which makes the server use Redis.
    */
   store?: Store;
+  /**
+   * The HTTP control API under `/_control/` (test use only): off by default. `true` answers
+   * loopback only; `{ secret }` answers requests bearing `Authorization: Bearer <secret>` from anywhere.
+   */
+  controlApi?: boolean | { secret?: string };
+  /** How many requests the journal keeps (default 1000; 0 turns it off). */
+  journalSize?: number;
 }
 
 /** A running listener. */
@@ -50,6 +61,15 @@ export interface ReferenceServer {
   close(): Promise<void>;
   /** Replaces a tenant's signing key; the old one stays in the JWKS until its tokens expired. */
   rotateSigningKey(tenantId: string): Promise<{ kid: string }>;
+  /** Runtime control: users, clients, faults, transport faults, clock, keys, journal. Test use only. */
+  control: ServerControl;
+  /**
+   * The request journal: entries that fit `match`, oldest first (secrets, codes and tokens redacted).
+   *
+   * @example
+   * server.requests({ path: '/oauth/token', grant_type: 'refresh_token' }).length; // refreshes so far
+   */
+  requests(match?: RequestMatch): JournalEntry[];
 }
 
 const DEFAULT_LOGGER: Logger = { info: () => undefined, error: (message) => console.error(message) };
@@ -105,7 +125,8 @@ export function createProcessServer(config: ServerConfig, options: ReferenceServ
 async function buildServer(config: ServerConfig, options: ReferenceServerOptions, ownsProcess: boolean): Promise<ReferenceServer> {
   const tenants = validateConfig(config);
   const storeConfig = readStoreConfig(config.store);
-  const now = options.now ?? Date.now;
+  const clock = new ControlledClock(options.now ?? Date.now);
+  const now = clock.now;
   const logger = options.logger === false ? SILENT : (options.logger ?? DEFAULT_LOGGER);
   if (storeConfig.type === 'redis' && options.store) {
     throw new Error('the config asks for the Redis store and options.store passes another: use one of them');
@@ -117,10 +138,38 @@ async function buildServer(config: ServerConfig, options: ReferenceServerOptions
     redis ? sharedTenant(tenant, redis, now, logger) : localTenant(tenant, store, now, logger),
   ]);
   const context = { tenants: new Map(entries), now, logger };
-  const app = createApp(context, options.onRequest);
+  const rotateKey = async (tenantId: string) => {
+    const entry = context.tenants.get(tenantId);
+    if (!entry) throw new Error(`there is no tenant "${tenantId}"`);
+    const { id_token, access_token } = entry.tenant.lifetimes;
+    const key = await entry.rotateKey(Math.max(id_token, access_token));
+    return { kid: key.kid };
+  };
+  const { control, state } = createControl({
+    tenants: context.tenants,
+    tenantConfigs: config.tenants,
+    clock,
+    endpoints: ENDPOINT_PATHS,
+    journalSize: options.journalSize ?? 1000,
+    rotateKey,
+  });
+  const secret = typeof options.controlApi === 'object' ? options.controlApi.secret : undefined;
+  if (secret !== undefined && (typeof secret !== 'string' || secret.length < 16)) {
+    throw new Error('controlApi.secret must be a string of at least 16 characters');
+  }
+  const api = options.controlApi === undefined || options.controlApi === false ? { enabled: false } : { enabled: true, ...(options.controlApi === true ? {} : options.controlApi) };
+  const app = createApp(context, options.onRequest, { control, state, api });
   const listeners = new Set<Listening>();
 
-  const fetch = async (request: Request): Promise<Response> => app.fetch(request);
+  const fetch = async (request: Request): Promise<Response> => {
+    try {
+      return await app.fetch(request);
+    } catch (error) {
+      // What fetch does when the peer closes the connection without an answer.
+      if (error instanceof ConnectionDropped) throw new TypeError('fetch failed', { cause: error });
+      throw error;
+    }
+  };
 
   async function listen({ port = 0, host = '127.0.0.1' }: { port?: number; host?: string } = {}): Promise<Listening> {
     const server = createAdaptorServer({ fetch: app.fetch, overrideGlobalObjects: ownsProcess }) as Server;
@@ -162,12 +211,8 @@ async function buildServer(config: ServerConfig, options: ReferenceServerOptions
       await Promise.all([...listeners].map((l) => l.close()));
       await redis?.close();
     },
-    rotateSigningKey: async (tenantId) => {
-      const entry = context.tenants.get(tenantId);
-      if (!entry) throw new Error(`there is no tenant "${tenantId}"`);
-      const { id_token, access_token } = entry.tenant.lifetimes;
-      const key = await entry.rotateKey(Math.max(id_token, access_token));
-      return { kid: key.kid };
-    },
+    rotateSigningKey: rotateKey,
+    control,
+    requests: (match) => state.journal.list(readMatch(match)),
   };
 }

@@ -146,6 +146,52 @@ describe('CLI', () => {
   });
 });
 
+describe('CLI --control', () => {
+  const secret = 'cli-control-secret-0123';
+  const users = (origin: string, authorization?: string) =>
+    fetch(`${origin}/_control/users`, { headers: authorization ? { authorization } : {} });
+
+  it('is off without the flag (404), on with it for loopback callers', async () => {
+    const off = run(['--port', '0']);
+    expect((await users(await listening(off))).status).toBe(404);
+    off.child.kill('SIGTERM');
+    const on = run(['--port', '0', '--control']);
+    const origin = await listening(on);
+    const added = await fetch(`${origin}/_control/users`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'bob', password: 'builder' }),
+    });
+    expect(added.status).toBe(201);
+    expect(((await (await users(origin)).json()) as { username: string }[]).map((u) => u.username)).toEqual(['alice', 'bob']);
+    on.child.kill('SIGTERM');
+    expect((await on.exit).code).toBe(0);
+    expect(on.stdout()).toBe(`listening on ${origin}\n`);
+    await off.exit;
+  });
+
+  it('requires the secret from OIDC_RP_CONTROL_SECRET as a bearer token', async () => {
+    const r = run(['--port', '0', '--control'], { OIDC_RP_CONTROL_SECRET: secret });
+    const origin = await listening(r);
+    expect((await users(origin)).status).toBe(401);
+    expect((await users(origin, 'Bearer wrong-secret-wrong-secret')).status).toBe(401);
+    expect((await users(origin, `Bearer ${secret}`)).status).toBe(200);
+    r.child.kill('SIGTERM');
+    await r.exit;
+    expect(r.stderr()).not.toContain(secret);
+  });
+
+  it('refuses a secret without --control, and a short secret', async () => {
+    const noFlag = run(['--port', '0'], { OIDC_RP_CONTROL_SECRET: secret });
+    expect((await noFlag.exit).code).toBe(2);
+    expect(noFlag.stderr()).toContain('--control');
+    const short = run(['--port', '0', '--control'], { OIDC_RP_CONTROL_SECRET: 'short' });
+    expect((await short.exit).code).toBe(2);
+    expect(short.stderr()).toContain('at least 16');
+    expect(short.stderr()).not.toContain('short\n');
+  });
+});
+
 describe('CLI under requests', () => {
   let r: Run;
   let origin = '';

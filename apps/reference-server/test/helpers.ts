@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createLocalJWKSet, jwtVerify, type JWTPayload } from 'jose';
 import { createReferenceServer, demoConfig, type ReferenceServer, type ServerConfig } from '../src/index';
 import { completeLogin, CookieJar, type CompleteLoginOptions } from '../src/testing';
+import { ControlError } from '../src/control/errors';
 
 export const ORIGIN = 'http://localhost';
 export const ISSUER = `${ORIGIN}/demo`;
@@ -161,6 +162,16 @@ export function hidden(page: string): { interaction: string; csrf: string } {
   const csrf = /name="csrf" value="([^"]+)"/.exec(page)?.[1];
   if (!interaction || !csrf) throw new Error('no hidden fields on the page');
   return { interaction, csrf };
+}
+
+/** The ControlError a control call rejects with (fails the test when it resolves or throws anything else). */
+export async function controlRejection(promise: Promise<unknown>): Promise<ControlError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  if (!(error instanceof ControlError)) throw new Error(`expected a ControlError, got ${String(error)}`);
+  return error;
 }
 
 export { CookieJar, completeLogin };

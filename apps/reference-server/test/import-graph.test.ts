@@ -75,6 +75,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['faults'],
   ['oauth'],
   ['endpoints'],
+  ['control'],
   ['app.ts', 'server.ts'],
   ['testing'],
   ['index.ts', 'cli.ts', 'testing.ts'],

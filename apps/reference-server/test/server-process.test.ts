@@ -1,4 +1,5 @@
 // startServerProcess from the built testing entry: the server in a child process, driven over IPC.
+import { ControlError } from '@oidc-rp/reference-server';
 import { startServerProcess, type ServerProcess } from '@oidc-rp/reference-server/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoConfig } from '../src/config/demo';
@@ -66,6 +67,39 @@ describe('startServerProcess', () => {
       expect(expired.headers.get('www-authenticate')).toMatch(/invalid_token/);
     } finally {
       await provider.resetClock();
+    }
+  });
+
+  it('controls the server over IPC: a user added at runtime signs in, and the journal shows it', async () => {
+    await provider.control.users.add({ username: 'bob', password: 'builder' });
+    try {
+      const result = await provider.login(await spaAuthorizeUrl(), { username: 'bob', password: 'builder' });
+      expect(new URL((result as { location: string }).location).searchParams.get('code')).toBeTruthy();
+      const posts = await provider.control.requests.list({ path: '/oidc/login', method: 'POST' });
+      expect(posts.at(-1)).toMatchObject({ tenant: 'demo', endpoint: '/oidc/login', status: 302, params: { username: 'bob', password: '[redacted]' } });
+    } finally {
+      await provider.control.users.remove('bob');
+    }
+  });
+
+  it('rejects bad control calls over IPC with a ControlError naming the field', async () => {
+    const error = await provider.control.faults.set('ghost', 'id_token_expired').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ControlError);
+    expect(error).toMatchObject({ code: 'unknown_client', field: 'client_id', status: 404 });
+    await expect(provider.control.users.update('nobody', { password: 'x' })).rejects.toMatchObject({ code: 'unknown_user', field: 'username' });
+    await expect(provider.control.clock.advance('soon' as never)).rejects.toMatchObject({ field: 'seconds' });
+  });
+
+  it('sets transport faults and the clock over IPC (a Date crosses)', async () => {
+    await provider.control.transport.set('/oidc/jwks', { status: 503, retryAfter: 1 }, { times: 1 });
+    const outage = await fetch(`${provider.origin}/demo/oidc/jwks`);
+    expect(outage.status).toBe(503);
+    expect(outage.headers.get('retry-after')).toBe('1');
+    expect((await fetch(`${provider.origin}/demo/oidc/jwks`)).status).toBe(200);
+    try {
+      expect((await provider.control.clock.set(new Date(Date.UTC(2035, 0, 1)))).time).toBe('2035-01-01T00:00:00.000Z');
+    } finally {
+      await provider.control.clock.reset();
     }
   });
 });

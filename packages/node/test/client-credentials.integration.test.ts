@@ -1,20 +1,15 @@
 // Client credentials against the reference server over real HTTP: scope, the cache, single
 // flight (requests counted at the server), renewal before expiry and invalidation.
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { type NodeClientOptions, TokenEndpointError, createNodeClient, serviceProvider } from '../src/index';
-import { type RunningServer, recordingFetch, startReferenceServer } from './support/reference-server';
+import { type NodeClientOptions, TokenEndpointError, createNodeClient } from '../src/index';
+import { type RunningServer, recordingFetch, serviceClientOptions, startReferenceServer } from './support/reference-server';
 
 let server: RunningServer;
 let service: NodeClientOptions;
 
 beforeAll(async () => {
   server = await startReferenceServer();
-  service = {
-    provider: serviceProvider(server.issuer),
-    clientId: 'service',
-    clientSecret: 'service-secret',
-    grants: ['client_credentials'],
-  };
+  service = serviceClientOptions(server);
 });
 afterAll(() => server.close());
 afterEach(() => {

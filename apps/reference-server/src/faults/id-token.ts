@@ -5,10 +5,9 @@
  */
 import { SignJWT, exportSPKI, importJWK, type JWK } from 'jose';
 import type { Fault } from '../config/fault-names';
-import type { Tenant } from '../config/model';
 import { leftHalfHash, randomToken } from '../crypto/secrets';
 import { createSigningKey, type SigningKey } from '../keys/keys';
-import type { RequestContext } from '../request/context';
+import type { RequestContext, ServerContext } from '../request/context';
 import { impostorIssuer } from './responses';
 
 /** A client id no registration uses, for `aud` / `azp` faults. */
@@ -105,14 +104,15 @@ interface FaultKeys {
   rotated: SigningKey[];
 }
 
-// Keyed by the validated tenant, which each server creates once and keeps.
-const faultKeys = new WeakMap<Tenant, FaultKeys>();
+// Keyed by the tenant's server context, which the app builds once per tenant and keeps (the
+// tenant object itself is replaced when users or clients change at runtime, and viewed per request).
+const faultKeys = new WeakMap<ServerContext, FaultKeys>();
 
 function keysOf(ctx: RequestContext): FaultKeys {
-  let keys = faultKeys.get(ctx.tenant);
+  let keys = faultKeys.get(ctx.server);
   if (!keys) {
     keys = { rotated: [] };
-    faultKeys.set(ctx.tenant, keys);
+    faultKeys.set(ctx.server, keys);
   }
   return keys;
 }
@@ -138,5 +138,5 @@ async function rotatedKey(ctx: RequestContext): Promise<SigningKey> {
  * const published = ctx.tenant.hasFaults ? [...keys, ...faultJwks(ctx)] : keys;
  */
 export function faultJwks(ctx: RequestContext): JWK[] {
-  return faultKeys.get(ctx.tenant)?.rotated.map((key) => key.publicJwk) ?? [];
+  return faultKeys.get(ctx.server)?.rotated.map((key) => key.publicJwk) ?? [];
 }

@@ -123,6 +123,19 @@ export class BodyError extends Error {
   }
 }
 
+/** Form bodies already read, by request: the request journal records them without reading twice. */
+const readForms = new WeakMap<Request, Params>();
+
+/**
+ * The form body a handler has already read from `request` with {@link readFormBody}, if any.
+ *
+ * @example
+ * const form = formBodyRead(request)?.values; // after the handler ran
+ */
+export function formBodyRead(request: Request): Params | undefined {
+  return readForms.get(request);
+}
+
 /**
  * Reads a form-encoded POST body with a size cap, checking the content type and UTF-8.
  * Throws {@link BodyError} for anything malformed.
@@ -142,7 +155,9 @@ export async function readFormBody(request: Request): Promise<Params> {
   } catch {
     throw new BodyError('the body is not valid UTF-8');
   }
-  return parseParams(text);
+  const params = parseParams(text);
+  readForms.set(request, params);
+  return params;
 }
 
 const tooLarge = (limit: number): BodyError => new BodyError(`the body is larger than ${limit} bytes`);

@@ -1,20 +1,20 @@
 /**
  * The child side of `startServerProcess`: receives the config, starts the server on a free
- * loopback port, then answers calls (login, clock, request log) until the parent disconnects.
+ * loopback port, then answers calls (login, clock, request log, runtime control) until the parent disconnects.
  */
 import type { ServerConfig } from '../config/schema';
+import { callControl } from '../control/control';
+import { ControlError } from '../control/errors';
 import { createReferenceServer } from '../server';
 import { completeLogin } from './complete-login';
 
 type Call = { id: number; type: string } & Record<string, unknown>;
 
-let offsetMs = 0;
 const requests: string[] = [];
 
 const config = (JSON.parse(process.argv[2] ?? 'null') as ServerConfig | null) ?? undefined;
 const server = await createReferenceServer(config, {
   logger: false,
-  now: () => Date.now() + offsetMs,
   onRequest: ({ method, path }) => requests.push(`${method} ${path}`),
 });
 const { origin } = await server.listen({ port: 0, host: '127.0.0.1' });
@@ -26,11 +26,12 @@ const handlers: Record<string, (args: Record<string, unknown>) => Promise<unknow
     return result.type === 'form_post' ? { ...result, body: result.body.toString() } : result;
   },
   async advanceClock({ ms }) {
-    offsetMs += ms as number;
+    await server.control.clock.advance((ms as number) / 1000);
   },
   async resetClock() {
-    offsetMs = 0;
+    await server.control.clock.reset();
   },
+  control: ({ method, args }) => callControl(server.control, method, args),
   async requests() {
     return requests;
   },
@@ -43,6 +44,10 @@ process.on('message', async ({ id, type, ...args }: Call) => {
     if (!handler) throw new Error(`unknown call ${type}`);
     send({ ok: true, value: await handler(args) });
   } catch (error) {
+    if (error instanceof ControlError) {
+      const problem = error.message.slice(error.field.length + 2);
+      return send({ ok: false, message: error.message, control: { code: error.code, field: error.field, problem } });
+    }
     send({ ok: false, message: error instanceof Error ? error.message : String(error) });
   }
 });

@@ -7,6 +7,8 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ServerConfig } from '../config/schema';
+import { CONTROL_METHODS, type ServerControl } from '../control/control';
+import { ControlError, type ControlErrorCode } from '../control/errors';
 import type { CompleteLoginResult } from './complete-login';
 
 /** A running server process. Every method is a round trip over IPC. */
@@ -19,8 +21,13 @@ export interface ServerProcess {
   advanceClock(ms: number): Promise<void>;
   /** Sets the server's clock back to real time. */
   resetClock(): Promise<void>;
-  /** Every request answered so far, as `METHOD /path`. */
+  /** Every request answered so far, as `METHOD /path` (the journal, `control.requests.list(match)`, has the details). */
   requests(): Promise<string[]>;
+  /**
+   * Runtime control of the server in the child, the same methods as the in-process
+   * `server.control`, each a round trip over IPC; bad input rejects with a `ControlError`.
+   */
+  control: ServerControl;
   /** Closes the server and ends the process. */
   stop(): Promise<void>;
 }
@@ -32,6 +39,20 @@ interface Reply {
   ok?: boolean;
   value?: unknown;
   message?: string;
+  /** Set when the child refused a control call: rebuilt as a ControlError. */
+  control?: { code: ControlErrorCode; field: string; problem: string };
+}
+
+/** The control methods as IPC calls: `{ type: 'control', method: 'users.add', args: [...] }`. */
+function remoteControl(call: (type: string, args: object) => Promise<unknown>): ServerControl {
+  const control: Record<string, Record<string, (...args: unknown[]) => Promise<unknown>>> = {};
+  for (const method of CONTROL_METHODS) {
+    const [area, name] = method.split('.') as [string, string];
+    control[area] ??= {};
+    // Trailing undefined arguments dropped: the child sees the call as written.
+    (control[area] as Record<string, (...args: unknown[]) => Promise<unknown>>)[name] = (...args) => call('control', { method, args });
+  }
+  return control as unknown as ServerControl;
 }
 
 /**
@@ -46,7 +67,8 @@ export async function startServerProcess(config?: ServerConfig): Promise<ServerP
   // From the string, not `new URL(…)`: DOM test environments replace the global URL class.
   const script = join(dirname(fileURLToPath(import.meta.url)), 'server-process-child.mjs');
   // The config goes as an argument: a message could arrive before the child listens.
-  const child: ChildProcess = fork(script, [JSON.stringify(config ?? null)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  // Advanced serialization: control calls may carry a Date or undefined.
+  const child: ChildProcess = fork(script, [JSON.stringify(config ?? null)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], serialization: 'advanced' });
   const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
   let nextId = 0;
   const origin = await new Promise<string>((resolve, reject) => {
@@ -57,6 +79,7 @@ export async function startServerProcess(config?: ServerConfig): Promise<ServerP
       const call = pending.get(reply.id ?? -1);
       pending.delete(reply.id ?? -1);
       if (reply.ok) call?.resolve(reply.value);
+      else if (reply.control) call?.reject(new ControlError(reply.control.code, reply.control.field, reply.control.problem));
       else call?.reject(new Error(reply.message));
     });
   });
@@ -75,6 +98,7 @@ export async function startServerProcess(config?: ServerConfig): Promise<ServerP
     advanceClock: (ms) => call('advanceClock', { ms }),
     resetClock: () => call('resetClock'),
     requests: () => call<string[]>('requests'),
+    control: remoteControl(call),
     stop: () =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null) return resolve();

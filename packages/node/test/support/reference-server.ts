@@ -1,8 +1,8 @@
 // Starts the reference server on 127.0.0.1 (port 0) with the demo tenant, and records the
 // requests it serves so tests can count what the SDK sent.
-import { type ServerConfig, createReferenceServer, demoConfig } from '@oidc-rp/reference-server';
+import { type ServerConfig, type ServerControl, createReferenceServer, demoConfig } from '@oidc-rp/reference-server';
 import { completeLogin } from '@oidc-rp/reference-server/testing';
-import type { NodeClient, StartLoginOptions } from '../../src/index';
+import { type NodeClient, type NodeClientOptions, type StartLoginOptions, serviceProvider } from '../../src/index';
 
 export interface RunningServer {
   origin: string;
@@ -11,6 +11,8 @@ export interface RunningServer {
   requests: Array<{ method: string; path: string }>;
   /** Requests served so far whose path ends with `suffix`, e.g. '/oidc/token'. */
   count(method: string, suffix: string): number;
+  /** Runtime control of the server: transport faults, conformance faults, clock, users, clients. */
+  control: ServerControl;
   close(): Promise<void>;
 }
 
@@ -26,6 +28,7 @@ export async function startReferenceServer(config: ServerConfig = demoConfig()):
     issuer: `${origin}/demo`,
     requests,
     count: (method, suffix) => requests.filter((r) => r.method === method && r.path.endsWith(suffix)).length,
+    control: server.control,
     close,
   };
 }
@@ -48,4 +51,9 @@ export async function loginThroughForms(client: NodeClient, options?: StartLogin
   const { url, transaction } = await client.startLogin(options);
   const result = await completeLogin(url, { username: 'alice', password: 'wonderland', consent });
   return { url, transaction, result };
+}
+
+/** Options of the demo tenant's client-credentials client `service` on `server`. */
+export function serviceClientOptions(server: RunningServer): NodeClientOptions {
+  return { provider: serviceProvider(server.issuer), clientId: 'service', clientSecret: 'service-secret', grants: ['client_credentials'] };
 }
