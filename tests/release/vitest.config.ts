@@ -1,5 +1,5 @@
 import { defineConfig, mergeConfig } from 'vitest/config';
-import { sharedTestConfig } from '../../vitest.shared';
+import { sharedTestConfig } from '../../vitest.shared.ts';
 
 // One file that packs, installs and runs the packages: its steps are slow on a loaded machine
 // (npm install, tsc three times), so the bounds are wider than the unit suites'.
