@@ -160,10 +160,10 @@ describe('CLI --control', () => {
     const added = await fetch(`${origin}/_control/users`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ username: 'bob', password: 'builder' }),
+      body: JSON.stringify({ username: 'carol', password: 'builder' }),
     });
     expect(added.status).toBe(201);
-    expect(((await (await users(origin)).json()) as { username: string }[]).map((u) => u.username)).toEqual(['alice', 'bob']);
+    expect(((await (await users(origin)).json()) as { username: string }[]).map((u) => u.username)).toEqual(['alice', 'bob', 'carol']);
     on.child.kill('SIGTERM');
     expect((await on.exit).code).toBe(0);
     expect(on.stdout()).toBe(`listening on ${origin}\n`);

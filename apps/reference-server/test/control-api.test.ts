@@ -51,14 +51,17 @@ describe('HTTP control API: who may call it', () => {
     expect(response.status).toBe(404);
     expect(await response.json()).toEqual({ error: 'invalid_request', error_description: 'There is no such endpoint on this server.' });
     expect((await call(origin, 'GET', '/users')).status).toBe(404);
-    expect((await server.control.users.list()).map((u) => u.username)).toEqual(['alice']);
+    expect((await server.control.users.list()).map((u) => u.username)).toEqual(['alice', 'bob']);
   });
 
   it('answers loopback callers when on without a secret', async () => {
     const { origin } = await start(true);
     const response = await call(origin, 'GET', '/users');
     expect(response.status).toBe(200);
-    expect(await response.json()).toEqual([{ username: 'alice', claims: expect.objectContaining({ sub: 'alice' }) }]);
+    expect(await response.json()).toEqual([
+      { username: 'alice', claims: expect.objectContaining({ sub: 'alice' }) },
+      { username: 'bob', claims: expect.objectContaining({ sub: 'bob' }) },
+    ]);
   });
 
   it('refuses a DNS-rebinding page: a loopback peer naming another host gets 403', async () => {
@@ -78,7 +81,7 @@ describe('HTTP control API: who may call it', () => {
     const simple = await call(origin, 'POST', '/users', JSON.stringify(user), { 'content-type': 'text/plain' });
     expect(simple.status).toBe(415);
     expect(await simple.json()).toMatchObject({ error: 'invalid_request', field: 'content-type' });
-    expect((await server.control.users.list()).map((u) => u.username)).toEqual(['alice']);
+    expect((await server.control.users.list()).map((u) => u.username)).toEqual(['alice', 'bob']);
     expect((await call(origin, 'POST', '/users', user, { origin: 'null' })).status).toBe(403);
     // The developer's own page on localhost may call it.
     expect((await call(origin, 'GET', '/users', undefined, { origin: 'http://localhost:5173', 'sec-fetch-site': 'cross-site' })).status).toBe(200);
@@ -93,8 +96,8 @@ describe('HTTP control API: who may call it', () => {
     for (const authorization of [`Bearer ${SECRET}x`, `Bearer ${SECRET.slice(1)}`, `Basic ${SECRET}`, SECRET]) {
       expect((await call(origin, 'GET', '/users', undefined, { authorization })).status).toBe(401);
     }
-    expect((await server.control.users.list()).map((u) => u.username)).toEqual(['alice']);
-    const ok = await call(origin, 'POST', '/users', { username: 'bob', password: 'p' }, { authorization: `Bearer ${SECRET}` });
+    expect((await server.control.users.list()).map((u) => u.username)).toEqual(['alice', 'bob']);
+    const ok = await call(origin, 'POST', '/users', { username: 'carol', password: 'p' }, { authorization: `Bearer ${SECRET}` });
     expect(ok.status).toBe(201);
     // The secret, not the address, decides: any Host is fine with it.
     expect((await raw(origin, '/users', { host: 'control.example', authorization: `Bearer ${SECRET}` })).status).toBe(200);
@@ -146,14 +149,14 @@ describe('controlAccess (the decision)', () => {
 describe('HTTP control API: the routes', () => {
   it('adds, changes and removes a user; the user signs in over real HTTP', async () => {
     const { origin } = await start(true);
-    expect((await call(origin, 'POST', '/users', { username: 'bob', password: 'builder', claims: { name: 'Bob' } })).status).toBe(201);
+    expect((await call(origin, 'POST', '/users', { username: 'carol', password: 'builder', claims: { name: 'Carol' } })).status).toBe(201);
     const issuer = `${origin}/demo`;
-    const result = await completeLogin(authorizeUrl(webParams(), issuer).href, { username: 'bob', password: 'builder' });
+    const result = await completeLogin(authorizeUrl(webParams(), issuer).href, { username: 'carol', password: 'builder' });
     expect(result.type === 'redirect' && new URL(result.location).searchParams.get('code')).toBeTruthy();
-    expect((await call(origin, 'PATCH', '/users/bob', { claims: { name: 'Robert' } })).status).toBe(200);
-    expect(await (await call(origin, 'GET', '/users')).json()).toContainEqual({ username: 'bob', claims: { name: 'Robert' } });
-    expect((await call(origin, 'DELETE', '/users/bob')).status).toBe(204);
-    const gone = await call(origin, 'DELETE', '/users/bob');
+    expect((await call(origin, 'PATCH', '/users/carol', { claims: { name: 'Robert' } })).status).toBe(200);
+    expect(await (await call(origin, 'GET', '/users')).json()).toContainEqual({ username: 'carol', claims: { name: 'Robert' } });
+    expect((await call(origin, 'DELETE', '/users/carol')).status).toBe(204);
+    const gone = await call(origin, 'DELETE', '/users/carol');
     expect(gone.status).toBe(404);
     expect(await gone.json()).toMatchObject({ error: 'invalid_request', code: 'unknown_user', field: 'username' });
   });
@@ -214,6 +217,6 @@ describe('HTTP control API: the routes', () => {
     expect((await call(origin, 'GET', '/nothing-here')).status).toBe(404);
     expect((await call(origin, 'GET', '/users/alice')).status).toBe(405);
     expect((await call(origin, 'POST', '/users', 'x'.repeat(70_000))).status).toBe(400);
-    expect((await server.control.users.list()).map((u) => u.username)).toEqual(['alice']);
+    expect((await server.control.users.list()).map((u) => u.username)).toEqual(['alice', 'bob']);
   });
 });

@@ -24,12 +24,12 @@ async function idTokenFor(h: Harness): Promise<string> {
 
 describe('control.users', () => {
   it('adds a user who can sign in at once, with their claims in the ID token', async () => {
-    await h.server.control.users.add({ username: 'bob', password: 'builder', claims: { name: 'Bob', email: 'bob@example.com' } });
-    const { params } = await login(h, webParams(), { username: 'bob', password: 'builder' });
+    await h.server.control.users.add({ username: 'carol', password: 'builder', claims: { name: 'Carol', email: 'carol@example.com' } });
+    const { params } = await login(h, webParams(), { username: 'carol', password: 'builder' });
     const response = await exchangeWebCode(h, params.get('code') ?? '');
     const claims = await verifyJwt(h, ((await response.json()) as { id_token: string }).id_token, { audience: 'web' });
-    expect(claims).toMatchObject({ sub: 'bob', name: 'Bob', email: 'bob@example.com' });
-    expect((await h.server.control.users.list()).map((u) => u.username)).toEqual(['alice', 'bob']);
+    expect(claims).toMatchObject({ sub: 'carol', name: 'Carol', email: 'carol@example.com' });
+    expect((await h.server.control.users.list()).map((u) => u.username)).toEqual(['alice', 'bob', 'carol']);
   });
 
   it('lists users without their passwords', async () => {
@@ -56,7 +56,7 @@ describe('control.users', () => {
       cookie: cookies.header(new URL(ISSUER)) ?? '',
     });
     expect(new URL(next.headers.get('location') ?? '').searchParams.get('error')).toBe('login_required');
-    expect(await h.server.control.users.list()).toEqual([]);
+    expect((await h.server.control.users.list()).map((u) => u.username)).toEqual(['bob']);
   });
 
   it('refuses an unknown user with 404 and the field named', async () => {
@@ -75,7 +75,7 @@ describe('control.users', () => {
     expect(await controlRejection(h.server.control.users.update('alice', { username: 'alicia' }))).toMatchObject({ field: 'changes.username' });
     expect(await controlRejection(h.server.control.users.add('carol' as never))).toMatchObject({ field: 'user' });
     // Nothing changed.
-    expect((await h.server.control.users.list()).map((u) => u.username)).toEqual(['alice']);
+    expect((await h.server.control.users.list()).map((u) => u.username)).toEqual(['alice', 'bob']);
   });
 });
 
@@ -240,8 +240,8 @@ describe('several tenants', () => {
       if (second) config.tenants.push({ ...second, id: 'second' });
     });
     expect(await controlRejection(multi.server.control.users.list())).toMatchObject({ field: 'tenant', code: 'invalid_input' });
-    await multi.server.control.users.add({ username: 'bob', password: 'p' }, { tenant: 'second' });
-    expect((await multi.server.control.users.list({ tenant: 'demo' })).map((u) => u.username)).toEqual(['alice']);
-    expect((await multi.server.control.users.list({ tenant: 'second' })).map((u) => u.username)).toEqual(['alice', 'bob']);
+    await multi.server.control.users.add({ username: 'carol', password: 'p' }, { tenant: 'second' });
+    expect((await multi.server.control.users.list({ tenant: 'demo' })).map((u) => u.username)).toEqual(['alice', 'bob']);
+    expect((await multi.server.control.users.list({ tenant: 'second' })).map((u) => u.username)).toEqual(['alice', 'bob', 'carol']);
   });
 });

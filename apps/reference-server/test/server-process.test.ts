@@ -71,14 +71,14 @@ describe('startServerProcess', () => {
   });
 
   it('controls the server over IPC: a user added at runtime signs in, and the journal shows it', async () => {
-    await provider.control.users.add({ username: 'bob', password: 'builder' });
+    await provider.control.users.add({ username: 'carol', password: 'builder' });
     try {
-      const result = await provider.login(await spaAuthorizeUrl(), { username: 'bob', password: 'builder' });
+      const result = await provider.login(await spaAuthorizeUrl(), { username: 'carol', password: 'builder' });
       expect(new URL((result as { location: string }).location).searchParams.get('code')).toBeTruthy();
       const posts = await provider.control.requests.list({ path: '/oidc/login', method: 'POST' });
-      expect(posts.at(-1)).toMatchObject({ tenant: 'demo', endpoint: '/oidc/login', status: 302, params: { username: 'bob', password: '[redacted]' } });
+      expect(posts.at(-1)).toMatchObject({ tenant: 'demo', endpoint: '/oidc/login', status: 302, params: { username: 'carol', password: '[redacted]' } });
     } finally {
-      await provider.control.users.remove('bob');
+      await provider.control.users.remove('carol');
     }
   });
 
