@@ -6,6 +6,7 @@ import { s256, safeEqual, storageKey } from '../crypto/secrets';
 import { OAuthError } from '../http/errors';
 import { authenticateClient, requireSecretIfConfidential } from '../oauth/client-auth';
 import { issueAccessToken, issueIdToken, issueRefreshToken, revokeGrant } from '../oauth/issue';
+import { grantResource } from '../oauth/resource';
 import { invalidGrant, required, tokenEndpoint } from '../oauth/token-request';
 import { tokenResponse } from '../oauth/token-response';
 import { nowSeconds, type RequestContext } from '../request/context';
@@ -59,7 +60,8 @@ export function codeTokenEndpoint(ctx: RequestContext): Promise<Response> {
       throw invalidGrant('the code was issued without a code_challenge; send client_secret instead of code_verifier');
     }
 
-    const grant = { clientId: client.client_id, scopes: record.scopes, user: record.user, grantId: record.grantId };
+    const resource = grantResource(form.get('resource'), record.resource);
+    const grant = { clientId: client.client_id, scopes: record.scopes, user: record.user, grantId: record.grantId, resource };
     const access = await issueAccessToken(ctx, grant);
     const body: Record<string, string> = { access_token: access.token, token_type: 'Bearer' };
     if (record.scopes.includes('openid')) {

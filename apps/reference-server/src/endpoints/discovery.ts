@@ -17,6 +17,7 @@ export function providerMetadata(ctx: RequestContext) {
   const base = ctx.issuer;
   const scopes = new Set(['openid']);
   for (const client of ctx.tenant.clients.values()) for (const s of client.scopes) scopes.add(s);
+  const customClaims = [...ctx.tenant.scope_claims.values()].flat();
   return {
     issuer: ctx.tenant.hasFaults ? discoveryIssuer(ctx) : ctx.issuer,
     authorization_endpoint: `${base}/oidc/authorize`,
@@ -40,7 +41,7 @@ export function providerMetadata(ctx: RequestContext) {
     id_token_signing_alg_values_supported: [ctx.tenant.signing_alg],
     subject_types_supported: ['public'],
     scopes_supported: [...scopes],
-    claims_supported: ['sub', 'iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'sid', 'at_hash', 'c_hash', ...SCOPE_CLAIM_NAMES],
+    claims_supported: ['sub', 'iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'sid', 'at_hash', 'c_hash', ...new Set([...SCOPE_CLAIM_NAMES, ...customClaims])],
     prompt_values_supported: ['none', 'login', 'consent', 'select_account'],
     authorization_response_iss_parameter_supported: true,
     request_parameter_supported: false,

@@ -1,0 +1,218 @@
+/**
+ * The config file's shape as a zod schema: types, allowed keys, enums and single-field rules.
+ * schema.ts runs it, then applies the rules that span fields (uniqueness, grants versus response
+ * types, redirect URIs per tenant) and fills in defaults. `config.schema.json`, published with the
+ * package for editors, is generated from this schema (`pnpm run config-schema`).
+ */
+import { z } from 'zod';
+import { FAULTS } from './fault-names';
+
+/**
+ * Claims the server sets itself. A user's claims and a tenant's `scope_claims` may not use them:
+ * a configured value would either be overwritten or, worse, override a protocol check.
+ */
+export const PROTOCOL_CLAIMS: readonly string[] = [
+  'iss', 'aud', 'exp', 'iat', 'nbf', 'nonce', 'azp', 'at_hash', 'c_hash', 's_hash', 'auth_time', 'jti',
+  'sid', 'acr', 'amr', 'client_id', 'scope', 'cnf', 'act', 'may_act', 'typ',
+];
+
+/** OIDC Core 5.1 claims with their JSON type; they keep their standard scopes (claims.ts). */
+export const STANDARD_CLAIM_TYPES: Readonly<Record<string, 'string' | 'boolean' | 'number' | 'object'>> = {
+  name: 'string', given_name: 'string', family_name: 'string', middle_name: 'string', nickname: 'string',
+  preferred_username: 'string', profile: 'string', picture: 'string', website: 'string', email: 'string',
+  email_verified: 'boolean', gender: 'string', birthdate: 'string', zoneinfo: 'string', locale: 'string',
+  phone_number: 'string', phone_number_verified: 'boolean', address: 'object', updated_at: 'number',
+};
+
+function strict<T extends z.core.$ZodLooseShape>(shape: T) {
+  const keys = Object.keys(shape).join(', ');
+  return z.strictObject(shape, {
+    error: (issue) => (issue.code === 'unrecognized_keys' ? `unknown key; allowed keys are ${keys}` : 'must be an object'),
+  });
+}
+
+const text = z
+  .string({ error: 'must be a non-empty string' })
+  .min(1, { error: 'must be a non-empty string' })
+  .refine((v) => ![...v].some((ch) => ch < ' ' || ch === '\u007f'), { error: 'must not contain control characters' });
+
+function list<T extends z.ZodType>(item: T) {
+  return z.array(item, { error: 'must be an array' });
+}
+
+function oneOf<const T extends readonly [string, ...string[]]>(values: T) {
+  return z.enum(values, { error: `must be one of ${values.map((v) => JSON.stringify(v)).join(', ')}` });
+}
+
+const flag = z.boolean({ error: 'must be true or false' });
+
+/** RFC 6749 3.3 scope token. */
+const scopeToken = text.refine((s) => /^[\x21\x23-\x5b\x5d-\x7e]+$/.test(s), { error: 'is not a valid scope token (RFC 6749 3.3)' });
+
+const seconds = z
+  .number({ error: 'must be a whole number of seconds between 1 and 315360000' })
+  .int({ error: 'must be a whole number of seconds between 1 and 315360000' })
+  .min(1, { error: 'must be a whole number of seconds between 1 and 315360000' })
+  .max(315_360_000, { error: 'must be a whole number of seconds between 1 and 315360000' });
+
+const lifetimes = strict({
+  authorization_code: seconds.optional(),
+  access_token: seconds.optional(),
+  id_token: seconds.optional(),
+  refresh_token: seconds.optional(),
+});
+
+const claimName = text.refine((name) => !PROTOCOL_CLAIMS.includes(name), {
+  error: (issue) => `"${String(issue.input)}" is a protocol claim the server sets itself; choose another name`,
+});
+
+/** Plain JSON all the way down: no Date, Map or class instance, no NaN or Infinity. */
+function isPlainJson(value: unknown): boolean {
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return true;
+  if (typeof value === 'number') return Number.isFinite(value);
+  if (Array.isArray(value)) return value.every(isPlainJson);
+  if (typeof value !== 'object') return false;
+  const proto = Object.getPrototypeOf(value);
+  return (proto === Object.prototype || proto === null) && Object.values(value).every(isPlainJson);
+}
+
+/** A user's claims: any JSON; protocol claims refused, standard claims with their standard type. */
+const userClaims = z
+  .record(z.string(), z.unknown(), { error: 'must be an object' })
+  .superRefine((claims, ctx) => {
+    for (const [name, value] of Object.entries(claims)) {
+      if (!isPlainJson(value)) {
+        ctx.addIssue({ code: 'custom', path: [name], message: 'must be JSON (string, number, boolean, null, array or object)' });
+      } else if (name === 'sub') {
+        const ok = typeof value === 'string' && value.length > 0 && ![...value].some((ch) => ch < ' ' || ch === '\u007f');
+        if (!ok) ctx.addIssue({ code: 'custom', path: [name], message: 'must be a non-empty string' });
+      } else if (PROTOCOL_CLAIMS.includes(name)) {
+        ctx.addIssue({ code: 'custom', path: [name], message: 'is a protocol claim the server sets itself; it cannot be configured on a user' });
+      } else if (STANDARD_CLAIM_TYPES[name] !== undefined) {
+        const want = STANDARD_CLAIM_TYPES[name];
+        const got = value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value;
+        if (got !== want) ctx.addIssue({ code: 'custom', path: [name], message: `is a standard claim and must be a ${want} (OIDC Core 5.1)` });
+      }
+    }
+  })
+  .meta({ description: 'Claims of the user: any JSON. `sub` defaults to the username; protocol claims (iss, aud, exp, nonce, ...) are refused.' });
+
+const user = strict({
+  username: text,
+  password: text,
+  claims: userClaims.optional(),
+});
+
+const grantType = oneOf(['authorization_code', 'refresh_token', 'client_credentials', 'implicit']);
+
+const client = strict({
+  client_id: text,
+  client_secret: text.optional().meta({ description: 'Absent: a public client (PKCE, no secret).' }),
+  redirect_uris: list(text).optional(),
+  post_logout_redirect_uris: list(text).optional(),
+  grant_types: list(grantType).optional().meta({ description: 'Default ["authorization_code"].' }),
+  response_types: list(text).optional().meta({
+    description: 'Default ["code"] with the authorization_code grant. One of "code", "code id_token", "code token id_token", "token", "id_token token", "id_token" (any word order).',
+  }),
+  scopes: list(scopeToken).optional().meta({ description: 'Scopes the client may request. Default ["openid"].' }),
+  skip_consent: flag.optional().meta({ description: 'Never show the consent page for this client. Default false.' }),
+  access_token_audience: z
+    .union([text, list(text).min(1, { error: 'must be a non-empty string or a non-empty list of them' })], { error: 'must be a non-empty string or a list of them' })
+    .optional()
+    .meta({ description: '`aud` of this client\'s JWT access tokens when the request names no RFC 8707 resource. Default: the issuer.' }),
+  fault: z
+    .union([oneOf(FAULTS as unknown as [string, ...string[]]), list(oneOf(FAULTS as unknown as [string, ...string[]]))], {
+      error: `must be one of ${FAULTS.map((f) => JSON.stringify(f)).join(', ')}, or a list of them`,
+    })
+    .optional()
+    .meta({ description: 'Conformance testing only: make the server misbehave for this client.' }),
+});
+
+const tenant = strict({
+  id: text,
+  development: flag.optional().meta({ description: 'Allows http redirect URIs on any host. Default false.' }),
+  profile: oneOf(['contract', 'standard']).optional().meta({
+    description: '"contract" (default): the service contract exactly. "standard": every grant at the discovery token_endpoint, secret and PKCE together, expires_in always, standard discovery fields only.',
+  }),
+  signing_alg: oneOf(['RS256', 'ES256']).optional(),
+  access_token_format: oneOf(['opaque', 'jwt']).optional(),
+  lifetimes: lifetimes.optional(),
+  scope_claims: z
+    .record(scopeToken, list(claimName), { error: 'must be an object mapping scopes to lists of claim names' })
+    .optional()
+    .meta({ description: 'Custom claims each scope releases, beside the standard OIDC mapping, e.g. { "roles": ["roles"] }.' }),
+  users: list(user).optional(),
+  clients: list(client).optional(),
+});
+
+const store = strict({
+  type: oneOf(['memory', 'redis']),
+  url: text.optional().meta({ description: 'With "type": "redis": a redis:// or rediss:// URL.' }),
+  prefix: text.optional().meta({ description: 'With "type": "redis": key prefix, at most 64 characters without spaces.' }),
+});
+
+/**
+ * The whole config file's schema (shape rules only; schema.ts adds the cross-field rules).
+ *
+ * @example
+ * const result = configFileSchema.safeParse(JSON.parse(text));
+ */
+export const configFileSchema = strict({
+  $schema: z.string({ error: 'must be a string' }).optional().meta({ description: 'Ignored: lets editors find this schema.' }),
+  tenants: list(tenant),
+  store: store.optional(),
+});
+
+/**
+ * The JSON Schema (draft 2020-12) of the config file, as published in `config.schema.json`.
+ *
+ * @example
+ * writeFileSync('config.schema.json', `${JSON.stringify(configJsonSchema(), null, 2)}\n`);
+ */
+export function configJsonSchema(): Record<string, unknown> {
+  return {
+    ...z.toJSONSchema(configFileSchema, { io: 'input', unrepresentable: 'any' }),
+    title: '@oidc-rp/reference-server config file',
+  };
+}
+
+/** A validation problem of a config: where, and what is wrong. */
+export interface ShapeProblem {
+  field: string;
+  problem: string;
+}
+
+function fieldOf(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const part of path) out += typeof part === 'number' ? `[${part}]` : out === '' ? String(part) : `.${String(part)}`;
+  return out === '' ? 'config' : out;
+}
+
+/**
+ * The first problem of `input` against the config file's shape, or undefined when it fits.
+ *
+ * @example
+ * const problem = shapeProblem(json); // { field: 'tenants[0].clients[1].skip_consnet', problem: 'unknown key; ...' }
+ */
+export function shapeProblem(input: unknown): ShapeProblem | undefined {
+  const result = configFileSchema.safeParse(input);
+  if (result.success) return undefined;
+  // Unknown keys first, as a typo is the likeliest cause of every other problem of its object.
+  const issues = [...result.error.issues].sort((a, b) => Number(b.code === 'unrecognized_keys') - Number(a.code === 'unrecognized_keys'));
+  const issue = issues[0];
+  if (!issue) return undefined;
+  if (issue.code === 'unrecognized_keys') {
+    const base = fieldOf(issue.path);
+    return { field: `${base}.${issue.keys[0] ?? ''}`, problem: issue.message };
+  }
+  // A union (e.g. `fault`: a name or a list) fails as a whole; the branch that got furthest names the field.
+  if (issue.code === 'invalid_union') {
+    const deepest = issue.errors.flat().sort((a, b) => b.path.length - a.path.length)[0];
+    if (deepest && deepest.path.length > 0 && deepest.code !== 'invalid_type') {
+      return { field: fieldOf([...issue.path, ...deepest.path]), problem: deepest.message };
+    }
+  }
+  // A record key's own problem (e.g. a scope that is not a scope token) says more than the record's.
+  const problem = issue.code === 'invalid_key' ? (issue.issues[0]?.message ?? issue.message) : issue.message;
+  return { field: fieldOf(issue.path), problem };
+}
