@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * The command line: `node dist/cli.js [--config FILE] [--port N] [--host H]`. Prints exactly one
+ * The command line: `node dist/cli.js [--config FILE] [--port N] [--host H] [--dev-keys]`. Prints exactly one
  * line, `listening on http://127.0.0.1:PORT`, and shuts down cleanly on SIGTERM / SIGINT.
  * Port: `--port`, else `PORT`, else 4000; 0 picks a free port.
  */
@@ -10,7 +10,7 @@ import { loadConfigFile } from './config/load';
 import { ConfigError } from './config/schema';
 import { createProcessServer, type Listening, type ReferenceServer } from './server';
 
-const USAGE = 'usage: oidc-rp-reference-server [--config FILE] [--port N] [--host 127.0.0.1]';
+const USAGE = 'usage: oidc-rp-reference-server [--config FILE] [--port N] [--host 127.0.0.1] [--dev-keys]';
 
 function fail(message: string, code: number): never {
   process.stderr.write(`${message}\n`);
@@ -23,10 +23,22 @@ function parsePort(value: string, source: string): number {
 }
 
 async function main(): Promise<void> {
-  let values: { config?: string | undefined; port?: string | undefined; host?: string | undefined; help?: boolean | undefined };
+  let values: {
+    config?: string | undefined;
+    port?: string | undefined;
+    host?: string | undefined;
+    help?: boolean | undefined;
+    'dev-keys'?: boolean | undefined;
+  };
   try {
     ({ values } = parseArgs({
-      options: { config: { type: 'string' }, port: { type: 'string' }, host: { type: 'string' }, help: { type: 'boolean' } },
+      options: {
+        config: { type: 'string' },
+        port: { type: 'string' },
+        host: { type: 'string' },
+        help: { type: 'boolean' },
+        'dev-keys': { type: 'boolean' },
+      },
       strict: true,
       allowPositionals: false,
     }));
@@ -41,7 +53,11 @@ async function main(): Promise<void> {
   let server: ReferenceServer;
   try {
     const config = values.config !== undefined ? await loadConfigFile(values.config) : demoConfig();
-    server = await createProcessServer(config, { logger: { info: () => undefined, error: (m) => process.stderr.write(`${m}\n`) } });
+    server = await createProcessServer(config, {
+      logger: { info: () => undefined, error: (m) => process.stderr.write(`${m}\n`) },
+      // Fixed keys published in the package: ready to sign at once; never for production.
+      developmentKeys: values['dev-keys'] === true,
+    });
   } catch (error) {
     if (error instanceof ConfigError) fail(error.message, 1);
     throw error;
@@ -50,6 +66,7 @@ async function main(): Promise<void> {
   try {
     listening = await server.listen({ port, host: values.host ?? '127.0.0.1' });
   } catch (error) {
+    if (error instanceof ConfigError) fail(error.message, 1);
     fail(`cannot listen on port ${port}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, 1);
   }
   let stopping = false;

@@ -137,7 +137,7 @@ describe('custom claims over real HTTP', () => {
   it('roles reach the ID token, userinfo and the JWT access token', async () => {
     const config = demoConfig();
     withRoles(config);
-    const server = await createReferenceServer(config, { logger: false });
+    const server = await createReferenceServer(config, { logger: false, developmentKeys: true });
     const listening = await server.listen({ port: 0 });
     close = listening.close;
     const issuer = `${listening.origin}/demo`;

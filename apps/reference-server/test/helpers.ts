@@ -25,12 +25,18 @@ export interface Harness {
   post(path: string, form: Record<string, string> | string, headers?: Record<string, string>): Promise<Response>;
 }
 
-/** A server on the demo config (optionally changed), with a hand-moved clock, no logging. */
-export async function setup(change?: (config: ServerConfig) => void): Promise<Harness> {
+/**
+ * A server on the demo config (optionally changed), with a hand-moved clock, no logging. It signs
+ * with the fixed development keys when every tenant is a development one (generating an RSA key
+ * per test makes the suite slow on a busy machine); test-server.test.ts and the key rotation
+ * tests cover real key generation.
+ */
+export async function setup(change?: (config: ServerConfig) => void, options: { generateKeys?: boolean } = {}): Promise<Harness> {
   const config = demoConfig();
   change?.(config);
   const clock = new Clock();
-  const server = await createReferenceServer(config, { now: clock.now, logger: false });
+  const developmentKeys = !options.generateKeys && config.tenants.every((t) => t.development === true) && config.store === undefined;
+  const server = await createReferenceServer(config, { now: clock.now, logger: false, developmentKeys });
   const fetch = (request: Request) => server.fetch(request);
   const url = (path: string) => (path.startsWith('http') ? path : `${ISSUER}${path}`);
   return {
