@@ -1,6 +1,8 @@
 /**
  * `POST /oidc/token`: the authorization code exchange, as the contract splits the token
- * endpoints (refresh and client credentials are at `/oauth/token`).
+ * endpoints (refresh and client credentials are at `/oauth/token`). In a tenant with the
+ * standard profile it is the one token endpoint of RFC 6749: every grant, client secret and
+ * PKCE verifier together, `expires_in` always.
  */
 import { s256, safeEqual, storageKey } from '../crypto/secrets';
 import { OAuthError } from '../http/errors';
@@ -8,6 +10,7 @@ import { authenticateClient, requireSecretIfConfidential } from '../oauth/client
 import { issueAccessToken, issueIdToken, issueRefreshToken, revokeGrant } from '../oauth/issue';
 import { grantResource } from '../oauth/resource';
 import { invalidGrant, required, tokenEndpoint } from '../oauth/token-request';
+import { refreshOrClientCredentials } from './oauth-token';
 import { tokenResponse } from '../oauth/token-response';
 import { nowSeconds, type RequestContext } from '../request/context';
 
@@ -23,14 +26,20 @@ const VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
  * { path: '/oidc/token', kind: 'json', cors: true, methods: { POST: codeTokenEndpoint } }
  */
 export function codeTokenEndpoint(ctx: RequestContext): Promise<Response> {
+  const standard = ctx.tenant.profile === 'standard';
   return tokenEndpoint(ctx, async (form, grantType) => {
+    if (standard && grantType !== 'authorization_code') {
+      const response = await refreshOrClientCredentials(ctx, form, grantType);
+      if (response) return response;
+      throw new OAuthError('unsupported_grant_type', 'this endpoint serves authorization_code, refresh_token and client_credentials');
+    }
     if (grantType !== 'authorization_code') {
       throw new OAuthError('unsupported_grant_type', `this endpoint serves only authorization_code; send ${grantType === 'refresh_token' || grantType === 'client_credentials' ? `${grantType} to ${ctx.issuer}/oauth/token` : 'a supported grant_type'}`);
     }
     const auth = authenticateClient(ctx, form);
     const { client } = auth;
     const verifier = form.get('code_verifier');
-    if (form.has('client_secret') && verifier !== undefined) {
+    if (!standard && form.has('client_secret') && verifier !== undefined) {
       throw new OAuthError('invalid_request', 'send either client_secret (without PKCE) or code_verifier (with PKCE), never both');
     }
     if (!client.grant_types.includes('authorization_code')) {
@@ -38,7 +47,8 @@ export function codeTokenEndpoint(ctx: RequestContext): Promise<Response> {
     }
     const code = required(form, 'code');
     const redirectUri = required(form, 'redirect_uri');
-    if (verifier === undefined) requireSecretIfConfidential(ctx, auth);
+    // The contract lets a PKCE verifier stand in for the secret; RFC 6749 wants both from a confidential client.
+    if (verifier === undefined || standard) requireSecretIfConfidential(ctx, auth);
 
     const taken = await ctx.server.store.takeCode(storageKey(code));
     if (!taken || taken.record.tenant !== ctx.tenant.id) throw invalidGrant('the authorization code is not valid');
@@ -63,7 +73,8 @@ export function codeTokenEndpoint(ctx: RequestContext): Promise<Response> {
     const resource = grantResource(form.get('resource'), record.resource);
     const grant = { clientId: client.client_id, scopes: record.scopes, user: record.user, grantId: record.grantId, resource };
     const access = await issueAccessToken(ctx, grant);
-    const body: Record<string, string> = { access_token: access.token, token_type: 'Bearer' };
+    const body: Record<string, string | number> = { access_token: access.token, token_type: 'Bearer' };
+    if (standard) body.expires_in = access.expiresIn;
     if (record.scopes.includes('openid')) {
       body.id_token = await issueIdToken(ctx, {
         clientId: client.client_id,

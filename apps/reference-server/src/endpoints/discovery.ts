@@ -7,7 +7,8 @@ import type { RequestContext } from '../request/context';
 
 /**
  * The discovery document of the request's tenant, including the oidc-rp extensions
- * `token_endpoint_by_grant` and `pkce_replaces_client_secret`.
+ * `token_endpoint_by_grant` and `pkce_replaces_client_secret` in the contract profile; the
+ * standard profile publishes standard fields only.
  *
  * @example
  * const doc = providerMetadata(ctx);
@@ -18,16 +19,21 @@ export function providerMetadata(ctx: RequestContext) {
   const scopes = new Set(['openid']);
   for (const client of ctx.tenant.clients.values()) for (const s of client.scopes) scopes.add(s);
   const customClaims = [...ctx.tenant.scope_claims.values()].flat();
+  const contractExtensions = ctx.tenant.profile === 'standard'
+    ? {}
+    : {
+        token_endpoint_by_grant: {
+          authorization_code: `${base}/oidc/token`,
+          refresh_token: `${base}/oauth/token`,
+          client_credentials: `${base}/oauth/token`,
+        },
+        pkce_replaces_client_secret: true,
+      };
   return {
     issuer: ctx.tenant.hasFaults ? discoveryIssuer(ctx) : ctx.issuer,
     authorization_endpoint: `${base}/oidc/authorize`,
     token_endpoint: `${base}/oidc/token`,
-    token_endpoint_by_grant: {
-      authorization_code: `${base}/oidc/token`,
-      refresh_token: `${base}/oauth/token`,
-      client_credentials: `${base}/oauth/token`,
-    },
-    pkce_replaces_client_secret: true,
+    ...contractExtensions,
     jwks_uri: `${base}/oidc/jwks`,
     userinfo_endpoint: `${base}/oidc/userinfo`,
     revocation_endpoint: `${base}/oauth/revoke`,

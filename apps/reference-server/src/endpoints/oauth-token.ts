@@ -22,8 +22,8 @@ import { nowSeconds, type RequestContext } from '../request/context';
  */
 export function oauthTokenEndpoint(ctx: RequestContext): Promise<Response> {
   return tokenEndpoint(ctx, async (form, grantType) => {
-    if (grantType === 'refresh_token') return refreshGrant(ctx, form);
-    if (grantType === 'client_credentials') return clientCredentialsGrant(ctx, form);
+    const response = await refreshOrClientCredentials(ctx, form, grantType);
+    if (response) return response;
     throw new OAuthError(
       'unsupported_grant_type',
       grantType === 'authorization_code'
@@ -31,6 +31,19 @@ export function oauthTokenEndpoint(ctx: RequestContext): Promise<Response> {
         : 'this endpoint serves only refresh_token and client_credentials',
     );
   });
+}
+
+/**
+ * Runs the `refresh_token` or `client_credentials` grant; undefined for any other grant type.
+ * Shared with `/oidc/token`, which serves every grant in the standard profile.
+ *
+ * @example
+ * const response = await refreshOrClientCredentials(ctx, form, grantType);
+ */
+export async function refreshOrClientCredentials(ctx: RequestContext, form: Form, grantType: string): Promise<Response | undefined> {
+  if (grantType === 'refresh_token') return refreshGrant(ctx, form);
+  if (grantType === 'client_credentials') return clientCredentialsGrant(ctx, form);
+  return undefined;
 }
 
 function requestedScopes(form: Form): string[] | undefined {
