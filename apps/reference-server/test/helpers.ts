@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createLocalJWKSet, jwtVerify, type JWTPayload } from 'jose';
-import { createReferenceServer, demoConfig, type ReferenceServer, type ServerConfig } from '../src/index';
+import { expect } from 'vitest';
+import { ConfigError, createReferenceServer, demoConfig, type ReferenceServer, type ServerConfig, validateConfig } from '../src/index';
 import { completeLogin, CookieJar, type CompleteLoginOptions } from '../src/testing';
 
 export const ORIGIN = 'http://localhost';
@@ -145,3 +146,14 @@ export function basic(id: string, secret: string): string {
 }
 
 export { CookieJar, completeLogin };
+
+/** The ConfigError `validateConfig` throws for `config`; fails the test when the config is accepted. */
+export function refusal(config: unknown): ConfigError {
+  try {
+    validateConfig(config);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return error as ConfigError;
+  }
+  throw new Error('config was accepted');
+}
