@@ -127,7 +127,7 @@ const FINDINGS = {
       'bytes and the incremental expiry sweep were the hot spots fixed on 2026-11-20 (3.6k → ~30k req/s here).',
   ],
   testServer: [
-    'Ready to sign is Node start-up (the bare server row) plus loading the bundled CLI (about 1 MB of JavaScript: hono, ' +
+    'Ready to sign is Node start-up (the bare server row) plus loading the bundled CLI (about 320 KB of JavaScript: hono, ' +
       'jose, zod and the server) plus importing the fixed key; on a machine busy with other work every part of it ' +
       'stretches, so compare the ratios to the anchors and to the bare server, which ran in the same rounds.',
   ],
