@@ -2,7 +2,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, createReferenceServer, demoConfig, loadConfigFile, validateConfig, type ServerConfig } from '../src/index';
+import { type ConfigError, createReferenceServer, demoConfig, loadConfigFile, validateConfig, type ServerConfig } from '../src/index';
 import { demoClient, demoTenant, refusal } from './helpers';
 
 function refused(change: (config: ServerConfig & Record<string, unknown>) => void): ConfigError {

@@ -1,6 +1,6 @@
 import { decodeJwt } from 'jose';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ConfigError, createReferenceServer, demoConfig, type ServerConfig, validateConfig } from '../src/index';
+import { type ConfigError, createReferenceServer, demoConfig, type ServerConfig, validateConfig } from '../src/index';
 import {
   authorizeUrl, completeLogin, demoClient, demoTenant, exchangeWebCode, type Harness, ISSUER, login, pkce, setup, spaParams, verifyJwt,
   refusal, WEB_REDIRECT, webCode, webParams,
