@@ -96,6 +96,17 @@ describe('createTestServer and loginAs (in-process)', () => {
   });
 });
 
+describe('createTestServer with the standard profile', () => {
+  it('loginAs sends the client secret with the verifier, as the profile wants', async () => {
+    const config = demoConfig();
+    demoTenant(config).profile = 'standard';
+    await using op = await createTestServer({ config });
+    const { tokens, claims } = await op.loginAs('alice', { client: 'web', scope: 'openid' });
+    expect(claims.sub).toBe('alice');
+    expect(tokens.expires_in).toBe(3600);
+  });
+});
+
 describe('createTestServer over real HTTP', () => {
   it('loginAs works against the listener, ES256 too', async () => {
     const config = demoConfig();
