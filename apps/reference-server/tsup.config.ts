@@ -23,7 +23,7 @@ export default defineConfig([
     format: ['esm'],
     target: 'es2022',
     platform: 'node',
-    noExternal: ['jose', 'hono', '@hono/node-server'],
+    noExternal: ['jose', 'hono', '@hono/node-server', 'zod'],
     removeNodeProtocol: false,
     sourcemap: true,
     clean: false,

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * The command line: `node dist/cli.js [--config FILE] [--port N] [--host H]`. Prints exactly one
+ * The command line: `node dist/cli.js [--config FILE] [--port N] [--host H] [--dev-keys]`. Prints exactly one
  * line, `listening on http://127.0.0.1:PORT`, and shuts down cleanly on SIGTERM / SIGINT.
  * Port: `--port`, else `PORT`, else 4000; 0 picks a free port. `--control` turns on the HTTP
  * control API (test use only): loopback only, or anywhere with the bearer secret in
@@ -12,7 +12,7 @@ import { loadConfigFile } from './config/load';
 import { ConfigError } from './config/schema';
 import { createProcessServer, type Listening, type ReferenceServer } from './server';
 
-const USAGE = 'usage: oidc-rp-reference-server [--config FILE] [--port N] [--host 127.0.0.1] [--control]';
+const USAGE = 'usage: oidc-rp-reference-server [--config FILE] [--port N] [--host 127.0.0.1] [--control] [--dev-keys]';
 /** The control API's bearer secret, read from the environment only. */
 const SECRET_ENV = 'OIDC_RP_CONTROL_SECRET';
 const MIN_SECRET_LENGTH = 16;
@@ -28,10 +28,24 @@ function parsePort(value: string, source: string): number {
 }
 
 async function main(): Promise<void> {
-  let values: { config?: string | undefined; port?: string | undefined; host?: string | undefined; control?: boolean | undefined; help?: boolean | undefined };
+  let values: {
+    config?: string | undefined;
+    port?: string | undefined;
+    host?: string | undefined;
+    control?: boolean | undefined;
+    help?: boolean | undefined;
+    'dev-keys'?: boolean | undefined;
+  };
   try {
     ({ values } = parseArgs({
-      options: { config: { type: 'string' }, port: { type: 'string' }, host: { type: 'string' }, control: { type: 'boolean' }, help: { type: 'boolean' } },
+      options: {
+        config: { type: 'string' },
+        port: { type: 'string' },
+        host: { type: 'string' },
+        control: { type: 'boolean' },
+        help: { type: 'boolean' },
+        'dev-keys': { type: 'boolean' },
+      },
       strict: true,
       allowPositionals: false,
     }));
@@ -52,6 +66,8 @@ async function main(): Promise<void> {
     server = await createProcessServer(config, {
       logger: { info: () => undefined, error: (m) => process.stderr.write(`${m}\n`) },
       ...(values.control ? { controlApi: secret === undefined ? true : { secret } } : {}),
+      // Fixed keys published in the package: ready to sign at once; never for production.
+      developmentKeys: values['dev-keys'] === true,
     });
   } catch (error) {
     if (error instanceof ConfigError) fail(error.message, 1);
@@ -61,6 +77,7 @@ async function main(): Promise<void> {
   try {
     listening = await server.listen({ port, host: values.host ?? '127.0.0.1' });
   } catch (error) {
+    if (error instanceof ConfigError) fail(error.message, 1);
     fail(`cannot listen on port ${port}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, 1);
   }
   let stopping = false;

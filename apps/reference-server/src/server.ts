@@ -13,7 +13,8 @@ import { ConnectionDropped } from './control/transport-faults';
 import { demoConfig } from './config/demo';
 import type { Logger } from './config/logger';
 import type { Tenant } from './config/model';
-import { readStoreConfig, validateConfig, type ServerConfig } from './config/schema';
+import { ConfigError, readStoreConfig, validateConfig, type ServerConfig } from './config/schema';
+import { developmentKeysHostProblem, developmentSigningKey } from './keys/development-keys';
 import { KeySet } from './keys/keys';
 import { SharedKeys } from './keys/shared-keys';
 import type { TenantEntry } from './request/context';
@@ -40,6 +41,13 @@ export interface ReferenceServerOptions {
   controlApi?: boolean | { secret?: string };
   /** How many requests the journal keeps (default 1000; 0 turns it off). */
   journalSize?: number;
+  /**
+   * Sign with the fixed development keys shipped in this package instead of generating keys:
+   * the first token is signed at once. NEVER FOR PRODUCTION — the private keys are public.
+   * Refused (`ConfigError`) unless every tenant is `"development": true`, with a Redis store,
+   * and for a listener on a non-loopback host. Default false. Key rotation still generates keys.
+   */
+  developmentKeys?: boolean;
 }
 
 /** A running listener. */
@@ -74,6 +82,20 @@ export interface ReferenceServer {
 
 const DEFAULT_LOGGER: Logger = { info: () => undefined, error: (message) => console.error(message) };
 const SILENT: Logger = { info: () => undefined, error: () => undefined };
+/** The tenants each server runs, for the testing entry's personas (not part of the public API). */
+const runningTenants = new WeakMap<ReferenceServer, ReadonlyMap<string, TenantEntry>>();
+
+/**
+ * The tenants `server` runs, as validated; undefined for an object that is no server of this module.
+ * For the testing entry only.
+ *
+ * @example
+ * const tenant = tenantsOf(server)?.get('demo')?.tenant;
+ */
+export function tenantsOf(server: ReferenceServer): ReadonlyMap<string, TenantEntry> | undefined {
+  return runningTenants.get(server);
+}
+
 /** How long close() waits for requests in flight before cutting connections. */
 const DRAIN_MS = 5000;
 
@@ -82,9 +104,11 @@ function keysFailed(tenant: Tenant, logger: Logger): (error: unknown) => void {
 }
 
 /** A tenant on a store of this process, with keys of its own. */
-function localTenant(tenant: Tenant, store: Store, now: () => number, logger: Logger): TenantEntry {
+function localTenant(tenant: Tenant, store: Store, now: () => number, logger: Logger, developmentKeys: boolean): TenantEntry {
   // Key generation runs in the background; requests to the tenant wait for its keys.
-  const keys = KeySet.create(tenant.signing_alg, now);
+  const keys = developmentKeys
+    ? developmentSigningKey(tenant.signing_alg).then((key) => KeySet.fromKeys(key, [], now))
+    : KeySet.create(tenant.signing_alg, now);
   keys.catch(keysFailed(tenant, logger));
   return { tenant, store, keys: () => keys, rotateKey: async (keep) => (await keys).rotate(keep) };
 }
@@ -94,6 +118,19 @@ function sharedTenant(tenant: Tenant, redis: RedisConnection, now: () => number,
   const keys = new SharedKeys(redis, tenant.id, tenant.signing_alg, now, logger);
   keys.get().catch(keysFailed(tenant, logger));
   return { tenant, store: redis.store(tenant.id), keys: () => keys.get(), rotateKey: (keep) => keys.rotate(keep) };
+}
+
+/** Development keys are public: only development tenants on this process may use them. */
+function checkDevelopmentKeys(tenants: readonly Tenant[], store: 'memory' | 'redis'): void {
+  if (store === 'redis') throw new ConfigError('store', 'development signing keys cannot be shared through Redis; leave out developmentKeys');
+  tenants.forEach((tenant, i) => {
+    if (!tenant.development) {
+      throw new ConfigError(
+        `tenants[${i}].development`,
+        `tenant "${tenant.id}" is not a development tenant, and the development signing keys are public (never for production): set "development": true for test tenants, or leave out developmentKeys`,
+      );
+    }
+  });
 }
 
 /**
@@ -131,11 +168,13 @@ async function buildServer(config: ServerConfig, options: ReferenceServerOptions
   if (storeConfig.type === 'redis' && options.store) {
     throw new Error('the config asks for the Redis store and options.store passes another: use one of them');
   }
+  const developmentKeys = options.developmentKeys === true;
+  if (developmentKeys) checkDevelopmentKeys(tenants, storeConfig.type);
   const redis = storeConfig.type === 'redis' ? await RedisConnection.open(storeConfig, logger) : undefined;
   const store = options.store ?? new MemoryStore(now);
   const entries = tenants.map((tenant): [string, TenantEntry] => [
     tenant.id,
-    redis ? sharedTenant(tenant, redis, now, logger) : localTenant(tenant, store, now, logger),
+    redis ? sharedTenant(tenant, redis, now, logger) : localTenant(tenant, store, now, logger, developmentKeys),
   ]);
   const context = { tenants: new Map(entries), now, logger };
   const rotateKey = async (tenantId: string) => {
@@ -172,6 +211,8 @@ async function buildServer(config: ServerConfig, options: ReferenceServerOptions
   };
 
   async function listen({ port = 0, host = '127.0.0.1' }: { port?: number; host?: string } = {}): Promise<Listening> {
+    const hostProblem = developmentKeys ? developmentKeysHostProblem(host) : undefined;
+    if (hostProblem) throw new ConfigError('host', hostProblem);
     const server = createAdaptorServer({ fetch: app.fetch, overrideGlobalObjects: ownsProcess }) as Server;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -204,7 +245,7 @@ async function buildServer(config: ServerConfig, options: ReferenceServerOptions
     return listening;
   }
 
-  return {
+  const referenceServer: ReferenceServer = {
     fetch,
     listen,
     close: async () => {
@@ -215,4 +256,6 @@ async function buildServer(config: ServerConfig, options: ReferenceServerOptions
     control,
     requests: (match) => state.journal.list(readMatch(match)),
   };
+  runningTenants.set(referenceServer, context.tenants);
+  return referenceServer;
 }

@@ -1,7 +1,10 @@
 /**
- * The testing entry (`@oidc-rp/reference-server/testing`): drive the real login forms from a
- * test (`completeLogin`, `CookieJar`) and run the server in a child process (`startServerProcess`).
+ * The testing entry (`@oidc-rp/reference-server/testing`): a server preset for tests with
+ * one-call logins (`createTestServer`, `loginAs`), driving the real login forms from a test
+ * (`completeLogin`, `CookieJar`) and the server in a child process (`startServerProcess`).
  */
+export { createTestServer } from './testing/test-server';
+export type { LoginAsOptions, LoginAsResult, TestServer, TestServerOptions, TestTokens } from './testing/test-server';
 export { completeLogin, CookieJar } from './testing/complete-login';
 export type { CompleteLoginOptions, CompleteLoginResult } from './testing/complete-login';
 export { startServerProcess } from './testing/server-process';

@@ -192,6 +192,35 @@ describe('CLI --control', () => {
   });
 });
 
+describe('CLI --dev-keys', () => {
+  it('signs with the fixed development key at once: the same kid on every run', async () => {
+    const kids: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      const r = run(['--port', '0', '--dev-keys']);
+      const origin = await listening(r);
+      const jwks = (await (await fetch(`${origin}/demo/oidc/jwks`)).json()) as { keys: { kid: string }[] };
+      kids.push(jwks.keys[0]?.kid ?? '');
+      r.child.kill('SIGTERM');
+      expect((await r.exit).code).toBe(0);
+    }
+    expect(kids[0]).toMatch(/^[\w-]{43}$/);
+    expect(kids[1]).toBe(kids[0]);
+  });
+
+  it('refuses the development keys for a non-development tenant and a non-loopback host', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'rs-cli-dev-'));
+    const file = join(dir, 'prod.json');
+    await writeFile(file, JSON.stringify({ tenants: [{ id: 'acme', clients: [{ client_id: 'c', client_secret: 's', grant_types: ['client_credentials'], scopes: ['api'] }] }] }));
+    const prod = run(['--port', '0', '--dev-keys', '--config', file]);
+    expect((await prod.exit).code).toBe(1);
+    expect(prod.stderr()).toMatch(/invalid config at tenants\[0\]\.development: tenant "acme" is not a development tenant/);
+    expect(prod.stdout()).toBe('');
+    const open = run(['--port', '0', '--dev-keys', '--host', '0.0.0.0']);
+    expect((await open.exit).code).toBe(1);
+    expect(open.stderr()).toMatch(/development signing keys are public and serve loopback only/);
+  });
+});
+
 describe('CLI under requests', () => {
   let r: Run;
   let origin = '';

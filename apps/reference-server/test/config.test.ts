@@ -2,19 +2,13 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, createReferenceServer, demoConfig, loadConfigFile, validateConfig, type ServerConfig } from '../src/index';
-import { demoClient, demoTenant } from './helpers';
+import { type ConfigError, createReferenceServer, demoConfig, loadConfigFile, validateConfig, type ServerConfig } from '../src/index';
+import { demoClient, demoTenant, refusal } from './helpers';
 
 function refused(change: (config: ServerConfig & Record<string, unknown>) => void): ConfigError {
   const config = demoConfig() as ServerConfig & Record<string, unknown>;
   change(config);
-  try {
-    validateConfig(config);
-  } catch (error) {
-    expect(error).toBeInstanceOf(ConfigError);
-    return error as ConfigError;
-  }
-  throw new Error('config was accepted');
+  return refusal(config);
 }
 
 describe('config validation', () => {

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createLocalJWKSet, jwtVerify, type JWTPayload } from 'jose';
-import { createReferenceServer, demoConfig, type ReferenceServer, type ServerConfig } from '../src/index';
+import { expect } from 'vitest';
+import { ConfigError, createReferenceServer, demoConfig, type ReferenceServer, type ServerConfig, validateConfig } from '../src/index';
 import { completeLogin, CookieJar, type CompleteLoginOptions } from '../src/testing';
 import { ControlError } from '../src/control/errors';
 
@@ -26,12 +27,18 @@ export interface Harness {
   post(path: string, form: Record<string, string> | string, headers?: Record<string, string>): Promise<Response>;
 }
 
-/** A server on the demo config (optionally changed), with a hand-moved clock, no logging. */
-export async function setup(change?: (config: ServerConfig) => void): Promise<Harness> {
+/**
+ * A server on the demo config (optionally changed), with a hand-moved clock, no logging. It signs
+ * with the fixed development keys when every tenant is a development one (generating an RSA key
+ * per test makes the suite slow on a busy machine); test-server.test.ts and the key rotation
+ * tests cover real key generation.
+ */
+export async function setup(change?: (config: ServerConfig) => void, options: { generateKeys?: boolean } = {}): Promise<Harness> {
   const config = demoConfig();
   change?.(config);
   const clock = new Clock();
-  const server = await createReferenceServer(config, { now: clock.now, logger: false });
+  const developmentKeys = !options.generateKeys && config.tenants.every((t) => t.development === true) && config.store === undefined;
+  const server = await createReferenceServer(config, { now: clock.now, logger: false, developmentKeys });
   const fetch = (request: Request) => server.fetch(request);
   const url = (path: string) => (path.startsWith('http') ? path : `${ISSUER}${path}`);
   return {
@@ -175,3 +182,14 @@ export async function controlRejection(promise: Promise<unknown>): Promise<Contr
 }
 
 export { CookieJar, completeLogin };
+
+/** The ConfigError `validateConfig` throws for `config`; fails the test when the config is accepted. */
+export function refusal(config: unknown): ConfigError {
+  try {
+    validateConfig(config);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return error as ConfigError;
+  }
+  throw new Error('config was accepted');
+}

@@ -28,7 +28,7 @@ function rawGet(port: number, path: string, host: string): Promise<number> {
 describe('listen()', () => {
   it('serves a full PKCE login, token exchange and userinfo over real HTTP on 127.0.0.1', async () => {
     const calls: string[] = [];
-    const server = await createReferenceServer(demoConfig(), { logger: false, onRequest: (info) => calls.push(`${info.method} ${info.path} ${info.tenant ?? '-'}`) });
+    const server = await createReferenceServer(demoConfig(), { developmentKeys: true, logger: false, onRequest: (info) => calls.push(`${info.method} ${info.path} ${info.tenant ?? '-'}`) });
     const listening = await server.listen({ port: 0 });
     open.push(listening);
     expect(listening.origin).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
@@ -54,14 +54,14 @@ describe('listen()', () => {
   });
 
   it('answers a broken Host header with 400, not 5xx', async () => {
-    const server = await createReferenceServer(demoConfig(), { logger: false });
+    const server = await createReferenceServer(demoConfig(), { developmentKeys: true, logger: false });
     const listening = await server.listen({ port: 0 });
     open.push(listening);
     expect(await rawGet(listening.port, '/demo/oidc/jwks', 'exa mple<>')).toBe(400);
   });
 
   it('close() stops the listener; server.close() closes every listener', async () => {
-    const server = await createReferenceServer(demoConfig(), { logger: false });
+    const server = await createReferenceServer(demoConfig(), { developmentKeys: true, logger: false });
     const a = await server.listen({ port: 0 });
     const b = await server.listen({ port: 0 });
     expect((await fetch(`${a.origin}/demo/oidc/jwks`)).status).toBe(200);
@@ -73,7 +73,7 @@ describe('listen()', () => {
   });
 
   it('refuses a port that is taken', async () => {
-    const server = await createReferenceServer(demoConfig(), { logger: false });
+    const server = await createReferenceServer(demoConfig(), { developmentKeys: true, logger: false });
     const a = await server.listen({ port: 0 });
     open.push(a);
     await expect(server.listen({ port: a.port })).rejects.toThrow(/EADDRINUSE/);
@@ -83,7 +83,7 @@ describe('listen()', () => {
 describe('listen() with the globals left alone', () => {
   let listening: Listening;
   beforeAll(async () => {
-    const server = await createReferenceServer(demoConfig(), { logger: false });
+    const server = await createReferenceServer(demoConfig(), { developmentKeys: true, logger: false });
     listening = await server.listen({ port: 0 });
   });
   afterAll(() => listening.close());

@@ -173,7 +173,7 @@ describe('/oidc/logout (RP-initiated)', () => {
   });
 
   it('refuses an id_token_hint signed by another server', async () => {
-    const other = await setup();
+    const other = await setup(undefined, { generateKeys: true }); // a key of its own, not the shared development key
     const { params } = await login(other, webParams({ response_type: 'code id_token' }));
     const { cookies } = await signedIn();
     const res = await logout(cookies, { id_token_hint: params.get('id_token') ?? '' });

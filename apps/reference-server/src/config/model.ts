@@ -5,6 +5,9 @@
  */
 import type { Fault } from './fault-names';
 
+/** `"contract"`: the service contract exactly (default). `"standard"`: what standard OAuth client libraries expect. */
+export type TenantProfile = 'contract' | 'standard';
+
 /** ID token (and JWT access token) signing algorithm of a tenant. */
 export type SigningAlg = 'RS256' | 'ES256';
 /** Grant types a client may be registered for. */
@@ -46,6 +49,8 @@ export interface Client {
   response_types: readonly ResponseType[];
   scopes: readonly string[];
   skip_consent: boolean;
+  /** `aud` of JWT access tokens without a `resource`; undefined: the issuer. */
+  access_token_audience: readonly string[] | undefined;
   /** Empty unless the config asks for faults. */
   faults: ReadonlySet<Fault>;
 }
@@ -65,9 +70,12 @@ export interface Tenant {
   development: boolean;
   /** Development tenants only: `login_hint` signs that user in without a password, and the login page offers every user as a one-click button. */
   demo_login: boolean;
+  profile: TenantProfile;
   signing_alg: SigningAlg;
   access_token_format: 'opaque' | 'jwt';
   lifetimes: Readonly<Lifetimes>;
+  /** Custom claims released per scope, beside the standard ones. */
+  scope_claims: ReadonlyMap<string, readonly string[]>;
   users: ReadonlyMap<string, User>;
   clients: ReadonlyMap<string, Client>;
   /** Origins of the registered http(s) redirect URIs: the only CORS origins. */

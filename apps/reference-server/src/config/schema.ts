@@ -1,9 +1,10 @@
 /**
- * The config file: its shapes, their defaults and their validation into the model (model.ts).
+ * The config file: its types, their defaults and their validation into the model (model.ts).
+ * The file's shape is checked by the zod schema of shape.ts; the rules across fields are here.
  * A config with an error is refused as a whole with a message naming the field, so nobody runs
  * a half-understood setup.
  */
-import { FAULTS, type Fault } from './fault-names';
+import type { Fault } from './fault-names';
 import {
   canonicalResponseType,
   type Client,
@@ -13,8 +14,10 @@ import {
   type ResponseType,
   type SigningAlg,
   type Tenant,
+  type TenantProfile,
   type User,
 } from './model';
+import { STANDARD_CLAIM_TYPES, shapeProblem } from './shape';
 
 /** A registered client as written in the config file. */
 export interface ClientConfig {
@@ -33,6 +36,8 @@ export interface ClientConfig {
   scopes?: string[];
   /** Never show the consent page for this client. Default false. */
   skip_consent?: boolean;
+  /** `aud` of the client's JWT access tokens when the request names no RFC 8707 `resource`. Default: the issuer. */
+  access_token_audience?: string | string[];
   /** Conformance testing only: make the server misbehave for this client (see the README's fault table). */
   fault?: Fault | Fault[];
 }
@@ -41,7 +46,10 @@ export interface ClientConfig {
 export interface UserConfig {
   username: string;
   password: string;
-  /** OIDC claims; `sub` defaults to the username. */
+  /**
+   * Any JSON claims; `sub` defaults to the username. Standard OIDC claims must have their
+   * standard type; protocol claims (`iss`, `aud`, `exp`, `nonce`, ...) are refused.
+   */
   claims?: Record<string, unknown>;
 }
 
@@ -58,11 +66,19 @@ export interface TenantConfig {
    * their passwords. For demos and browser tests. Default false.
    */
   demo_login?: boolean;
+  /**
+   * `"contract"` (default): the service contract exactly. `"standard"`: every grant at the
+   * discovery `token_endpoint`, client secret and PKCE verifier together, `expires_in` on every
+   * token response, standard discovery fields only — for standard OAuth client libraries.
+   */
+  profile?: TenantProfile;
   /** Default `"RS256"`. */
   signing_alg?: SigningAlg;
   /** `"opaque"` (default) or RFC 9068 `"jwt"`. */
   access_token_format?: 'opaque' | 'jwt';
   lifetimes?: Partial<Lifetimes>;
+  /** Custom claims per scope (custom scopes allowed), beside the standard OIDC mapping: `{ "roles": ["roles"] }`. */
+  scope_claims?: Record<string, string[]>;
   users?: UserConfig[];
   clients?: ClientConfig[];
 }
@@ -72,6 +88,8 @@ export type StoreConfig = { type: 'memory' } | { type: 'redis'; url: string; pre
 
 /** The whole configuration file. */
 export interface ServerConfig {
+  /** Ignored; lets editors find `config.schema.json`. */
+  $schema?: string;
   tenants: TenantConfig[];
   /** Default `{ "type": "memory" }`. */
   store?: StoreConfig;
@@ -90,7 +108,6 @@ export const DEFAULT_LIFETIMES: Readonly<Lifetimes> = {
   refresh_token: 2_592_000,
 };
 
-const GRANT_TYPES: readonly GrantType[] = ['authorization_code', 'refresh_token', 'client_credentials', 'implicit'];
 const BLOCKED_SCHEMES = new Set(['javascript:', 'data:', 'vbscript:', 'file:', 'blob:', 'about:', 'ws:', 'wss:', 'ftp:']);
 
 /**
@@ -134,47 +151,6 @@ export function redirectUriProblem(uri: string, development: boolean): string | 
   return undefined;
 }
 
-type Json = Record<string, unknown>;
-
-function isObject(v: unknown): v is Json {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-function object(v: unknown, field: string, keys: readonly string[]): Json {
-  if (!isObject(v)) throw new ConfigError(field, 'must be an object');
-  for (const key of Object.keys(v)) {
-    if (!keys.includes(key)) throw new ConfigError(`${field}.${key}`, `unknown key; allowed keys are ${keys.join(', ')}`);
-  }
-  return v;
-}
-
-function text(v: unknown, field: string): string {
-  if (typeof v !== 'string' || v.length === 0) throw new ConfigError(field, 'must be a non-empty string');
-  if ([...v].some((ch) => ch < ' ' || ch === '\u007f')) throw new ConfigError(field, 'must not contain control characters');
-  return v;
-}
-
-function optional<T>(v: unknown, fallback: T, read: (v: unknown) => T): T {
-  return v === undefined ? fallback : read(v);
-}
-
-function flag(v: unknown, field: string): boolean {
-  if (typeof v !== 'boolean') throw new ConfigError(field, 'must be true or false');
-  return v;
-}
-
-function list<T>(v: unknown, field: string, read: (item: unknown, field: string) => T): T[] {
-  if (!Array.isArray(v)) throw new ConfigError(field, 'must be an array');
-  return v.map((item, i) => read(item, `${field}[${i}]`));
-}
-
-function oneOf<T extends string>(v: unknown, field: string, allowed: readonly T[]): T {
-  if (typeof v !== 'string' || !(allowed as readonly string[]).includes(v)) {
-    throw new ConfigError(field, `must be one of ${allowed.map((a) => JSON.stringify(a)).join(', ')}`);
-  }
-  return v as T;
-}
-
 function unique(values: readonly string[], field: string, what: string): void {
   const seen = new Set<string>();
   values.forEach((v, i) => {
@@ -183,85 +159,57 @@ function unique(values: readonly string[], field: string, what: string): void {
   });
 }
 
-function readLifetimes(v: unknown, field: string): Lifetimes {
-  const o = object(v, field, Object.keys(DEFAULT_LIFETIMES));
-  const out = { ...DEFAULT_LIFETIMES };
-  for (const key of Object.keys(DEFAULT_LIFETIMES) as (keyof Lifetimes)[]) {
-    const value = o[key];
-    if (value === undefined) continue;
-    if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > 315_360_000) {
-      throw new ConfigError(`${field}.${key}`, 'must be a whole number of seconds between 1 and 315360000');
-    }
-    out[key] = value;
-  }
-  return out;
+function readUser(o: UserConfig): User {
+  const claims = o.claims ?? {};
+  const sub = typeof claims.sub === 'string' ? claims.sub : o.username;
+  return { username: o.username, password: o.password, claims: { ...claims, sub } };
 }
 
-function readUser(v: unknown, field: string): User {
-  const o = object(v, field, ['username', 'password', 'claims']);
-  const username = text(o.username, `${field}.username`);
-  const password = text(o.password, `${field}.password`);
-  const claims = optional(o.claims, {}, (c) => {
-    if (!isObject(c)) throw new ConfigError(`${field}.claims`, 'must be an object');
-    return c;
-  });
-  const sub = optional(claims.sub, username, (s) => text(s, `${field}.claims.sub`));
-  return { username, password, claims: { ...claims, sub } };
-}
-
-function readUris(v: unknown, field: string, development: boolean): string[] {
-  const uris = list(v, field, (item, f) => {
-    const uri = text(item, f);
+function readUris(uris: readonly string[] | undefined, field: string, development: boolean): string[] {
+  if (uris === undefined) return [];
+  uris.forEach((uri, i) => {
     const problem = redirectUriProblem(uri, development);
-    if (problem) throw new ConfigError(f, problem);
-    return uri;
+    if (problem) throw new ConfigError(`${field}[${i}]`, problem);
   });
   unique(uris, field, 'URI');
-  return uris;
+  return [...uris];
 }
 
-const CLIENT_KEYS = ['client_id', 'client_name', 'client_secret', 'redirect_uris', 'post_logout_redirect_uris', 'grant_types', 'response_types', 'scopes', 'skip_consent', 'fault'];
-
 /** `"fault"`: one name or a list of names, each a known fault, no repeats. */
-function readFaults(v: unknown, field: string): Set<Fault> {
-  const names = Array.isArray(v) ? list(v, field, (item, f) => oneOf(item, f, FAULTS)) : [oneOf(v, field, FAULTS)];
+function readFaults(v: Fault | Fault[] | undefined, field: string): Set<Fault> {
+  const names = v === undefined ? [] : Array.isArray(v) ? v : [v];
   unique(names, field, 'fault');
   return new Set(names);
 }
 
-function readClient(v: unknown, field: string, development: boolean): Client {
-  const o = object(v, field, CLIENT_KEYS);
-  const grantTypes = optional(o.grant_types, ['authorization_code'] as GrantType[], (g) =>
-    list(g, `${field}.grant_types`, (item, f) => oneOf(item, f, GRANT_TYPES)),
-  );
+function readClient(o: ClientConfig, field: string, development: boolean): Client {
+  const grantTypes = o.grant_types ?? ['authorization_code'];
   const defaultTypes: ResponseType[] = grantTypes.includes('authorization_code') ? ['code'] : [];
-  const responseTypes = optional(o.response_types, defaultTypes, (r) =>
-    list(r, `${field}.response_types`, (item, f) => {
-      const canonical = typeof item === 'string' ? canonicalResponseType(item) : undefined;
-      return canonical ?? oneOf(item, f, RESPONSE_TYPES);
-    }),
-  );
+  const responseTypes = (o.response_types ?? defaultTypes).map((item, i) => {
+    const canonical = canonicalResponseType(item);
+    if (!canonical) {
+      throw new ConfigError(`${field}.response_types[${i}]`, `must be one of ${RESPONSE_TYPES.map((a) => JSON.stringify(a)).join(', ')}`);
+    }
+    return canonical;
+  });
+  const audience = o.access_token_audience;
   const client: Client = {
-    client_id: text(o.client_id, `${field}.client_id`),
-    client_name: optional(o.client_name, undefined, (n) => text(n, `${field}.client_name`)),
-    client_secret: optional(o.client_secret, undefined, (s) => text(s, `${field}.client_secret`)),
-    redirect_uris: optional(o.redirect_uris, [], (r) => readUris(r, `${field}.redirect_uris`, development)),
-    post_logout_redirect_uris: optional(o.post_logout_redirect_uris, [], (r) =>
-      readUris(r, `${field}.post_logout_redirect_uris`, development),
-    ),
+    client_id: o.client_id,
+    client_name: o.client_name,
+    client_secret: o.client_secret,
+    redirect_uris: readUris(o.redirect_uris, `${field}.redirect_uris`, development),
+    post_logout_redirect_uris: readUris(o.post_logout_redirect_uris, `${field}.post_logout_redirect_uris`, development),
     grant_types: grantTypes,
     response_types: responseTypes,
-    scopes: optional(o.scopes, ['openid'], (s) => list(s, `${field}.scopes`, (item, f) => {
-      const scope = text(item, f);
-      if (!/^[\x21\x23-\x5b\x5d-\x7e]+$/.test(scope)) throw new ConfigError(f, 'is not a valid scope token (RFC 6749 3.3)');
-      return scope;
-    })),
-    skip_consent: optional(o.skip_consent, false, (s) => flag(s, `${field}.skip_consent`)),
-    faults: optional(o.fault, new Set<Fault>(), (f) => readFaults(f, `${field}.fault`)),
+    scopes: o.scopes ?? ['openid'],
+    skip_consent: o.skip_consent ?? false,
+    access_token_audience: audience === undefined ? undefined : typeof audience === 'string' ? [audience] : audience,
+    faults: readFaults(o.fault, `${field}.fault`),
   };
   unique(client.grant_types, `${field}.grant_types`, 'grant type');
   unique(client.response_types, `${field}.response_types`, 'response type');
   unique(client.scopes, `${field}.scopes`, 'scope');
+  if (client.access_token_audience) unique(client.access_token_audience, `${field}.access_token_audience`, 'audience');
   checkClientConsistency(client, field);
   return client;
 }
@@ -285,21 +233,34 @@ function checkClientConsistency(client: Client, field: string): void {
   }
 }
 
-const TENANT_KEYS = ['id', 'name', 'development', 'demo_login', 'signing_alg', 'access_token_format', 'lifetimes', 'users', 'clients'];
+/** `scope_claims`: custom claims per scope; standard claims keep their standard scopes. */
+function readScopeClaims(v: Record<string, string[]> | undefined, field: string): Map<string, readonly string[]> {
+  const out = new Map<string, readonly string[]>();
+  for (const [scope, names] of Object.entries(v ?? {})) {
+    names.forEach((name, i) => {
+      if (name === 'sub') throw new ConfigError(`${field}.${scope}[${i}]`, '"sub" is always released; it needs no scope');
+      if (STANDARD_CLAIM_TYPES[name] !== undefined) {
+        throw new ConfigError(`${field}.${scope}[${i}]`, `"${name}" is a standard claim; it is released by its standard scope (OIDC Core 5.4)`);
+      }
+    });
+    unique(names, `${field}.${scope}`, 'claim');
+    out.set(scope, [...names]);
+  }
+  return out;
+}
 
-function readTenant(v: unknown, field: string): Tenant {
-  const o = object(v, field, TENANT_KEYS);
-  const id = text(o.id, `${field}.id`);
+function readTenant(o: TenantConfig, field: string): Tenant {
+  const id = o.id;
   if (!/^[A-Za-z0-9][A-Za-z0-9_-]{0,62}$/.test(id)) {
     throw new ConfigError(`${field}.id`, 'must be 1-63 characters of letters, digits, "-" and "_", starting with a letter or digit');
   }
-  const development = optional(o.development, false, (d) => flag(d, `${field}.development`));
-  const demoLogin = optional(o.demo_login, false, (d) => flag(d, `${field}.demo_login`));
+  const development = o.development ?? false;
+  const demoLogin = o.demo_login ?? false;
   if (demoLogin && !development) {
     throw new ConfigError(`${field}.demo_login`, 'signs users in without a password, so it needs "development": true on the tenant');
   }
-  const users = optional(o.users, [], (u) => list(u, `${field}.users`, readUser));
-  const clients = optional(o.clients, [], (c) => list(c, `${field}.clients`, (item, f) => readClient(item, f, development)));
+  const users = (o.users ?? []).map(readUser);
+  const clients = (o.clients ?? []).map((c, i) => readClient(c, `${field}.clients[${i}]`, development));
   unique(users.map((u) => u.username), `${field}.users`, 'username');
   unique(users.map((u) => u.claims.sub), `${field}.users`, 'claims.sub');
   unique(clients.map((c) => c.client_id), `${field}.clients`, 'client_id');
@@ -312,19 +273,25 @@ function readTenant(v: unknown, field: string): Tenant {
   }
   return {
     id,
-    name: optional(o.name, id, (n) => text(n, `${field}.name`)),
+    name: o.name ?? id,
     development,
     demo_login: demoLogin,
-    signing_alg: optional(o.signing_alg, 'RS256', (a) => oneOf(a, `${field}.signing_alg`, ['RS256', 'ES256'] as const)),
-    access_token_format: optional(o.access_token_format, 'opaque', (a) =>
-      oneOf(a, `${field}.access_token_format`, ['opaque', 'jwt'] as const),
-    ),
-    lifetimes: optional(o.lifetimes, DEFAULT_LIFETIMES, (l) => readLifetimes(l, `${field}.lifetimes`)),
+    profile: o.profile ?? 'contract',
+    signing_alg: o.signing_alg ?? 'RS256',
+    access_token_format: o.access_token_format ?? 'opaque',
+    lifetimes: { ...DEFAULT_LIFETIMES, ...o.lifetimes },
+    scope_claims: readScopeClaims(o.scope_claims, `${field}.scope_claims`),
     users: new Map(users.map((u) => [u.username, u])),
     clients: new Map(clients.map((c) => [c.client_id, c])),
     corsOrigins,
     hasFaults: clients.some((c) => c.faults.size > 0),
   };
+}
+
+function checkShape(input: unknown): ServerConfig {
+  const problem = shapeProblem(input);
+  if (problem) throw new ConfigError(problem.field, problem.problem);
+  return input as ServerConfig;
 }
 
 /** Key prefix of the Redis store when the config names none. */
@@ -337,18 +304,18 @@ export const DEFAULT_REDIS_PREFIX = 'oidc-rp:server:';
  * readStoreConfig({ type: 'redis', url: 'redis://127.0.0.1:6379' }); // { type: 'redis', url, prefix: 'oidc-rp:server:' }
  */
 export function readStoreConfig(v: unknown = { type: 'memory' }): { type: 'memory' } | { type: 'redis'; url: string; prefix: string } {
-  const o = object(v, 'store', ['type', 'url', 'prefix']);
-  if (oneOf(o.type, 'store.type', ['memory', 'redis'] as const) === 'memory') {
+  const { store: o = { type: 'memory' } } = checkShape({ tenants: [], store: v });
+  if (o.type === 'memory') {
     const extra = Object.keys(o).find((k) => k !== 'type');
     if (extra) throw new ConfigError(`store.${extra}`, 'only applies to "type": "redis"');
     return { type: 'memory' };
   }
   if (o.url === undefined) throw new ConfigError('store.url', 'is required with "type": "redis", e.g. "redis://127.0.0.1:6379"');
-  const url = text(o.url, 'store.url');
+  const url = o.url;
   if (!/^rediss?:\/\/[^/?#]/.test(url) || !URL.canParse(url)) {
     throw new ConfigError('store.url', 'must be a redis:// or rediss:// URL with a host, e.g. "redis://127.0.0.1:6379"');
   }
-  const prefix = optional(o.prefix, DEFAULT_REDIS_PREFIX, (p) => text(p, 'store.prefix'));
+  const prefix = o.prefix ?? DEFAULT_REDIS_PREFIX;
   if (prefix.length > 64 || /\s/.test(prefix)) throw new ConfigError('store.prefix', 'must be at most 64 characters without spaces');
   return { type: 'redis', url, prefix };
 }
@@ -360,11 +327,10 @@ export function readStoreConfig(v: unknown = { type: 'memory' }): { type: 'memor
  * const tenants = validateConfig(JSON.parse(fileText));
  */
 export function validateConfig(input: unknown): Tenant[] {
-  const o = object(input, 'config', ['tenants', 'store']);
-  readStoreConfig(o.store);
-  const tenants = list(o.tenants, 'tenants', readTenant);
+  const config = checkShape(input);
+  readStoreConfig(config.store);
+  const tenants = config.tenants.map((t, i) => readTenant(t, `tenants[${i}]`));
   if (tenants.length === 0) throw new ConfigError('tenants', 'must contain at least one tenant');
   unique(tenants.map((t) => t.id), 'tenants', 'tenant id');
   return tenants;
 }
-

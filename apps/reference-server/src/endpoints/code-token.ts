@@ -1,12 +1,16 @@
 /**
  * `POST /oidc/token`: the authorization code exchange, as the contract splits the token
- * endpoints (refresh and client credentials are at `/oauth/token`).
+ * endpoints (refresh and client credentials are at `/oauth/token`). In a tenant with the
+ * standard profile it is the one token endpoint of RFC 6749: every grant, client secret and
+ * PKCE verifier together, `expires_in` always.
  */
 import { s256, safeEqual, storageKey } from '../crypto/secrets';
 import { OAuthError } from '../http/errors';
 import { authenticateClient, requireSecretIfConfidential } from '../oauth/client-auth';
 import { issueAccessToken, issueIdToken, issueRefreshToken, revokeGrant } from '../oauth/issue';
+import { grantResource } from '../oauth/resource';
 import { invalidGrant, required, tokenEndpoint } from '../oauth/token-request';
+import { refreshOrClientCredentials } from './oauth-token';
 import { tokenResponse } from '../oauth/token-response';
 import { nowSeconds, type RequestContext } from '../request/context';
 
@@ -22,14 +26,20 @@ const VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
  * { path: '/oidc/token', kind: 'json', cors: true, methods: { POST: codeTokenEndpoint } }
  */
 export function codeTokenEndpoint(ctx: RequestContext): Promise<Response> {
+  const standard = ctx.tenant.profile === 'standard';
   return tokenEndpoint(ctx, async (form, grantType) => {
+    if (standard && grantType !== 'authorization_code') {
+      const response = await refreshOrClientCredentials(ctx, form, grantType);
+      if (response) return response;
+      throw new OAuthError('unsupported_grant_type', 'this endpoint serves authorization_code, refresh_token and client_credentials');
+    }
     if (grantType !== 'authorization_code') {
       throw new OAuthError('unsupported_grant_type', `this endpoint serves only authorization_code; send ${grantType === 'refresh_token' || grantType === 'client_credentials' ? `${grantType} to ${ctx.issuer}/oauth/token` : 'a supported grant_type'}`);
     }
     const auth = authenticateClient(ctx, form);
     const { client } = auth;
     const verifier = form.get('code_verifier');
-    if (form.has('client_secret') && verifier !== undefined) {
+    if (!standard && form.has('client_secret') && verifier !== undefined) {
       throw new OAuthError('invalid_request', 'send either client_secret (without PKCE) or code_verifier (with PKCE), never both');
     }
     if (!client.grant_types.includes('authorization_code')) {
@@ -60,9 +70,11 @@ export function codeTokenEndpoint(ctx: RequestContext): Promise<Response> {
       throw invalidGrant('the code was issued without a code_challenge; send client_secret instead of code_verifier');
     }
 
-    const grant = { clientId: client.client_id, scopes: record.scopes, user: record.user, grantId: record.grantId };
+    const resource = grantResource(form.get('resource'), record.resource);
+    const grant = { clientId: client.client_id, scopes: record.scopes, user: record.user, grantId: record.grantId, resource };
     const access = await issueAccessToken(ctx, grant);
-    const body: Record<string, string> = { access_token: access.token, token_type: 'Bearer' };
+    const body: Record<string, string | number> = { access_token: access.token, token_type: 'Bearer' };
+    if (standard) body.expires_in = access.expiresIn;
     if (record.scopes.includes('openid')) {
       body.id_token = await issueIdToken(ctx, {
         clientId: client.client_id,

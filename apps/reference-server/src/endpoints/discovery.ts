@@ -7,7 +7,8 @@ import type { RequestContext } from '../request/context';
 
 /**
  * The discovery document of the request's tenant, including the oidc-rp extensions
- * `token_endpoint_by_grant` and `pkce_replaces_client_secret`.
+ * `token_endpoint_by_grant` and `pkce_replaces_client_secret` in the contract profile; the
+ * standard profile publishes standard fields only.
  *
  * @example
  * const doc = providerMetadata(ctx);
@@ -17,16 +18,22 @@ export function providerMetadata(ctx: RequestContext) {
   const base = ctx.issuer;
   const scopes = new Set(['openid']);
   for (const client of ctx.tenant.clients.values()) for (const s of client.scopes) scopes.add(s);
+  const customClaims = [...ctx.tenant.scope_claims.values()].flat();
+  const contractExtensions = ctx.tenant.profile === 'standard'
+    ? {}
+    : {
+        token_endpoint_by_grant: {
+          authorization_code: `${base}/oidc/token`,
+          refresh_token: `${base}/oauth/token`,
+          client_credentials: `${base}/oauth/token`,
+        },
+        pkce_replaces_client_secret: true,
+      };
   return {
     issuer: ctx.tenant.hasFaults ? discoveryIssuer(ctx) : ctx.issuer,
     authorization_endpoint: `${base}/oidc/authorize`,
     token_endpoint: `${base}/oidc/token`,
-    token_endpoint_by_grant: {
-      authorization_code: `${base}/oidc/token`,
-      refresh_token: `${base}/oauth/token`,
-      client_credentials: `${base}/oauth/token`,
-    },
-    pkce_replaces_client_secret: true,
+    ...contractExtensions,
     jwks_uri: `${base}/oidc/jwks`,
     userinfo_endpoint: `${base}/oidc/userinfo`,
     revocation_endpoint: `${base}/oauth/revoke`,
@@ -40,7 +47,7 @@ export function providerMetadata(ctx: RequestContext) {
     id_token_signing_alg_values_supported: [ctx.tenant.signing_alg],
     subject_types_supported: ['public'],
     scopes_supported: [...scopes],
-    claims_supported: ['sub', 'iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'sid', 'at_hash', 'c_hash', ...SCOPE_CLAIM_NAMES],
+    claims_supported: ['sub', 'iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'sid', 'at_hash', 'c_hash', ...new Set([...SCOPE_CLAIM_NAMES, ...customClaims])],
     prompt_values_supported: ['none', 'login', 'consent', 'select_account'],
     authorization_response_iss_parameter_supported: true,
     request_parameter_supported: false,

@@ -7,6 +7,7 @@ import { OAuthError } from '../http/errors';
 import { USER_SCOPES } from '../oauth/claims';
 import { authenticateClient, requireSecretIfConfidential } from '../oauth/client-auth';
 import { issueAccessToken, issueRefreshToken, newGrantId, revokeGrant } from '../oauth/issue';
+import { grantResource, readResource } from '../oauth/resource';
 import { type Form, invalidGrant, required, tokenEndpoint } from '../oauth/token-request';
 import { tokenResponse } from '../oauth/token-response';
 import { nowSeconds, type RequestContext } from '../request/context';
@@ -21,8 +22,8 @@ import { nowSeconds, type RequestContext } from '../request/context';
  */
 export function oauthTokenEndpoint(ctx: RequestContext): Promise<Response> {
   return tokenEndpoint(ctx, async (form, grantType) => {
-    if (grantType === 'refresh_token') return refreshGrant(ctx, form);
-    if (grantType === 'client_credentials') return clientCredentialsGrant(ctx, form);
+    const response = await refreshOrClientCredentials(ctx, form, grantType);
+    if (response) return response;
     throw new OAuthError(
       'unsupported_grant_type',
       grantType === 'authorization_code'
@@ -30,6 +31,19 @@ export function oauthTokenEndpoint(ctx: RequestContext): Promise<Response> {
         : 'this endpoint serves only refresh_token and client_credentials',
     );
   });
+}
+
+/**
+ * Runs the `refresh_token` or `client_credentials` grant; undefined for any other grant type.
+ * Shared with `/oidc/token`, which serves every grant in the standard profile.
+ *
+ * @example
+ * const response = await refreshOrClientCredentials(ctx, form, grantType);
+ */
+export async function refreshOrClientCredentials(ctx: RequestContext, form: Form, grantType: string): Promise<Response | undefined> {
+  if (grantType === 'refresh_token') return refreshGrant(ctx, form);
+  if (grantType === 'client_credentials') return clientCredentialsGrant(ctx, form);
+  return undefined;
 }
 
 function requestedScopes(form: Form): string[] | undefined {
@@ -60,8 +74,9 @@ async function refreshGrant(ctx: RequestContext, form: Form): Promise<Response> 
   if (scopes.some((s) => !record.scopes.includes(s))) {
     throw new OAuthError('invalid_scope', 'a refresh can only keep or narrow the originally granted scope');
   }
-  const access = await issueAccessToken(ctx, { clientId: client.client_id, scopes, user: record.user, grantId: record.grantId });
-  const refreshToken = await issueRefreshToken(ctx, { clientId: client.client_id, scopes: record.scopes, user: record.user, grantId: record.grantId });
+  const resource = grantResource(form.get('resource'), record.resource);
+  const access = await issueAccessToken(ctx, { clientId: client.client_id, scopes, user: record.user, grantId: record.grantId, resource });
+  const refreshToken = await issueRefreshToken(ctx, { clientId: client.client_id, scopes: record.scopes, user: record.user, grantId: record.grantId, resource });
   return tokenResponse(ctx, client, { access_token: access.token, token_type: 'bearer', expires_in: access.expiresIn, refresh_token: refreshToken });
 }
 
@@ -80,6 +95,7 @@ async function clientCredentialsGrant(ctx: RequestContext, form: Form): Promise<
   if (scopes.some((s) => !allowed.includes(s))) {
     throw new OAuthError('invalid_scope', 'a requested scope is not allowed for this client (user scopes such as openid never are)');
   }
-  const access = await issueAccessToken(ctx, { clientId: client.client_id, scopes, grantId: newGrantId() });
+  const resource = readResource(form.get('resource'));
+  const access = await issueAccessToken(ctx, { clientId: client.client_id, scopes, grantId: newGrantId(), resource });
   return tokenResponse(ctx, client, { access_token: access.token, token_type: 'bearer', expires_in: access.expiresIn });
 }

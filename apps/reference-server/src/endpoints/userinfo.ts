@@ -57,7 +57,7 @@ export async function userinfo(ctx: RequestContext): Promise<Response> {
     if (!user || !record.scopes.includes('openid')) {
       throw bearerError(ctx, 'insufficient_scope', 'the access token was not granted the openid scope for a user', 403);
     }
-    const claims = releasedClaims(user, record.scopes);
+    const claims = releasedClaims(ctx.tenant, user, record.scopes);
     const faults = clientFaults(ctx.tenant, record.clientId);
     return jsonResponse(faults ? faultyUserinfoClaims(faults, claims) : claims, 200, ctx.corsHeaders);
   } catch (error) {

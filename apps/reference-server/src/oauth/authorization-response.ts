@@ -99,13 +99,14 @@ export async function finishAuthorization(
         expiresAt: nowSeconds(ctx.server) + lifetimes.authorization_code,
         ...(request.nonce !== undefined ? { nonce: request.nonce } : {}),
         ...(request.codeChallenge !== undefined ? { codeChallenge: request.codeChallenge } : {}),
+        ...(request.resource !== undefined ? { resource: request.resource } : {}),
       },
       keep,
     );
     params.code = code;
   }
   if (words.includes('token')) {
-    const issued = await issueAccessToken(ctx, { clientId: request.clientId, scopes: request.scopes, user, grantId });
+    const issued = await issueAccessToken(ctx, { clientId: request.clientId, scopes: request.scopes, user, grantId, resource: request.resource });
     accessToken = issued.token;
     params.access_token = issued.token;
     params.token_type = 'Bearer';

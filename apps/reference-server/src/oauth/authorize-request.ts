@@ -7,6 +7,7 @@ import { canonicalResponseType, type Client, type ResponseType } from '../config
 import { OAuthError } from '../http/errors';
 import { describeInvalid, type Params } from '../http/params';
 import type { AuthorizationRequest, ResponseMode } from '../store/store';
+import { resourceProblem } from './resource';
 
 /** Where an authorization response (success or error) goes. */
 export interface ResponseTarget {
@@ -127,6 +128,9 @@ export function validateAuthorizeRequest(params: Params, clients: ReadonlyMap<st
     return error(fail('invalid_request', 'max_age must be a whole number of seconds'));
   }
   const loginHint = values.get('login_hint');
+  const resource = values.get('resource');
+  const resourceError = resource === undefined ? undefined : resourceProblem(resource);
+  if (resourceError) return error(fail('invalid_target', resourceError));
 
   const request: AuthorizationRequest = {
     clientId,
@@ -140,6 +144,7 @@ export function validateAuthorizeRequest(params: Params, clients: ReadonlyMap<st
     ...(challenge !== undefined ? { codeChallenge: challenge } : {}),
     ...(rawMaxAge !== undefined ? { maxAge: Number(rawMaxAge) } : {}),
     ...(loginHint !== undefined ? { loginHint } : {}),
+    ...(resource !== undefined ? { resource } : {}),
   };
   return { kind: 'ok', client, request };
 }

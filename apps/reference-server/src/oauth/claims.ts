@@ -1,5 +1,8 @@
-/** Which user claims each scope releases (OIDC Core 5.4), and what scopes mean to a person. */
-import type { User } from '../config/model';
+/**
+ * Which user claims each scope releases: the standard mapping (OIDC Core 5.4) plus the tenant's
+ * `scope_claims`; and what scopes mean to a person.
+ */
+import type { Tenant, User } from '../config/model';
 
 const SCOPE_CLAIMS: Readonly<Record<string, readonly string[]>> = {
   profile: [
@@ -18,15 +21,16 @@ export const USER_SCOPES: ReadonlySet<string> = new Set(['openid', 'offline_acce
 export const SCOPE_CLAIM_NAMES: readonly string[] = Object.values(SCOPE_CLAIMS).flat();
 
 /**
- * The user's claims released by the granted scopes; always includes `sub`.
+ * The user's claims released by the granted scopes, standard and the tenant's custom ones;
+ * always includes `sub`.
  *
  * @example
- * releasedClaims(user, ['openid', 'email']); // { sub, email, email_verified }
+ * releasedClaims(tenant, user, ['openid', 'email', 'roles']); // { sub, email, email_verified, roles }
  */
-export function releasedClaims(user: User, scopes: readonly string[]): Record<string, unknown> {
+export function releasedClaims(tenant: Tenant, user: User, scopes: readonly string[]): Record<string, unknown> {
   const out: Record<string, unknown> = { sub: user.claims.sub };
   for (const scope of scopes) {
-    for (const name of SCOPE_CLAIMS[scope] ?? []) {
+    for (const name of [...(SCOPE_CLAIMS[scope] ?? []), ...(tenant.scope_claims.get(scope) ?? [])]) {
       if (user.claims[name] !== undefined) out[name] = user.claims[name];
     }
   }

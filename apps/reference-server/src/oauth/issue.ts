@@ -18,14 +18,37 @@ export interface IssuedAccessToken {
 }
 
 /**
- * Issues an access token for a user (or, without `user`, for the client itself).
+ * The user's claims the scopes release, or none when the user is no longer configured.
  *
  * @example
- * const { token, expiresIn } = await issueAccessToken(ctx, { clientId, scopes, user, grantId });
+ * const claims = userClaims(ctx, grant.user, grant.scopes);
+ */
+function userClaims(ctx: RequestContext, user: Authentication | undefined, scopes: readonly string[]): Record<string, unknown> {
+  const configured = user && ctx.tenant.users.get(user.username);
+  return configured ? releasedClaims(ctx.tenant, configured, scopes) : {};
+}
+
+/**
+ * `aud` of a JWT access token: the RFC 8707 resource of the grant, else the client's
+ * `access_token_audience`, else the issuer.
+ */
+function audienceOf(ctx: RequestContext, clientId: string, resource: string | undefined): string | string[] {
+  if (resource !== undefined) return resource;
+  const configured = ctx.tenant.clients.get(clientId)?.access_token_audience;
+  if (configured === undefined) return ctx.issuer;
+  return configured.length === 1 ? (configured[0] as string) : [...configured];
+}
+
+/**
+ * Issues an access token for a user (or, without `user`, for the client itself). A JWT access
+ * token carries the user's released claims and the audience of {@link audienceOf}.
+ *
+ * @example
+ * const { token, expiresIn } = await issueAccessToken(ctx, { clientId, scopes, user, grantId, resource });
  */
 export async function issueAccessToken(
   ctx: RequestContext,
-  grant: { clientId: string; scopes: string[]; user?: Authentication; grantId: string },
+  grant: { clientId: string; scopes: string[]; user?: Authentication; grantId: string; resource?: string | undefined },
 ): Promise<IssuedAccessToken> {
   const lifetime = ctx.tenant.lifetimes.access_token;
   const iat = nowSeconds(ctx.server);
@@ -33,6 +56,7 @@ export async function issueAccessToken(
   if (ctx.tenant.access_token_format === 'jwt') {
     const key = (await ctx.keys()).current;
     token = await new SignJWT({
+      ...userClaims(ctx, grant.user, grant.scopes),
       client_id: grant.clientId,
       scope: grant.scopes.join(' '),
       ...(grant.user ? { auth_time: grant.user.authTime } : {}),
@@ -40,7 +64,7 @@ export async function issueAccessToken(
       .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'at+jwt' })
       .setIssuer(ctx.issuer)
       .setSubject(grant.user?.sub ?? grant.clientId)
-      .setAudience(ctx.issuer)
+      .setAudience(audienceOf(ctx, grant.clientId, grant.resource))
       .setIssuedAt(iat)
       .setExpirationTime(iat + lifetime)
       .setJti(randomToken(16))
@@ -66,11 +90,17 @@ export async function issueAccessToken(
  */
 export async function issueRefreshToken(
   ctx: RequestContext,
-  grant: { clientId: string; scopes: string[]; user: Authentication; grantId: string },
+  grant: { clientId: string; scopes: string[]; user: Authentication; grantId: string; resource?: string | undefined },
 ): Promise<string> {
   const lifetime = ctx.tenant.lifetimes.refresh_token;
   const token = randomToken();
-  const record: RefreshTokenRecord = { tenant: ctx.tenant.id, ...grant, expiresAt: nowSeconds(ctx.server) + lifetime };
+  const { resource, ...rest } = grant;
+  const record: RefreshTokenRecord = {
+    tenant: ctx.tenant.id,
+    ...rest,
+    ...(resource !== undefined ? { resource } : {}),
+    expiresAt: nowSeconds(ctx.server) + lifetime,
+  };
   await ctx.server.store.saveRefreshToken(storageKey(token), record, lifetime);
   return token;
 }
@@ -87,9 +117,8 @@ export async function issueIdToken(
 ): Promise<string> {
   const key = (await ctx.keys()).current;
   const iat = nowSeconds(ctx.server);
-  const configured = ctx.tenant.users.get(p.user.username);
   const claims: Record<string, unknown> = {
-    ...(configured ? releasedClaims(configured, p.scopes) : {}),
+    ...userClaims(ctx, p.user, p.scopes),
     auth_time: p.user.authTime,
     sid: p.user.sid,
   };

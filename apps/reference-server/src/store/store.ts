@@ -22,6 +22,8 @@ export interface AuthorizationRequest {
   prompt: string[];
   maxAge?: number;
   loginHint?: string;
+  /** RFC 8707 resource the access tokens are for. */
+  resource?: string;
 }
 
 /** Who signed in, and when (epoch seconds). */
@@ -59,6 +61,8 @@ export interface CodeRecord {
   scopes: string[];
   nonce?: string;
   codeChallenge?: string;
+  /** RFC 8707 resource of the authorize request. */
+  resource?: string;
   user: Authentication;
   /** Everything issued from this code shares the grant id, so a replay revokes it all. */
   grantId: string;
@@ -80,6 +84,8 @@ export interface RefreshTokenRecord {
   tenant: string;
   clientId: string;
   scopes: string[];
+  /** RFC 8707 resource of the grant. */
+  resource?: string;
   user: Authentication;
   grantId: string;
   expiresAt: number;

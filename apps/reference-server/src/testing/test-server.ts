@@ -1,0 +1,241 @@
+/**
+ * The test preset: `createTestServer()` starts a server made for tests (fixed development keys,
+ * no logging, no consent page) and `loginAs()` returns a signed-in user's tokens and validated
+ * ID token claims through the real endpoints: authorize with PKCE, state and nonce, the login
+ * form, the code exchange. The ID token is checked with jose, never with the SDK.
+ */
+import { createLocalJWKSet, type JWTPayload, jwtVerify } from 'jose';
+import { demoConfig } from '../config/demo';
+import type { Tenant, User } from '../config/model';
+import { ConfigError, type ServerConfig, validateConfig } from '../config/schema';
+import { randomToken, s256 } from '../crypto/secrets';
+import { USER_SCOPES } from '../oauth/claims';
+import { createReferenceServer, type ReferenceServer, tenantsOf } from '../server';
+import { completeLogin, CookieJar } from './complete-login';
+
+/** Options of {@link createTestServer}. */
+export interface TestServerOptions {
+  /** Default: the demo config (tenant `demo`, user `alice`, clients `spa`, `web`, `service`). */
+  config?: ServerConfig;
+  /** `true`: also listen on 127.0.0.1, port 0, and talk to it over real HTTP. Default false: in-process. */
+  listen?: boolean;
+  /** Clock in epoch milliseconds. Default `Date.now`. */
+  now?: () => number;
+  /**
+   * Sign with the fixed development keys shipped in the package (never for production; every
+   * tenant must be `"development": true`). Default true; false generates keys.
+   */
+  developmentKeys?: boolean;
+  /** Skip the consent page for every client. Default true. */
+  skipConsent?: boolean;
+}
+
+/** Options of {@link TestServer.loginAs}. */
+export interface LoginAsOptions {
+  /** Default: the first client registered for the authorization_code grant. */
+  client?: string;
+  /**
+   * Default: `openid` and every other scope of the client that releases claims (the standard
+   * `profile`, `email`, `address`, `phone` and the tenant's `scope_claims`).
+   */
+  scope?: string;
+  /**
+   * Claims this user has from this login on: merged over a configured user's claims, or the
+   * claims of a persona created on the fly when the username is unknown. Same rules as the
+   * config file (any JSON; protocol claims refused).
+   */
+  claims?: Record<string, unknown>;
+  /** Default: the first tenant. */
+  tenant?: string;
+  /** Default: the client's first redirect URI. */
+  redirectUri?: string;
+}
+
+/** A token response of the code exchange. */
+export interface TestTokens {
+  access_token: string;
+  token_type: string;
+  id_token: string;
+  refresh_token?: string;
+  expires_in?: number;
+  scope?: string;
+}
+
+/** What {@link TestServer.loginAs} returns. */
+export interface LoginAsResult {
+  /** The token response, as the client received it. */
+  tokens: TestTokens;
+  /** The ID token's claims, after checking signature, `iss`, `aud`, `exp` and `nonce`. */
+  claims: JWTPayload & Record<string, unknown>;
+}
+
+/** A server for tests. `await using op = await createTestServer()` closes it at the end of the scope. */
+export interface TestServer extends AsyncDisposable {
+  /** The underlying server (in-process `fetch`, `rotateSigningKey`, ...). */
+  server: ReferenceServer;
+  /** `http://localhost` in-process, else `http://127.0.0.1:PORT`. */
+  origin: string;
+  /** The first tenant's issuer, `${origin}/${tenantId}`. */
+  issuer: string;
+  /** The issuer of a tenant. */
+  issuerOf(tenantId: string): string;
+  /** Sends a request to the server: in-process, or over HTTP when listening. */
+  fetch(input: Request | string | URL, init?: RequestInit): Promise<Response>;
+  /** Signs `username` in through the real endpoints and returns the tokens and validated claims. */
+  loginAs(username: string, options?: LoginAsOptions): Promise<LoginAsResult>;
+  /** Closes the listener, if any. */
+  close(): Promise<void>;
+}
+
+const IN_PROCESS_ORIGIN = 'http://localhost';
+
+/** The config with the consent page skipped for every client; the caller's object is left alone. */
+function withoutConsent(config: ServerConfig): ServerConfig {
+  return {
+    ...config,
+    tenants: config.tenants.map((t) => ({ ...t, clients: t.clients?.map((c) => ({ ...c, skip_consent: true })) })),
+  };
+}
+
+function tenantOf(server: ReferenceServer, id: string | undefined): Tenant {
+  const tenants = tenantsOf(server);
+  const entry = id === undefined ? tenants?.values().next().value : tenants?.get(id);
+  if (!entry) throw new Error(`loginAs: there is no tenant "${id}" on this server`);
+  return entry.tenant;
+}
+
+/**
+ * The user `username` with `claims` merged in; created (a persona) when unknown. Stored through
+ * the runtime control, so later runtime changes to users and clients keep it.
+ */
+async function persona(server: ReferenceServer, tenant: Tenant, username: string, claims: Record<string, unknown> | undefined): Promise<User> {
+  const existing = tenant.users.get(username);
+  if (existing && claims === undefined) return existing;
+  if (existing && claims?.sub !== undefined && claims.sub !== existing.claims.sub) {
+    throw new ConfigError('claims.sub', `user "${username}" already has sub "${existing.claims.sub}"; a login cannot change it`);
+  }
+  const candidate = {
+    username,
+    password: existing?.password ?? randomToken(16),
+    claims: { ...existing?.claims, ...claims },
+  };
+  let user: User | undefined;
+  try {
+    user = validateConfig({ tenants: [{ id: 'persona', users: [candidate] }] })[0]?.users.get(username);
+  } catch (error) {
+    if (error instanceof ConfigError) throw new ConfigError(error.field.replace(/^tenants\[0\]\.users\[0\]\./, ''), error.message.replace(/^invalid config at \S+: /, ''));
+    throw error;
+  }
+  if (!user) throw new Error(`loginAs: cannot create user "${username}"`);
+  for (const other of tenant.users.values()) {
+    if (other.username !== username && other.claims.sub === user.claims.sub) {
+      throw new ConfigError('claims.sub', `sub "${user.claims.sub}" belongs to user "${other.username}"`);
+    }
+  }
+  const entry = { username, password: user.password, claims: user.claims };
+  if (existing) await server.control.users.update(username, { claims: entry.claims }, { tenant: tenant.id });
+  else await server.control.users.add(entry, { tenant: tenant.id });
+  return user;
+}
+
+function defaultScope(tenant: Tenant, scopes: readonly string[]): string {
+  const releasing = scopes.filter((s) => s !== 'openid' && s !== 'offline_access' && (USER_SCOPES.has(s) || tenant.scope_claims.has(s)));
+  return ['openid', ...releasing].join(' ');
+}
+
+/**
+ * Starts a server made for tests: the demo config (or yours), the fixed development signing
+ * keys (the first ID token is signed at once), logging off, consent skipped. In-process by
+ * default; `listen: true` serves 127.0.0.1 on a free port.
+ *
+ * @example
+ * await using op = await createTestServer();
+ * const { tokens, claims } = await op.loginAs('alice', { client: 'web', scope: 'openid email' });
+ */
+export async function createTestServer(options: TestServerOptions = {}): Promise<TestServer> {
+  const base = options.config ?? demoConfig();
+  const config = options.skipConsent === false ? base : withoutConsent(base);
+  const server = await createReferenceServer(config, {
+    logger: false,
+    developmentKeys: options.developmentKeys ?? true,
+    ...(options.now ? { now: options.now } : {}),
+  });
+  const listening = options.listen ? await server.listen({ port: 0 }) : undefined;
+  const origin = listening?.origin ?? IN_PROCESS_ORIGIN;
+  const send = (request: Request): Promise<Response> => (listening ? fetch(request) : server.fetch(request));
+  const issuerOf = (tenantId: string) => `${origin}/${tenantId}`;
+  const first = tenantOf(server, undefined);
+
+  async function loginAs(username: string, o: LoginAsOptions = {}): Promise<LoginAsResult> {
+    const tenant = tenantOf(server, o.tenant);
+    const issuer = issuerOf(tenant.id);
+    const client = o.client === undefined
+      ? [...tenant.clients.values()].find((c) => c.grant_types.includes('authorization_code'))
+      : tenant.clients.get(o.client);
+    if (!client) throw new Error(`loginAs: there is no client "${o.client ?? '(with the authorization_code grant)'}" in tenant "${tenant.id}"`);
+    if (!client.response_types.includes('code')) throw new Error(`loginAs: client "${client.client_id}" is not registered for response_type "code"`);
+    const redirectUri = o.redirectUri ?? client.redirect_uris[0] ?? '';
+    const user = await persona(server, tenant, username, o.claims);
+    const verifier = randomToken(32);
+    const state = randomToken(16);
+    const nonce = randomToken(16);
+    const authorize = new URL(`${issuer}/oidc/authorize`);
+    for (const [k, v] of Object.entries({
+      response_type: 'code',
+      client_id: client.client_id,
+      redirect_uri: redirectUri,
+      scope: o.scope ?? defaultScope(tenant, client.scopes),
+      state,
+      nonce,
+      code_challenge: s256(verifier),
+      code_challenge_method: 'S256',
+    })) {
+      authorize.searchParams.set(k, v);
+    }
+    const result = await completeLogin(authorize, { fetch: send, cookies: new CookieJar(), username, password: user.password, consent: 'allow' });
+    if (result.type !== 'redirect') throw new Error('loginAs: the login ended in a form_post page, expected a redirect');
+    const callback = new URL(result.location);
+    const params = callback.searchParams;
+    if (params.get('error')) throw new Error(`loginAs: the authorize request failed: ${params.get('error')}: ${params.get('error_description') ?? ''}`);
+    if (params.get('state') !== state) throw new Error('loginAs: the callback state does not match the request');
+    if (params.get('iss') !== issuer) throw new Error('loginAs: the callback iss is not the issuer');
+    const code = params.get('code');
+    if (!code) throw new Error('loginAs: the callback has no code');
+
+    // A confidential client always authenticates its code exchange. The contract profile takes
+    // the secret or the verifier in the body, never both, so the secret goes in HTTP Basic there.
+    const form = new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: redirectUri, client_id: client.client_id, code_verifier: verifier });
+    const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded' };
+    if (client.client_secret !== undefined) {
+      if (tenant.profile === 'standard') form.set('client_secret', client.client_secret);
+      else headers.authorization = `Basic ${btoa(`${encodeURIComponent(client.client_id)}:${encodeURIComponent(client.client_secret)}`)}`;
+    }
+    const response = await send(new Request(`${issuer}/oidc/token`, { method: 'POST', headers, body: form.toString() }));
+    const tokens = (await response.json()) as TestTokens & { error?: string; error_description?: string };
+    if (!response.ok) throw new Error(`loginAs: the code exchange failed with ${response.status} ${tokens.error ?? ''}: ${tokens.error_description ?? ''}`);
+    if (typeof tokens.id_token !== 'string') throw new Error('loginAs: the token response has no id_token (does the scope include openid?)');
+    const jwks = (await (await send(new Request(`${issuer}/oidc/jwks`))).json()) as Parameters<typeof createLocalJWKSet>[0];
+    const { payload } = await jwtVerify(tokens.id_token, createLocalJWKSet(jwks), {
+      issuer,
+      audience: client.client_id,
+      ...(options.now ? { currentDate: new Date(options.now()) } : {}),
+    });
+    if (payload.nonce !== nonce) throw new Error('loginAs: the ID token nonce does not match the request');
+    return { tokens, claims: payload as JWTPayload & Record<string, unknown> };
+  }
+
+  const close = async (): Promise<void> => {
+    await listening?.close();
+    await server.close();
+  };
+  return {
+    server,
+    origin,
+    issuer: issuerOf(first.id),
+    issuerOf,
+    fetch: (input, init) => send(input instanceof Request && init === undefined ? input : new Request(input, init)),
+    loginAs,
+    close,
+    [Symbol.asyncDispose]: close,
+  };
+}
