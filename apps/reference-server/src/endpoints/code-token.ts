@@ -5,7 +5,8 @@
 import { s256, safeEqual, storageKey } from '../crypto/secrets';
 import { OAuthError } from '../http/errors';
 import { authenticateClient, requireSecretIfConfidential } from '../oauth/client-auth';
-import { issueAccessToken, issueIdToken, issueRefreshToken, revokeGrant } from '../oauth/issue';
+import { issueAccessToken, issueIdToken, issueRefreshToken } from '../oauth/issue';
+import { spendAfterChecks } from '../oauth/single-use';
 import { invalidGrant, required, tokenEndpoint } from '../oauth/token-request';
 import { tokenResponse } from '../oauth/token-response';
 import { nowSeconds, type RequestContext } from '../request/context';
@@ -14,8 +15,8 @@ const VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
 
 /**
  * `POST {base}/oidc/token`: the authorization code exchange. Either `client_secret` or
- * `code_verifier`, never both; codes are single-use and a replay revokes what the first
- * redemption issued.
+ * `code_verifier`, never both; codes are single-use (spent only once every check passed) and a
+ * replay revokes what the first redemption issued.
  *
  * @example
  * // an entry of the endpoint table in app.ts, which builds the RequestContext
@@ -39,25 +40,29 @@ export function codeTokenEndpoint(ctx: RequestContext): Promise<Response> {
     const redirectUri = required(form, 'redirect_uri');
     if (verifier === undefined) requireSecretIfConfidential(ctx, auth);
 
-    const taken = await ctx.server.store.takeCode(storageKey(code));
-    if (!taken || taken.record.tenant !== ctx.tenant.id) throw invalidGrant('the authorization code is not valid');
-    const record = taken.record;
-    if (taken.alreadyUsed) {
-      await revokeGrant(ctx, record.grantId);
-      ctx.server.logger.info(`tenant ${ctx.tenant.id}: authorization code replayed; grant revoked (client ${record.clientId})`);
-      throw invalidGrant('the authorization code was already used; the tokens issued for it are revoked');
-    }
-    if (record.clientId !== client.client_id) throw invalidGrant('the authorization code was issued to another client');
-    if (record.expiresAt <= nowSeconds(ctx.server)) throw invalidGrant('the authorization code has expired');
-    if (record.redirectUri !== redirectUri) throw invalidGrant('redirect_uri does not match the one of the authorize request');
-    if (record.codeChallenge !== undefined) {
-      if (verifier === undefined) throw invalidGrant('code_verifier is required: the code was issued with a code_challenge');
-      if (!VERIFIER.test(verifier) || !safeEqual(s256(verifier), record.codeChallenge)) {
-        throw invalidGrant('code_verifier does not match the code_challenge');
-      }
-    } else if (verifier !== undefined) {
-      throw invalidGrant('the code was issued without a code_challenge; send client_secret instead of code_verifier');
-    }
+    const key = storageKey(code);
+    const record = await spendAfterChecks(
+      ctx,
+      {
+        peek: () => ctx.server.store.peekCode(key),
+        take: () => ctx.server.store.takeCode(key),
+        unknown: 'the authorization code is not valid',
+        replay: { log: 'authorization code replayed; grant revoked', description: 'the authorization code was already used; the tokens issued for it are revoked' },
+      },
+      (found) => {
+        if (found.clientId !== client.client_id) throw invalidGrant('the authorization code was issued to another client');
+        if (found.expiresAt <= nowSeconds(ctx.server)) throw invalidGrant('the authorization code has expired');
+        if (found.redirectUri !== redirectUri) throw invalidGrant('redirect_uri does not match the one of the authorize request');
+        if (found.codeChallenge !== undefined) {
+          if (verifier === undefined) throw invalidGrant('code_verifier is required: the code was issued with a code_challenge');
+          if (!VERIFIER.test(verifier) || !safeEqual(s256(verifier), found.codeChallenge)) {
+            throw invalidGrant('code_verifier does not match the code_challenge');
+          }
+        } else if (verifier !== undefined) {
+          throw invalidGrant('the code was issued without a code_challenge; send client_secret instead of code_verifier');
+        }
+      },
+    );
 
     const grant = { clientId: client.client_id, scopes: record.scopes, user: record.user, grantId: record.grantId };
     const access = await issueAccessToken(ctx, grant);

@@ -344,6 +344,9 @@ class RedisStore implements Store {
   async saveCode(key: string, record: CodeRecord, ttlSeconds: number): Promise<void> {
     await this.set(this.key('code', key), `0${JSON.stringify(record)}`, ttlSeconds);
   }
+  async peekCode(key: string): Promise<Taken<CodeRecord> | undefined> {
+    return taken(await this.redis.get(this.key('code', key)));
+  }
   async takeCode(key: string): Promise<Taken<CodeRecord> | undefined> {
     return taken(await this.redis.script(TAKE, [this.key('code', key)]));
   }
@@ -364,6 +367,9 @@ class RedisStore implements Store {
   async findRefreshToken(key: string): Promise<RefreshTokenRecord | undefined> {
     const value = await this.redis.get(this.key('rt', key));
     return value === null ? undefined : parse(value.slice(1));
+  }
+  async peekRefreshToken(key: string): Promise<Taken<RefreshTokenRecord> | undefined> {
+    return taken(await this.redis.get(this.key('rt', key)));
   }
   async takeRefreshToken(key: string): Promise<Taken<RefreshTokenRecord> | undefined> {
     return taken(await this.redis.script(TAKE, [this.key('rt', key)]));

@@ -128,6 +128,8 @@ export interface Store {
   findConsent(key: string): Promise<string[] | undefined>;
 
   saveCode(key: string, record: CodeRecord, ttlSeconds: number): Promise<void>;
+  /** Reads the code without marking it used, so a request that fails its checks leaves it unspent. */
+  peekCode(key: string): Promise<Taken<CodeRecord> | undefined>;
   /** Atomically marks the code used; `alreadyUsed` tells a replay from the first redemption. */
   takeCode(key: string): Promise<Taken<CodeRecord> | undefined>;
 
@@ -137,6 +139,8 @@ export interface Store {
 
   saveRefreshToken(key: string, record: RefreshTokenRecord, ttlSeconds: number): Promise<void>;
   findRefreshToken(key: string): Promise<RefreshTokenRecord | undefined>;
+  /** Reads the refresh token without marking it used, so a request that fails its checks leaves it unspent. */
+  peekRefreshToken(key: string): Promise<Taken<RefreshTokenRecord> | undefined>;
   /** Atomically marks the refresh token used; `alreadyUsed` reveals reuse of a rotated token. */
   takeRefreshToken(key: string): Promise<Taken<RefreshTokenRecord> | undefined>;
 
@@ -180,6 +184,11 @@ class ExpiringMap<T> {
   get(key: string): T | undefined {
     const entry = this.entry(key);
     return entry && structuredClone(entry.value);
+  }
+
+  peek(key: string): Taken<T> | undefined {
+    const entry = this.entry(key);
+    return entry && { record: structuredClone(entry.value), alreadyUsed: entry.used };
   }
 
   take(key: string): Taken<T> | undefined {
@@ -279,6 +288,9 @@ export class MemoryStore implements Store {
   async saveCode(key: string, record: CodeRecord, ttlSeconds: number): Promise<void> {
     this.codes.set(key, record, ttlSeconds);
   }
+  async peekCode(key: string): Promise<Taken<CodeRecord> | undefined> {
+    return this.codes.peek(key);
+  }
   async takeCode(key: string): Promise<Taken<CodeRecord> | undefined> {
     return this.codes.take(key);
   }
@@ -298,6 +310,9 @@ export class MemoryStore implements Store {
   }
   async findRefreshToken(key: string): Promise<RefreshTokenRecord | undefined> {
     return this.refreshTokens.get(key);
+  }
+  async peekRefreshToken(key: string): Promise<Taken<RefreshTokenRecord> | undefined> {
+    return this.refreshTokens.peek(key);
   }
   async takeRefreshToken(key: string): Promise<Taken<RefreshTokenRecord> | undefined> {
     return this.refreshTokens.take(key);
