@@ -9,7 +9,7 @@ import { createApp, type RequestInfo } from './app';
 import { demoConfig } from './config/demo';
 import type { Logger } from './config/logger';
 import type { Tenant } from './config/model';
-import { readStoreConfig, validateConfig, type ServerConfig } from './config/schema';
+import { publicOrigin, readOriginConfig, readStoreConfig, validateConfig, type ServerConfig } from './config/schema';
 import { KeySet } from './keys/keys';
 import { SharedKeys } from './keys/shared-keys';
 import type { TenantEntry } from './request/context';
@@ -22,13 +22,17 @@ export interface ReferenceServerOptions {
   now?: () => number;
   /** Called for every request, e.g. to count calls in tests. */
   onRequest?: (info: RequestInfo) => void;
-  /** Where to log; `false` for silence. Default: errors to stderr, nothing else. */
+  /** Where to log; `false` for silence. Default: errors and security warnings to stderr, nothing else. */
   logger?: Logger | false;
   /**
    * State storage (default: a fresh in-memory store on the same clock). Not together with a
    * `"store": { "type": "redis" }` config, which makes the server use Redis.
    */
   store?: Store;
+  /** Overrides the config's `public_origin` (the CLI's `--public-origin`). */
+  publicOrigin?: string;
+  /** Overrides the config's `trust_proxy` (the CLI's `--trust-proxy`). */
+  trustProxy?: boolean;
 }
 
 /** A running listener. */
@@ -52,8 +56,8 @@ export interface ReferenceServer {
   rotateSigningKey(tenantId: string): Promise<{ kid: string }>;
 }
 
-const DEFAULT_LOGGER: Logger = { info: () => undefined, error: (message) => console.error(message) };
-const SILENT: Logger = { info: () => undefined, error: () => undefined };
+const DEFAULT_LOGGER: Logger = { info: () => undefined, warn: (message) => console.error(message), error: (message) => console.error(message) };
+const SILENT: Logger = { info: () => undefined, warn: () => undefined, error: () => undefined };
 /** How long close() waits for requests in flight before cutting connections. */
 const DRAIN_MS = 5000;
 
@@ -116,7 +120,13 @@ async function buildServer(config: ServerConfig, options: ReferenceServerOptions
     tenant.id,
     redis ? sharedTenant(tenant, redis, now, logger) : localTenant(tenant, store, now, logger),
   ]);
-  const context = { tenants: new Map(entries), now, logger };
+  const fromConfig = readOriginConfig(config);
+  const origin = {
+    ...fromConfig,
+    ...(options.publicOrigin !== undefined ? { publicOrigin: publicOrigin(options.publicOrigin, 'publicOrigin') } : {}),
+    trustProxy: options.trustProxy ?? fromConfig.trustProxy,
+  };
+  const context = { tenants: new Map(entries), now, logger, origin };
   const app = createApp(context, options.onRequest);
   const listeners = new Set<Listening>();
 

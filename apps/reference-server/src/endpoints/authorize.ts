@@ -10,7 +10,8 @@ import { queryParams } from '../http/params';
 import { finishAuthorization, redirectError, targetOf } from '../oauth/authorization-response';
 import { validateAuthorizeRequest } from '../oauth/authorize-request';
 import { needsConsent } from '../oauth/consent';
-import { browserBinding, currentSession, INTERACTION_SECONDS } from '../oauth/session';
+import { bindBrowser } from '../oauth/browser-binding';
+import { currentSession, INTERACTION_SECONDS } from '../oauth/session';
 import { nowSeconds, type RequestContext } from '../request/context';
 
 /**
@@ -42,7 +43,7 @@ export async function authorize(ctx: RequestContext): Promise<Response> {
     return finishAuthorization(ctx, request, { username, sub, sid, authTime });
   }
 
-  const binding = browserBinding(ctx);
+  const binding = await bindBrowser(ctx);
   const id = randomToken();
   await ctx.server.store.saveInteraction(
     id,

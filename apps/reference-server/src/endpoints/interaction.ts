@@ -1,14 +1,15 @@
 /**
  * What the login and consent endpoints share: loading the interaction a page or post belongs
  * to, which must come from the browser that started it (binding cookie) and, for posts, carry
- * its CSRF token; reading the form; showing the login form; and ending the flow.
+ * its CSRF token and come from the server's own origin; reading the form; showing the login form; and ending the flow.
  */
 import { safeEqual } from '../crypto/secrets';
 import type { OAuthError } from '../http/errors';
 import { errorPage } from '../http/html';
+import { isCrossOriginPost } from '../http/origin';
 import { BodyError, readFormBody, type Params } from '../http/params';
 import { finishAuthorization, redirectError, targetOf } from '../oauth/authorization-response';
-import { browserKey } from '../oauth/session';
+import { browserKey } from '../oauth/browser-binding';
 import type { RequestContext } from '../request/context';
 import type { Interaction } from '../store/store';
 import { loginPage } from './pages';
@@ -27,6 +28,9 @@ export type Loaded = { id: string; interaction: Interaction } | { page: Response
 export async function load(ctx: RequestContext, params: Params, form?: { csrf?: string }): Promise<Loaded> {
   const id = params.values.get('interaction');
   if (params.invalid.size > 0 || id === undefined) return { page: errorPage(400, 'The sign-in request is malformed.') };
+  if (form && isCrossOriginPost(ctx.request, new URL(ctx.issuer).origin)) {
+    return { page: errorPage(403, 'The form was posted from another site. Start the sign-in again from the application.', 'access_denied') };
+  }
   const interaction = await ctx.server.store.findInteraction(id);
   if (!interaction || interaction.tenant !== ctx.tenant.id) {
     return { page: errorPage(400, 'This sign-in has expired or was already completed.') };

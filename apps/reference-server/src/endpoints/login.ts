@@ -1,15 +1,18 @@
 /**
  * The login page and its form post. Three wrong passwords or Cancel end the flow with
- * `invalid_grant`.
+ * `invalid_grant`; too many failures of a user or an address lock sign-ins (throttle.ts).
  */
 import { randomToken, safeEqual } from '../crypto/secrets';
 import { OAuthError } from '../http/errors';
 import { errorPage } from '../http/html';
 import { queryParams } from '../http/params';
 import { needsConsent } from '../oauth/consent';
+import { rotateBinding } from '../oauth/browser-binding';
 import { INTERACTION_SECONDS, startSession } from '../oauth/session';
+import { isLoginLocked, recordFailedLogin, recordSuccessfulLogin } from '../oauth/throttle';
 import { nowSeconds, type RequestContext } from '../request/context';
 import { complete, endWithError, load, readForm, renderLogin } from './interaction';
+import { lockedError, lockedPage, RETURN_ACTION } from './locked-page';
 
 /** Wrong passwords allowed before the flow ends with an error redirect. */
 export const MAX_FAILED_LOGINS = 3;
@@ -44,6 +47,7 @@ export async function submitLogin(ctx: RequestContext): Promise<Response> {
   const { id, interaction } = loaded;
   const action = form.values.get('action') ?? 'login';
   if (action === 'cancel') return endWithError(ctx, id, new OAuthError('invalid_grant', 'the user cancelled the sign-in'));
+  if (action === RETURN_ACTION) return endWithError(ctx, id, lockedError());
   if (action !== 'login') return errorPage(400, 'The form was submitted with an unknown action.');
 
   const username = form.values.get('username');
@@ -51,9 +55,11 @@ export async function submitLogin(ctx: RequestContext): Promise<Response> {
   if (username === undefined || password === undefined) {
     return renderLogin(ctx, id, interaction, { message: 'Enter your username and password.', ...(username ? { username } : {}) });
   }
+  if (await isLoginLocked(ctx, username)) return lockedPage(ctx, id, interaction);
   const user = ctx.tenant.users.get(username);
   const matches = safeEqual(password, user?.password ?? DUMMY_PASSWORD);
   if (!user || !matches) {
+    if (await recordFailedLogin(ctx, username)) return lockedPage(ctx, id, interaction);
     const failures = await ctx.server.store.countFailedLogin(id);
     ctx.server.logger.info(`tenant ${ctx.tenant.id}: failed sign-in attempt ${failures} of ${MAX_FAILED_LOGINS}`);
     if (failures >= MAX_FAILED_LOGINS) {
@@ -63,11 +69,14 @@ export async function submitLogin(ctx: RequestContext): Promise<Response> {
     return renderLogin(ctx, id, interaction, { message: `Wrong username or password. ${left} ${left === 1 ? 'attempt' : 'attempts'} left.`, username });
   }
 
+  await recordSuccessfulLogin(ctx, username);
   const authentication = { username, sub: user.claims.sub, sid: randomToken(16), authTime: nowSeconds(ctx.server) };
   const headers = new Headers({ 'Set-Cookie': await startSession(ctx, authentication) });
+  const binding = await rotateBinding(ctx);
+  headers.append('Set-Cookie', binding.setCookie);
   const client = ctx.tenant.clients.get(interaction.request.clientId);
   if (client && (await needsConsent(ctx, client, authentication.sub, interaction.request.scopes, interaction.request.prompt))) {
-    await ctx.server.store.saveInteraction(id, { ...interaction, user: authentication }, INTERACTION_SECONDS);
+    await ctx.server.store.saveInteraction(id, { ...interaction, browser: binding.key, user: authentication }, INTERACTION_SECONDS);
     headers.set('Location', `${ctx.issuer}/oidc/consent?interaction=${id}`);
     headers.set('Cache-Control', 'no-store');
     return new Response(null, { status: 302, headers });

@@ -147,6 +147,16 @@ export interface Store {
   /** Revokes every token of a grant (a code's tokens, a refresh family). */
   revokeGrant(grantId: string, ttlSeconds: number): Promise<void>;
   isGrantRevoked(grantId: string): Promise<boolean>;
+
+  /**
+   * Atomically adds one to a counter and returns the new count. A new counter lives
+   * `ttlSeconds` from its first hit (a fixed window); later hits do not extend it.
+   */
+  countHit(key: string, ttlSeconds: number): Promise<number>;
+  /** The counter's value; 0 when it is absent or expired. */
+  hitCount(key: string): Promise<number>;
+  /** Removes a counter. */
+  clearHits(key: string): Promise<void>;
 }
 
 interface Entry<T> {
@@ -239,6 +249,7 @@ export class MemoryStore implements Store {
   private readonly accessTokens: ExpiringMap<AccessTokenRecord>;
   private readonly refreshTokens: ExpiringMap<RefreshTokenRecord>;
   private readonly revokedGrants: ExpiringMap<true>;
+  private readonly hits: ExpiringMap<number>;
 
   constructor(now: () => number = Date.now) {
     this.interactions = new ExpiringMap(now);
@@ -248,6 +259,7 @@ export class MemoryStore implements Store {
     this.accessTokens = new ExpiringMap(now);
     this.refreshTokens = new ExpiringMap(now);
     this.revokedGrants = new ExpiringMap(now);
+    this.hits = new ExpiringMap(now);
   }
 
   async saveInteraction(id: string, interaction: Interaction, ttlSeconds: number): Promise<void> {
@@ -323,5 +335,21 @@ export class MemoryStore implements Store {
   }
   async isGrantRevoked(grantId: string): Promise<boolean> {
     return this.revokedGrants.get(grantId) === true;
+  }
+
+  async countHit(key: string, ttlSeconds: number): Promise<number> {
+    const entry = this.hits.entry(key);
+    if (!entry) {
+      this.hits.set(key, 1, ttlSeconds);
+      return 1;
+    }
+    entry.value += 1;
+    return entry.value;
+  }
+  async hitCount(key: string): Promise<number> {
+    return this.hits.get(key) ?? 0;
+  }
+  async clearHits(key: string): Promise<void> {
+    this.hits.delete(key);
   }
 }
