@@ -1,8 +1,11 @@
 #!/usr/bin/env node
 /**
- * The command line: `node dist/cli.js [--config FILE] [--port N] [--host H]`. Prints exactly one
- * line, `listening on http://127.0.0.1:PORT`, and shuts down cleanly on SIGTERM / SIGINT.
- * Port: `--port`, else `PORT`, else 4000; 0 picks a free port.
+ * The command line: `node dist/cli.js [--config FILE] [--port N] [--host H] [--public-origin URL]
+ * [--trust-proxy]`. Prints exactly one line, `listening on http://127.0.0.1:PORT`, and shuts
+ * down cleanly on SIGTERM / SIGINT. Port: `--port`, else `PORT`, else 4000; 0 picks a free port.
+ * `OIDC_RP_PUBLIC_ORIGIN`, `OIDC_RP_TRUST_PROXY=1` and `OIDC_RP_KEY_ENCRYPTION_SECRET` set the
+ * same as the flags and the config's `store.key_encryption_secret` (the secret has no flag:
+ * command lines are visible to every user of the machine).
  */
 import { parseArgs } from 'node:util';
 import { demoConfig } from './config/demo';
@@ -10,7 +13,7 @@ import { loadConfigFile } from './config/load';
 import { ConfigError } from './config/schema';
 import { createProcessServer, type Listening, type ReferenceServer } from './server';
 
-const USAGE = 'usage: oidc-rp-reference-server [--config FILE] [--port N] [--host 127.0.0.1]';
+const USAGE = 'usage: oidc-rp-reference-server [--config FILE] [--port N] [--host 127.0.0.1] [--public-origin https://login.example.com] [--trust-proxy]';
 
 function fail(message: string, code: number): never {
   process.stderr.write(`${message}\n`);
@@ -23,10 +26,24 @@ function parsePort(value: string, source: string): number {
 }
 
 async function main(): Promise<void> {
-  let values: { config?: string | undefined; port?: string | undefined; host?: string | undefined; help?: boolean | undefined };
+  let values: {
+    config?: string | undefined;
+    port?: string | undefined;
+    host?: string | undefined;
+    'public-origin'?: string | undefined;
+    'trust-proxy'?: boolean | undefined;
+    help?: boolean | undefined;
+  };
   try {
     ({ values } = parseArgs({
-      options: { config: { type: 'string' }, port: { type: 'string' }, host: { type: 'string' }, help: { type: 'boolean' } },
+      options: {
+        config: { type: 'string' },
+        port: { type: 'string' },
+        host: { type: 'string' },
+        'public-origin': { type: 'string' },
+        'trust-proxy': { type: 'boolean' },
+        help: { type: 'boolean' },
+      },
       strict: true,
       allowPositionals: false,
     }));
@@ -41,7 +58,16 @@ async function main(): Promise<void> {
   let server: ReferenceServer;
   try {
     const config = values.config !== undefined ? await loadConfigFile(values.config) : demoConfig();
-    server = await createProcessServer(config, { logger: { info: () => undefined, error: (m) => process.stderr.write(`${m}\n`) } });
+    const publicOrigin = values['public-origin'] ?? process.env.OIDC_RP_PUBLIC_ORIGIN;
+    const trustProxy = values['trust-proxy'] ?? (process.env.OIDC_RP_TRUST_PROXY === undefined ? undefined : process.env.OIDC_RP_TRUST_PROXY === '1' || process.env.OIDC_RP_TRUST_PROXY === 'true');
+    const secret = process.env.OIDC_RP_KEY_ENCRYPTION_SECRET;
+    const print = (m: string) => process.stderr.write(`${m}\n`);
+    server = await createProcessServer(config, {
+      logger: { info: () => undefined, warn: print, error: print },
+      ...(publicOrigin ? { publicOrigin } : {}),
+      ...(trustProxy !== undefined ? { trustProxy } : {}),
+      ...(secret ? { keyEncryptionSecret: secret } : {}),
+    });
   } catch (error) {
     if (error instanceof ConfigError) fail(error.message, 1);
     throw error;

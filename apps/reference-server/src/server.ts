@@ -9,7 +9,8 @@ import { createApp, type RequestInfo } from './app';
 import { demoConfig } from './config/demo';
 import type { Logger } from './config/logger';
 import type { Tenant } from './config/model';
-import { publicOrigin, readOriginConfig, readStoreConfig, validateConfig, type ServerConfig } from './config/schema';
+import { ConfigError, keyEncryptionSecret, publicOrigin, readOriginConfig, readStoreConfig, validateConfig, type ServerConfig } from './config/schema';
+import { KeySealer } from './keys/key-sealing';
 import { KeySet } from './keys/keys';
 import { SharedKeys } from './keys/shared-keys';
 import type { TenantEntry } from './request/context';
@@ -33,6 +34,8 @@ export interface ReferenceServerOptions {
   publicOrigin?: string;
   /** Overrides the config's `trust_proxy` (the CLI's `--trust-proxy`). */
   trustProxy?: boolean;
+  /** Overrides the config's `store.key_encryption_secret` (the CLI's `OIDC_RP_KEY_ENCRYPTION_SECRET`). */
+  keyEncryptionSecret?: string;
 }
 
 /** A running listener. */
@@ -74,10 +77,27 @@ function localTenant(tenant: Tenant, store: Store, now: () => number, logger: Lo
 }
 
 /** A tenant on Redis: its own key namespace, and signing keys shared by every instance. */
-function sharedTenant(tenant: Tenant, redis: RedisConnection, now: () => number, logger: Logger): TenantEntry {
-  const keys = new SharedKeys(redis, tenant.id, tenant.signing_alg, now, logger);
+function sharedTenant(tenant: Tenant, redis: RedisConnection, now: () => number, logger: Logger, sealer: KeySealer | undefined): TenantEntry {
+  const keys = new SharedKeys(redis, tenant.id, tenant.signing_alg, now, logger, sealer);
   keys.get().catch(keysFailed(tenant, logger));
   return { tenant, store: redis.store(tenant.id), keys: () => keys.get(), rotateKey: (keep) => keys.rotate(keep) };
+}
+
+/**
+ * The sealer of the signing keys kept in Redis. Without a secret only development tenants may
+ * run on Redis: their keys are stored in plaintext.
+ */
+function keySealer(tenants: readonly Tenant[], fromConfig: string | undefined, fromOptions: string | undefined): KeySealer | undefined {
+  const secret = fromOptions !== undefined ? keyEncryptionSecret(fromOptions, 'keyEncryptionSecret') : fromConfig;
+  if (secret !== undefined) return new KeySealer(secret);
+  const production = tenants.find((t) => !t.development);
+  if (production) {
+    throw new ConfigError(
+      'store.key_encryption_secret',
+      `is required with the Redis store (tenant "${production.id}" is not a development tenant): its signing keys are kept in Redis, and are encrypted with it; set it or OIDC_RP_KEY_ENCRYPTION_SECRET to at least 32 random characters`,
+    );
+  }
+  return undefined;
 }
 
 /**
@@ -114,11 +134,12 @@ async function buildServer(config: ServerConfig, options: ReferenceServerOptions
   if (storeConfig.type === 'redis' && options.store) {
     throw new Error('the config asks for the Redis store and options.store passes another: use one of them');
   }
+  const sealer = storeConfig.type === 'redis' ? keySealer(tenants, storeConfig.keyEncryptionSecret, options.keyEncryptionSecret) : undefined;
   const redis = storeConfig.type === 'redis' ? await RedisConnection.open(storeConfig, logger) : undefined;
   const store = options.store ?? new MemoryStore(now);
   const entries = tenants.map((tenant): [string, TenantEntry] => [
     tenant.id,
-    redis ? sharedTenant(tenant, redis, now, logger) : localTenant(tenant, store, now, logger),
+    redis ? sharedTenant(tenant, redis, now, logger, sealer) : localTenant(tenant, store, now, logger),
   ]);
   const fromConfig = readOriginConfig(config);
   const origin = {

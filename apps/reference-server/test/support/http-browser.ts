@@ -8,7 +8,7 @@ export interface Browser {
   go(url: string | URL, init?: { form?: Record<string, string>; headers?: Record<string, string> }): Promise<Response>;
 }
 
-export function browser(jar = new CookieJar(), fetchImpl: typeof fetch = fetch): Browser {
+export function browser(jar = new CookieJar(), fetchImpl: (request: Request) => Promise<Response> = (r) => fetch(r)): Browser {
   return {
     jar,
     async go(url, init = {}) {
