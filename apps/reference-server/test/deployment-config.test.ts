@@ -38,7 +38,7 @@ describe('deployment settings in the config', () => {
   it('refuses a trusted host with a path or a scheme, and a trust_proxy that is not a boolean', () => {
     expect(refusal((c) => (c.trusted_hosts = ['https://login.internal']))?.field).toBe('trusted_hosts[0]');
     expect(refusal((c) => (c.trusted_hosts = ['login.internal/x']))?.field).toBe('trusted_hosts[0]');
-    expect(refusal((c) => ((c as Record<string, unknown>).trust_proxy = 'yes'))?.field).toBe('trust_proxy');
+    expect(refusal((c) => ((c as unknown as Record<string, unknown>).trust_proxy = 'yes'))?.field).toBe('trust_proxy');
   });
 
   it('refuses a key encryption secret shorter than 32 characters, and one on the memory store', () => {

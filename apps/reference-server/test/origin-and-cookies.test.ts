@@ -169,7 +169,7 @@ describe('login CSRF through a planted browser-binding cookie', () => {
     // A page on a sibling origin plants that cookie in the victim's browser and submits the form.
     const sibling = origin.replace('127.0.0.1', 'evil.localhost');
     const victim = browser();
-    const attempts = [
+    const attempts: Record<string, string>[] = [
       { origin: sibling },
       { 'sec-fetch-site': 'same-site' },
       { origin: 'null' },

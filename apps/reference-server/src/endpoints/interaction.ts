@@ -5,7 +5,7 @@
  */
 import { safeEqual } from '../crypto/secrets';
 import type { OAuthError } from '../http/errors';
-import { errorPage } from '../http/html';
+import { allowFormTargets, errorPage } from '../http/html';
 import { isCrossOriginPost } from '../http/origin';
 import { BodyError, readFormBody, type Params } from '../http/params';
 import { finishAuthorization, redirectError, targetOf } from '../oauth/authorization-response';
@@ -69,7 +69,8 @@ export async function readForm(ctx: RequestContext): Promise<Params | Response> 
  */
 export function renderLogin(ctx: RequestContext, id: string, interaction: Interaction, extra: { message?: string; username?: string } = {}): Response {
   const username = extra.username ?? interaction.request.loginHint;
-  return loginPage({
+  // The post may be answered by a redirect to the client, which form-action must allow.
+  const page = loginPage({
     action: `${ctx.issuer}/oidc/login`,
     interaction: id,
     csrf: interaction.csrf,
@@ -77,6 +78,7 @@ export function renderLogin(ctx: RequestContext, id: string, interaction: Intera
     ...(username !== undefined ? { username } : {}),
     ...(extra.message !== undefined ? { message: extra.message } : {}),
   });
+  return allowFormTargets(page, [interaction.request.redirectUri]);
 }
 
 /**

@@ -1,6 +1,6 @@
 /** The page shown while sign-ins are locked after too many failed attempts. */
 import { OAuthError } from '../http/errors';
-import { html, htmlPage } from '../http/html';
+import { allowFormTargets, html, htmlPage } from '../http/html';
 import { THROTTLE_WINDOW_SECONDS } from '../oauth/throttle';
 import type { RequestContext } from '../request/context';
 import type { Interaction } from '../store/store';
@@ -27,7 +27,7 @@ export function lockedError(): OAuthError {
  */
 export function lockedPage(ctx: RequestContext, id: string, interaction: Interaction): Response {
   const minutes = THROTTLE_WINDOW_SECONDS / 60;
-  return htmlPage({
+  const page = htmlPage({
     status: 429,
     title: 'Too many failed sign-in attempts',
     body: html`<h1>Too many failed sign-in attempts</h1>
@@ -40,4 +40,5 @@ export function lockedPage(ctx: RequestContext, id: string, interaction: Interac
 </form>`,
     headers: { 'Retry-After': String(THROTTLE_WINDOW_SECONDS) },
   });
+  return allowFormTargets(page, [interaction.request.redirectUri]);
 }

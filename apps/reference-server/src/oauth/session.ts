@@ -9,7 +9,8 @@ import { randomToken, storageKey } from '../crypto/secrets';
 import { nowSeconds, type RequestContext } from '../request/context';
 import type { Authentication, Session } from '../store/store';
 
-const SESSION_COOKIE = 'rs_session';
+/** Base name of the session cookie. */
+export const SESSION_COOKIE = 'rs_session';
 /** Base name of the browser-binding cookie (see browser-binding.ts). */
 export const BROWSER_COOKIE = 'rs_browser';
 /** How long a sign-in lasts for SSO. */
