@@ -103,7 +103,7 @@ describe('the issuer does not follow a forged Host header', () => {
 
 describe('cookies behind a TLS-terminating proxy', () => {
   /** A browser that addresses the public origin while the requests reach the listener. */
-  function behindProxy(publicOrigin: string, listener: string, jar = new CookieJar()) {
+  function behindProxy(listener: string, jar = new CookieJar()) {
     return browser(jar, (request) => {
       const url = new URL(request.url);
       const target = new URL(`${url.pathname}${url.search}`, listener);
@@ -113,7 +113,7 @@ describe('cookies behind a TLS-terminating proxy', () => {
 
   it('with an https public origin: __Host- cookies, Secure, Path=/, and the whole sign-in works', async () => {
     const { origin } = await serve(undefined, { publicOrigin: 'https://login.example.com' });
-    const b = behindProxy('https://login.example.com', origin);
+    const b = behindProxy(origin);
     const start = await b.go(authorizeUrl(webParams(), 'https://login.example.com/demo'));
     expect(start.headers.getSetCookie()).toEqual([expect.stringMatching(/^__Host-rs_browser\.demo=[A-Za-z0-9_-]{43}; Path=\/; HttpOnly; SameSite=Lax; Secure$/)]);
     const login = await b.go(start.headers.get('location') ?? '');

@@ -15,7 +15,7 @@ import type { Logger } from '../config/logger';
 import type { SigningAlg } from '../config/model';
 import type { RedisConnection } from '../store/redis';
 import { StoreUnavailableError } from '../store/store';
-import { KeySealer, UnsealError } from './key-sealing';
+import { type KeySealer, UnsealError } from './key-sealing';
 import { createSigningKey, KeySet, type RetiredKey, type SigningKey } from './keys';
 
 /** How often an instance re-reads the key document (real time, not the server's clock). */
