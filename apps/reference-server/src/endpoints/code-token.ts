@@ -2,11 +2,11 @@
  * `POST /oidc/token`: the authorization code exchange, as the contract splits the token
  * endpoints (refresh and client credentials are at `/oauth/token`).
  */
-import { s256, safeEqual, storageKey } from '../crypto/secrets';
+import { s256, safeEqual } from '../crypto/secrets';
 import { OAuthError } from '../http/errors';
 import { authenticateClient, requireSecretIfConfidential } from '../oauth/client-auth';
 import { issueAccessToken, issueIdToken, issueRefreshToken } from '../oauth/issue';
-import { spendAfterChecks } from '../oauth/single-use';
+import { codeGrant, spendAfterChecks } from '../oauth/single-use';
 import { invalidGrant, required, tokenEndpoint } from '../oauth/token-request';
 import { tokenResponse } from '../oauth/token-response';
 import { nowSeconds, type RequestContext } from '../request/context';
@@ -40,15 +40,9 @@ export function codeTokenEndpoint(ctx: RequestContext): Promise<Response> {
     const redirectUri = required(form, 'redirect_uri');
     if (verifier === undefined) requireSecretIfConfidential(ctx, auth);
 
-    const key = storageKey(code);
     const record = await spendAfterChecks(
       ctx,
-      {
-        peek: () => ctx.server.store.peekCode(key),
-        take: () => ctx.server.store.takeCode(key),
-        unknown: 'the authorization code is not valid',
-        replay: { log: 'authorization code replayed; grant revoked', description: 'the authorization code was already used; the tokens issued for it are revoked' },
-      },
+      codeGrant(ctx, code),
       (found) => {
         if (found.clientId !== client.client_id) throw invalidGrant('the authorization code was issued to another client');
         if (found.expiresAt <= nowSeconds(ctx.server)) throw invalidGrant('the authorization code has expired');

@@ -2,12 +2,11 @@
  * `POST /oauth/token`: refresh tokens and client credentials, as the contract splits the token
  * endpoints (codes are exchanged at `/oidc/token`).
  */
-import { storageKey } from '../crypto/secrets';
 import { OAuthError } from '../http/errors';
 import { USER_SCOPES } from '../oauth/claims';
 import { authenticateClient, requireSecretIfConfidential } from '../oauth/client-auth';
 import { issueAccessToken, issueRefreshToken, newGrantId } from '../oauth/issue';
-import { spendAfterChecks } from '../oauth/single-use';
+import { refreshTokenGrant, spendAfterChecks } from '../oauth/single-use';
 import { type Form, invalidGrant, required, tokenEndpoint } from '../oauth/token-request';
 import { tokenResponse } from '../oauth/token-response';
 import { nowSeconds, type RequestContext } from '../request/context';
@@ -46,16 +45,10 @@ async function refreshGrant(ctx: RequestContext, form: Form): Promise<Response> 
     throw new OAuthError('unauthorized_client', 'the client is not registered for the refresh_token grant');
   }
   const token = required(form, 'refresh_token');
-  const key = storageKey(token);
   const requested = requestedScopes(form);
   const record = await spendAfterChecks(
     ctx,
-    {
-      peek: () => ctx.server.store.peekRefreshToken(key),
-      take: () => ctx.server.store.takeRefreshToken(key),
-      unknown: 'the refresh token is not valid',
-      replay: { log: 'refresh token reused; family revoked', description: 'the refresh token was already used; all tokens of its family are revoked' },
-    },
+    refreshTokenGrant(ctx, token),
     async (found) => {
       if (found.clientId !== client.client_id) throw invalidGrant('the refresh token was issued to another client');
       if (found.expiresAt <= nowSeconds(ctx.server)) throw invalidGrant('the refresh token has expired');

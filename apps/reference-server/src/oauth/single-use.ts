@@ -4,8 +4,9 @@
  * scope leaves the grant as it was. The spend itself is the store's atomic take, so of many
  * concurrent requests exactly one wins and the others count as replays.
  */
-import type { Taken } from '../store/store';
+import { storageKey } from '../crypto/secrets';
 import type { RequestContext } from '../request/context';
+import type { CodeRecord, RefreshTokenRecord, Taken } from '../store/store';
 import { revokeGrant } from './issue';
 import { invalidGrant } from './token-request';
 
@@ -26,6 +27,38 @@ export interface SingleUse<T extends GrantRecord> {
   unknown: string;
   /** Log line and `invalid_grant` description for a replay. */
   replay: { log: string; description: string };
+}
+
+/**
+ * The authorization code `code` as a single-use grant.
+ *
+ * @example
+ * const record = await spendAfterChecks(ctx, codeGrant(ctx, code), checkCode);
+ */
+export function codeGrant(ctx: RequestContext, code: string): SingleUse<CodeRecord> {
+  const key = storageKey(code);
+  return {
+    peek: () => ctx.server.store.peekCode(key),
+    take: () => ctx.server.store.takeCode(key),
+    unknown: 'the authorization code is not valid',
+    replay: { log: 'authorization code replayed; grant revoked', description: 'the authorization code was already used; the tokens issued for it are revoked' },
+  };
+}
+
+/**
+ * The refresh token `token` as a single-use grant.
+ *
+ * @example
+ * const record = await spendAfterChecks(ctx, refreshTokenGrant(ctx, token), checkRefresh);
+ */
+export function refreshTokenGrant(ctx: RequestContext, token: string): SingleUse<RefreshTokenRecord> {
+  const key = storageKey(token);
+  return {
+    peek: () => ctx.server.store.peekRefreshToken(key),
+    take: () => ctx.server.store.takeRefreshToken(key),
+    unknown: 'the refresh token is not valid',
+    replay: { log: 'refresh token reused; family revoked', description: 'the refresh token was already used; all tokens of its family are revoked' },
+  };
 }
 
 /**
