@@ -77,16 +77,18 @@ export function requestOrigin(policy: OriginPolicy, request: Request, socketAddr
 }
 
 /**
- * Whether a form post comes from another origin than `origin` (the server's): a browser's
- * `Sec-Fetch-Site` says `cross-site` or `same-site`, or its `Origin` differs. A sibling
- * origin can plant cookies for the site, so same-site is not enough for the login forms.
+ * Whether a form post comes from another origin than `origin` (the server's). A browser's
+ * `Sec-Fetch-Site` decides when present: `cross-site` and `same-site` are refused (a sibling
+ * origin can plant cookies for the site, so same-site is not enough for the login forms).
+ * Without it, an `Origin` other than the server's is refused; `Origin: null` is not, because
+ * browsers send it for every post from a page with `Referrer-Policy: no-referrer`, as ours are.
  *
  * @example
  * if (isCrossOriginPost(ctx.request, new URL(ctx.issuer).origin)) return errorPage(403, '...');
  */
 export function isCrossOriginPost(request: Request, origin: string): boolean {
   const site = request.headers.get('sec-fetch-site');
-  if (site === 'cross-site' || site === 'same-site') return true;
+  if (site !== null) return site !== 'same-origin' && site !== 'none';
   const from = request.headers.get('origin');
-  return from !== null && from !== origin;
+  return from !== null && from !== 'null' && from !== origin;
 }
