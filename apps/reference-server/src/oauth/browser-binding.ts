@@ -6,10 +6,14 @@
  */
 import { randomToken, storageKey } from '../crypto/secrets';
 import type { RequestContext } from '../request/context';
-import { BROWSER_COOKIE, cookie, cookieName, readCookie, SESSION_SECONDS } from './session';
+import { BROWSER_COOKIE, cookie, cookieName, readCookie } from './session';
 
-/** How long an issued binding is recognised (a session's lifetime; the cookie itself has none). */
-const BINDING_SECONDS = SESSION_SECONDS;
+/**
+ * How long an issued binding is recognised (the cookie itself has no expiry). After that the
+ * next /authorize issues a new one. An hour bounds what a flood of cookie-less requests costs
+ * the store, and is far longer than a sign-in (10 minutes).
+ */
+const BINDING_SECONDS = 3600;
 const issued = (key: string): string => `browser-binding:${key}`;
 
 async function issue(ctx: RequestContext): Promise<{ key: string; setCookie: string }> {
