@@ -19,6 +19,7 @@ afterEach(async () => {
   for (const line of logs) {
     expect(line).not.toContain(GUESS);
     expect(line).not.toContain('wonderland');
+    expect(line).not.toMatch(/[A-Za-z0-9_-]{43}/);
   }
   logs.length = 0;
 });

@@ -11,15 +11,22 @@ import { browser, redirectTo, type Browser } from './support/http-browser';
 let server: ReferenceServer;
 let issuer: string;
 let origin: string;
+const logs: string[] = [];
 beforeAll(async () => {
   const config = demoConfig();
   const web = config.tenants[0]?.clients?.find((c) => c.client_id === 'web');
   if (web) web.post_logout_redirect_uris = ['http://127.0.0.1:3000/'];
-  server = await createReferenceServer(config, { logger: false });
+  const log = (m: string) => logs.push(m);
+  server = await createReferenceServer(config, { logger: { info: log, warn: log, error: log } });
   ({ origin } = await server.listen({ port: 0 }));
   issuer = `${origin}/demo`;
 });
-afterAll(() => server.close());
+afterAll(async () => {
+  await server.close();
+  // No log line carries a password, or anything shaped like a token, code or cookie value.
+  expect(logs.length).toBeGreaterThan(0);
+  for (const line of logs) expect(line).not.toMatch(/wonderland|[A-Za-z0-9_-]{43}/);
+});
 
 async function signedIn(): Promise<{ b: Browser; idToken: string }> {
   const jar = new CookieJar();

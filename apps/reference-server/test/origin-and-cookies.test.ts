@@ -10,16 +10,21 @@ import { authorizeUrl, webParams } from './helpers';
 import { browser, hiddenFields, openLogin, redirectTo } from './support/http-browser';
 
 let server: ReferenceServer | undefined;
+const logs: string[] = [];
 afterEach(async () => {
   await server?.close();
   server = undefined;
+  // No log line carries a password, or anything shaped like a code, token or cookie value.
+  for (const line of logs) expect(line).not.toMatch(/wonderland|mallory-password|[A-Za-z0-9_-]{43}/);
+  logs.length = 0;
 });
 
 async function serve(change?: (config: ServerConfig) => void, options: { publicOrigin?: string; trustProxy?: boolean } = {}) {
   const config = demoConfig();
   config.tenants[0]?.users?.push({ username: 'mallory', password: 'mallory-password' });
   change?.(config);
-  server = await createReferenceServer(config, { logger: false, ...options });
+  const log = (m: string) => logs.push(m);
+  server = await createReferenceServer(config, { logger: { info: log, warn: log, error: log }, ...options });
   const listening = await server.listen({ port: 0 });
   return { origin: listening.origin, port: listening.port, issuer: `${listening.origin}/demo` };
 }

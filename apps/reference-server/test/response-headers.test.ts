@@ -10,12 +10,17 @@ import { completeLogin } from '../src/testing';
 
 let server: ReferenceServer;
 let issuer: string;
+const logs: string[] = [];
 beforeAll(async () => {
-  server = await createReferenceServer(demoConfig(), { logger: false });
+  const log = (m: string) => logs.push(m);
+  server = await createReferenceServer(demoConfig(), { logger: { info: log, warn: log, error: log } });
   const { origin } = await server.listen({ port: 0 });
   issuer = `${origin}/demo`;
 });
-afterAll(() => server.close());
+afterAll(async () => {
+  await server.close();
+  for (const line of logs) expect(line).not.toMatch(/wonderland|secret|[A-Za-z0-9_-]{43}/);
+});
 
 const fleet = () => ({ issuer }) as Fleet;
 const form = (fields: Record<string, string>, origin?: string): RequestInit => ({
