@@ -24,17 +24,17 @@ afterEach(async () => {
   logs.length = 0;
 });
 
-async function listening(clock = new Clock()): Promise<{ issuer: string; clock: Clock }> {
-  server = await createReferenceServer(demoConfig(), { now: clock.now, logger: { info: (m) => logs.push(m), warn: (m) => logs.push(m), error: (m) => logs.push(m) } });
+async function listening(clock = new Clock(), trustProxy = false): Promise<{ issuer: string; clock: Clock }> {
+  server = await createReferenceServer(demoConfig(), { now: clock.now, trustProxy, logger: { info: (m) => logs.push(m), warn: (m) => logs.push(m), error: (m) => logs.push(m) } });
   const { origin } = await server.listen({ port: 0 });
   return { issuer: `${origin}/demo`, clock };
 }
 
 /** One attempt in a fresh interaction, as an attacker scripting /authorize would do it. */
-async function attempt(issuer: string, username: string, password: string): Promise<Response> {
+async function attempt(issuer: string, username: string, password: string, headers: Record<string, string> = {}): Promise<Response> {
   const b = browser();
   const { interaction, csrf, action } = await openLogin(b, authorizeUrl(webParams(), issuer));
-  return b.go(action, { form: { interaction, csrf, username, password, action: 'login' } });
+  return b.go(action, { form: { interaction, csrf, username, password, action: 'login' }, headers });
 }
 
 describe('login throttling (memory store, real HTTP)', () => {
@@ -92,6 +92,30 @@ describe('login throttling (memory store, real HTTP)', () => {
     expect((await attempt(issuer, 'alice', 'wonderland')).status).toBe(429);
     expect(logs.some((l) => l.includes('an unknown username from 127.0.0.1'))).toBe(true);
     for (const line of logs) expect(line).not.toMatch(/user\d+/);
+  });
+});
+
+describe('login throttling and X-Forwarded-For', () => {
+  it('without trust_proxy a forged X-Forwarded-For does not escape the per-address limit', async () => {
+    const { issuer } = await listening();
+    const answers: number[] = [];
+    for (let i = 0; i < ADDRESS_FAILURE_LIMIT + 2; i++) {
+      answers.push((await attempt(issuer, `user${i}`, `${GUESS}${i}`, { 'x-forwarded-for': `203.0.113.${i}` })).status);
+    }
+    expect(answers.slice(ADDRESS_FAILURE_LIMIT - 1).every((s) => s === 429)).toBe(true);
+    expect(logs.some((l) => l.includes('203.0.113.'))).toBe(false);
+  });
+
+  it("with trust_proxy the proxy's X-Forwarded-For (right-most) is the address that is counted", async () => {
+    const { issuer } = await listening(new Clock(), true);
+    for (let i = 0; i < ADDRESS_FAILURE_LIMIT; i++) {
+      await attempt(issuer, `user${i}`, `${GUESS}${i}`, { 'x-forwarded-for': `198.51.100.7, 203.0.113.9` });
+    }
+    expect((await attempt(issuer, 'alice', 'wonderland', { 'x-forwarded-for': '203.0.113.9' })).status).toBe(429);
+    // Another client behind the same proxy is not locked.
+    const other = await attempt(issuer, 'alice', 'wonderland', { 'x-forwarded-for': '203.0.113.10' });
+    expect(other.status).toBe(302);
+    expect(logs.some((l) => l.includes('from 203.0.113.9'))).toBe(true);
   });
 });
 
