@@ -9,13 +9,14 @@ import type { Interaction } from '../store/store';
 export const RETURN_ACTION = 'return';
 
 /**
- * The error sent to the client when the user leaves a locked sign-in.
+ * The error sent to the client when the user leaves the locked page. It does not say why: the
+ * page told the user, and the client learns nothing about the account's state.
  *
  * @example
  * return endWithError(ctx, id, lockedError());
  */
 export function lockedError(): OAuthError {
-  return new OAuthError('access_denied', 'sign-in is temporarily locked after too many failed attempts');
+  return new OAuthError('access_denied', 'the user returned to the application without signing in');
 }
 
 /**
