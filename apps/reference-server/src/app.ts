@@ -25,6 +25,7 @@ import { userinfo } from './endpoints/userinfo';
 import { corsHeaders, preflight } from './http/cors';
 import { jsonResponse } from './http/errors';
 import { errorPage, FAVICON_SVG } from './http/html';
+import { requestOrigin } from './http/origin';
 import type { RequestContext, ServerContext, TenantEntry } from './request/context';
 import { StoreUnavailableError } from './store/store';
 
@@ -76,7 +77,7 @@ export interface RequestInfo {
   tenant?: string;
 }
 
-function problem(kind: Endpoint['kind'], status: 404 | 405, message: string, headers: Readonly<Record<string, string>> = {}): Response {
+function problem(kind: Endpoint['kind'], status: 400 | 404 | 405, message: string, headers: Readonly<Record<string, string>> = {}): Response {
   if (kind === 'html') {
     const page = errorPage(status, message);
     for (const [name, value] of Object.entries(headers)) page.headers.set(name, value);
@@ -150,6 +151,10 @@ export function createApp(server: Omit<ServerContext, 'store'>, onRequest?: (inf
       const entry = server.tenants.get(c.req.param('tenant'));
       if (!entry) return problem(endpoint.kind, 404, 'There is no such tenant on this server.');
       const url = new URL(request.url);
+      // @hono/node-server passes the Node request as env.incoming; in-process there is none.
+      const socket = (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming?.socket;
+      const where = requestOrigin(server.origin, request, socket?.remoteAddress);
+      if ('problem' in where) return problem(endpoint.kind, 400, where.problem);
       // With runtime faults set for the tenant's clients, this request's view of it (see control/client-faults.ts).
       const tenant = control ? control.state.clientFaults.view(entry.tenant) : entry.tenant;
       const headers = endpoint.cors ? corsHeaders({ request, tenant }) : NONE;
@@ -165,7 +170,9 @@ export function createApp(server: Omit<ServerContext, 'store'>, onRequest?: (inf
         request,
         corsHeaders: headers,
         url,
-        issuer: `${url.origin}/${entry.tenant.id}`,
+        issuer: `${where.origin}/${entry.tenant.id}`,
+        secure: where.secure,
+        clientAddress: where.clientAddress,
       };
       try {
         return await serve(endpoint, allowed, ctx);

@@ -1,10 +1,13 @@
 #!/usr/bin/env node
 /**
- * The command line: `node dist/cli.js [--config FILE] [--port N] [--host H] [--dev-keys]`. Prints exactly one
- * line, `listening on http://127.0.0.1:PORT`, and shuts down cleanly on SIGTERM / SIGINT.
- * Port: `--port`, else `PORT`, else 4000; 0 picks a free port. `--control` turns on the HTTP
- * control API (test use only): loopback only, or anywhere with the bearer secret in
- * `OIDC_RP_CONTROL_SECRET` (an environment variable, so it stays out of process listings).
+ * The command line: `node dist/cli.js [--config FILE] [--port N] [--host H] [--dev-keys]
+ * [--control] [--public-origin URL] [--trust-proxy]`. Prints exactly one line, `listening on
+ * http://127.0.0.1:PORT`, and shuts down cleanly on SIGTERM / SIGINT. Port: `--port`, else
+ * `PORT`, else 4000; 0 picks a free port. `--control` turns on the HTTP control API (test use
+ * only): loopback only, or anywhere with the bearer secret in `OIDC_RP_CONTROL_SECRET`.
+ * `OIDC_RP_PUBLIC_ORIGIN`, `OIDC_RP_TRUST_PROXY=1` and `OIDC_RP_KEY_ENCRYPTION_SECRET` set the
+ * same as the flags and the config's `store.key_encryption_secret`. Secrets come from the
+ * environment only: command lines are visible to every user of the machine.
  */
 import { parseArgs } from 'node:util';
 import { demoConfig } from './config/demo';
@@ -12,7 +15,8 @@ import { loadConfigFile } from './config/load';
 import { ConfigError } from './config/schema';
 import { createProcessServer, type Listening, type ReferenceServer } from './server';
 
-const USAGE = 'usage: oidc-rp-reference-server [--config FILE] [--port N] [--host 127.0.0.1] [--control] [--dev-keys]';
+const USAGE =
+  'usage: oidc-rp-reference-server [--config FILE] [--port N] [--host 127.0.0.1] [--dev-keys] [--control] [--public-origin https://login.example.com] [--trust-proxy]';
 /** The control API's bearer secret, read from the environment only. */
 const SECRET_ENV = 'OIDC_RP_CONTROL_SECRET';
 const MIN_SECRET_LENGTH = 16;
@@ -33,8 +37,10 @@ async function main(): Promise<void> {
     port?: string | undefined;
     host?: string | undefined;
     control?: boolean | undefined;
-    help?: boolean | undefined;
     'dev-keys'?: boolean | undefined;
+    'public-origin'?: string | undefined;
+    'trust-proxy'?: boolean | undefined;
+    help?: boolean | undefined;
   };
   try {
     ({ values } = parseArgs({
@@ -43,8 +49,10 @@ async function main(): Promise<void> {
         port: { type: 'string' },
         host: { type: 'string' },
         control: { type: 'boolean' },
-        help: { type: 'boolean' },
         'dev-keys': { type: 'boolean' },
+        'public-origin': { type: 'string' },
+        'trust-proxy': { type: 'boolean' },
+        help: { type: 'boolean' },
       },
       strict: true,
       allowPositionals: false,
@@ -63,8 +71,15 @@ async function main(): Promise<void> {
   let server: ReferenceServer;
   try {
     const config = values.config !== undefined ? await loadConfigFile(values.config) : demoConfig();
+    const publicOrigin = values['public-origin'] ?? process.env.OIDC_RP_PUBLIC_ORIGIN;
+    const trustProxy = values['trust-proxy'] ?? (process.env.OIDC_RP_TRUST_PROXY === undefined ? undefined : process.env.OIDC_RP_TRUST_PROXY === '1' || process.env.OIDC_RP_TRUST_PROXY === 'true');
+    const keySecret = process.env.OIDC_RP_KEY_ENCRYPTION_SECRET;
+    const print = (m: string) => process.stderr.write(`${m}\n`);
     server = await createProcessServer(config, {
-      logger: { info: () => undefined, error: (m) => process.stderr.write(`${m}\n`) },
+      logger: { info: () => undefined, warn: print, error: print },
+      ...(publicOrigin ? { publicOrigin } : {}),
+      ...(trustProxy !== undefined ? { trustProxy } : {}),
+      ...(keySecret ? { keyEncryptionSecret: keySecret } : {}),
       ...(values.control ? { controlApi: secret === undefined ? true : { secret } } : {}),
       // Fixed keys published in the package: ready to sign at once; never for production.
       developmentKeys: values['dev-keys'] === true,

@@ -13,8 +13,9 @@ import { ConnectionDropped } from './control/transport-faults';
 import { demoConfig } from './config/demo';
 import type { Logger } from './config/logger';
 import type { Tenant } from './config/model';
-import { ConfigError, readStoreConfig, validateConfig, type ServerConfig } from './config/schema';
+import { ConfigError, keyEncryptionSecret, publicOrigin, readOriginConfig, readStoreConfig, validateConfig, type ServerConfig } from './config/schema';
 import { developmentKeysHostProblem, developmentSigningKey } from './keys/development-keys';
+import { KeySealer } from './keys/key-sealing';
 import { KeySet } from './keys/keys';
 import { SharedKeys } from './keys/shared-keys';
 import type { TenantEntry } from './request/context';
@@ -27,7 +28,7 @@ export interface ReferenceServerOptions {
   now?: () => number;
   /** Called for every request, e.g. to count calls in tests. */
   onRequest?: (info: RequestInfo) => void;
-  /** Where to log; `false` for silence. Default: errors to stderr, nothing else. */
+  /** Where to log; `false` for silence. Default: errors and security warnings to stderr, nothing else. */
   logger?: Logger | false;
   /**
    * State storage (default: a fresh in-memory store on the same clock). Not together with a
@@ -48,6 +49,12 @@ export interface ReferenceServerOptions {
    * and for a listener on a non-loopback host. Default false. Key rotation still generates keys.
    */
   developmentKeys?: boolean;
+  /** Overrides the config's `public_origin` (the CLI's `--public-origin`). */
+  publicOrigin?: string;
+  /** Overrides the config's `trust_proxy` (the CLI's `--trust-proxy`). */
+  trustProxy?: boolean;
+  /** Overrides the config's `store.key_encryption_secret` (the CLI's `OIDC_RP_KEY_ENCRYPTION_SECRET`). */
+  keyEncryptionSecret?: string;
 }
 
 /** A running listener. */
@@ -80,8 +87,8 @@ export interface ReferenceServer {
   requests(match?: RequestMatch): JournalEntry[];
 }
 
-const DEFAULT_LOGGER: Logger = { info: () => undefined, error: (message) => console.error(message) };
-const SILENT: Logger = { info: () => undefined, error: () => undefined };
+const DEFAULT_LOGGER: Logger = { info: () => undefined, warn: (message) => console.error(message), error: (message) => console.error(message) };
+const SILENT: Logger = { info: () => undefined, warn: () => undefined, error: () => undefined };
 /** The tenants each server runs, for the testing entry's personas (not part of the public API). */
 const runningTenants = new WeakMap<ReferenceServer, ReadonlyMap<string, TenantEntry>>();
 
@@ -114,8 +121,8 @@ function localTenant(tenant: Tenant, store: Store, now: () => number, logger: Lo
 }
 
 /** A tenant on Redis: its own key namespace, and signing keys shared by every instance. */
-function sharedTenant(tenant: Tenant, redis: RedisConnection, now: () => number, logger: Logger): TenantEntry {
-  const keys = new SharedKeys(redis, tenant.id, tenant.signing_alg, now, logger);
+function sharedTenant(tenant: Tenant, redis: RedisConnection, now: () => number, logger: Logger, sealer: KeySealer | undefined): TenantEntry {
+  const keys = new SharedKeys(redis, tenant.id, tenant.signing_alg, now, logger, sealer);
   keys.get().catch(keysFailed(tenant, logger));
   return { tenant, store: redis.store(tenant.id), keys: () => keys.get(), rotateKey: (keep) => keys.rotate(keep) };
 }
@@ -131,6 +138,23 @@ function checkDevelopmentKeys(tenants: readonly Tenant[], store: 'memory' | 'red
       );
     }
   });
+}
+
+/**
+ * The sealer of the signing keys kept in Redis. Without a secret only development tenants may
+ * run on Redis: their keys are stored in plaintext.
+ */
+function keySealer(tenants: readonly Tenant[], fromConfig: string | undefined, fromOptions: string | undefined): KeySealer | undefined {
+  const secret = fromOptions !== undefined ? keyEncryptionSecret(fromOptions, 'keyEncryptionSecret') : fromConfig;
+  if (secret !== undefined) return new KeySealer(secret);
+  const production = tenants.find((t) => !t.development);
+  if (production) {
+    throw new ConfigError(
+      'store.key_encryption_secret',
+      `is required with the Redis store (tenant "${production.id}" is not a development tenant): its signing keys are kept in Redis, and are encrypted with it; set it or OIDC_RP_KEY_ENCRYPTION_SECRET to at least 32 random characters`,
+    );
+  }
+  return undefined;
 }
 
 /**
@@ -170,13 +194,20 @@ async function buildServer(config: ServerConfig, options: ReferenceServerOptions
   }
   const developmentKeys = options.developmentKeys === true;
   if (developmentKeys) checkDevelopmentKeys(tenants, storeConfig.type);
+  const sealer = storeConfig.type === 'redis' ? keySealer(tenants, storeConfig.keyEncryptionSecret, options.keyEncryptionSecret) : undefined;
   const redis = storeConfig.type === 'redis' ? await RedisConnection.open(storeConfig, logger) : undefined;
   const store = options.store ?? new MemoryStore(now);
   const entries = tenants.map((tenant): [string, TenantEntry] => [
     tenant.id,
-    redis ? sharedTenant(tenant, redis, now, logger) : localTenant(tenant, store, now, logger, developmentKeys),
+    redis ? sharedTenant(tenant, redis, now, logger, sealer) : localTenant(tenant, store, now, logger, developmentKeys),
   ]);
-  const context = { tenants: new Map(entries), now, logger };
+  const fromConfig = readOriginConfig(config);
+  const origin = {
+    ...fromConfig,
+    ...(options.publicOrigin !== undefined ? { publicOrigin: publicOrigin(options.publicOrigin, 'publicOrigin') } : {}),
+    trustProxy: options.trustProxy ?? fromConfig.trustProxy,
+  };
+  const context = { tenants: new Map(entries), now, logger, origin };
   const rotateKey = async (tenantId: string) => {
     const entry = context.tenants.get(tenantId);
     if (!entry) throw new Error(`there is no tenant "${tenantId}"`);

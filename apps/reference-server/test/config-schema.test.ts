@@ -26,7 +26,7 @@ describe('config.schema.json', () => {
     const schema = JSON.parse(generated) as { additionalProperties: boolean; required: string[]; properties: Record<string, unknown> };
     expect(schema.additionalProperties).toBe(false);
     expect(schema.required).toEqual(['tenants']);
-    expect(Object.keys(schema.properties)).toEqual(['$schema', 'tenants', 'store']);
+    expect(Object.keys(schema.properties)).toEqual(['$schema', 'tenants', 'store', 'public_origin', 'trusted_hosts', 'trust_proxy']);
     expect(generated).toContain('"RS256"');
     expect(generated).toContain('"scope_claims"');
   });

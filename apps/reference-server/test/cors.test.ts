@@ -67,11 +67,11 @@ describe('CORS', () => {
     const form = { 'content-type': 'application/x-www-form-urlencoded', origin: SPA_ORIGIN };
     const answers: [string, Response][] = [
       ['jwks', await h.fetch(new Request(`${ISSUER}/oidc/jwks`, { headers: { origin: SPA_ORIGIN } }))],
-      ['token', await h.fetch(new Request(`${ISSUER}/oauth/token`, { method: 'POST', headers: form, body: 'grant_type=client_credentials&client_id=service&client_secret=service-secret' }))],
+      ['token', await h.fetch(new Request(`${ISSUER}/oauth/token`, { method: 'POST', headers: form, body: 'grant_type=refresh_token&client_id=spa&refresh_token=unknown' }))],
       ['revoke', await h.fetch(new Request(`${ISSUER}/oauth/revoke`, { method: 'POST', headers: form, body: 'client_id=spa&token=unknown' }))],
       ['405', await h.fetch(new Request(`${ISSUER}/oauth/token`, { headers: { origin: SPA_ORIGIN } }))],
     ];
-    const expected: Record<string, number> = { jwks: 200, token: 200, revoke: 200, '405': 405 };
+    const expected: Record<string, number> = { jwks: 200, token: 400, revoke: 200, '405': 405 };
     for (const [what, res] of answers) {
       expect(res.status, what).toBe(expected[what]);
       expect(res.headers.get('access-control-allow-origin'), what).toBe(SPA_ORIGIN);

@@ -124,7 +124,7 @@ describe('signing keys still being generated', () => {
     let release: (keys: KeySet) => void = () => undefined;
     const pending = new Promise<KeySet>((resolve) => (release = resolve));
     const entry: TenantEntry = { tenant, store: new MemoryStore(), keys: () => pending, rotateKey: async () => ready.current };
-    const app = createApp({ tenants: new Map([['demo', entry]]), now: Date.now, logger: { info: () => undefined, error: () => undefined } });
+    const app = createApp({ tenants: new Map([['demo', entry]]), now: Date.now, logger: { info: () => undefined, error: () => undefined }, origin: { trustedHosts: new Set(), trustProxy: false } });
 
     let jwksAnswered = false;
     const jwks = Promise.resolve(app.fetch(new Request(`${ISSUER}/oidc/jwks`))).then((res) => {

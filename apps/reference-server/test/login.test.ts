@@ -69,7 +69,10 @@ describe('interactive login', () => {
     const { interaction, csrf } = await openLogin(b);
     const afterLogin = await b.go('/oidc/login', { form: { interaction, csrf, username: 'alice', password: 'wonderland', action: 'login' } });
     expect(afterLogin.status).toBe(302);
-    expect(afterLogin.headers.get('set-cookie')).toMatch(/^rs_session=[A-Za-z0-9_-]{43}; Path=\/demo\/; HttpOnly; SameSite=Lax$/);
+    const [session, binding] = afterLogin.headers.getSetCookie();
+    expect(session).toMatch(/^rs_session=[A-Za-z0-9_-]{43}; Path=\/demo\/; HttpOnly; SameSite=Lax$/);
+    // The browser binding is rotated at sign-in.
+    expect(binding).toMatch(/^rs_browser=[A-Za-z0-9_-]{43}; Path=\/demo\/; HttpOnly; SameSite=Lax$/);
     const consent = await b.go(afterLogin.headers.get('location') ?? '');
     const text = await consent.text();
     expect(text).toContain('<strong>Server-side example</strong> is asking to:');

@@ -195,7 +195,7 @@ describe('two instances sharing Redis', () => {
         keys.map(async (key) => ((await client.type(key)) === 'hash' ? JSON.stringify(await client.hGetAll(key)) : ((await client.get(key)) ?? ''))),
       );
       expect(keys.length).toBeGreaterThan(5);
-      for (const key of keys) expect(key).toMatch(/^fleet-test:(demo|acme):(interaction|session|consent|code|at|rt|revoked|signing-keys):[\w-]+$/);
+      for (const key of keys) expect(key).toMatch(/^fleet-test:(demo|acme):(interaction|session|consent|code|at|rt|revoked|hits|signing-keys):[\w-]+$/);
       expect(keys).toContain(`${PREFIX}acme:signing-keys:ES256`);
       for (const text of [...keys, ...contents]) for (const secret of secrets) expect(text.includes(secret)).toBe(false);
       const hashed = (value: string) => createHash('sha256').update(value).digest('base64url');

@@ -127,9 +127,13 @@ describe('/oidc/logout (RP-initiated)', () => {
     expect(await isSignedIn(cookies)).toBe(false);
   });
 
-  it('accepts client_id instead of id_token_hint, keeps a registered query, and works by POST', async () => {
+  it('accepts client_id instead of id_token_hint (after the user confirms), keeps a registered query, and works by POST', async () => {
     const { cookies } = await signedIn();
-    const res = await logout(cookies, { client_id: 'web', post_logout_redirect_uri: 'https://app.example/bye?x=1', state: 's' });
+    const ask = await logout(cookies, { client_id: 'web', post_logout_redirect_uri: 'https://app.example/bye?x=1', state: 's' });
+    expect(ask.status).toBe(200);
+    const csrf = /name="csrf" value="([^"]+)"/.exec(await ask.text())?.[1] ?? '';
+    const url = new URL(`${ISSUER}/oidc/logout`);
+    const res = await h.post(url.href, { client_id: 'web', post_logout_redirect_uri: 'https://app.example/bye?x=1', state: 's', csrf, confirm: 'yes' }, { cookie: cookies.header(url) ?? '' });
     expect(res.headers.get('location')).toBe('https://app.example/bye?x=1&state=s');
     const post = await h.post('/oidc/logout', { client_id: 'web', post_logout_redirect_uri: 'http://127.0.0.1:3000/' });
     expect(post.status).toBe(302);
@@ -143,8 +147,8 @@ describe('/oidc/logout (RP-initiated)', () => {
   });
 
   it('without post_logout_redirect_uri shows a signed-out page', async () => {
-    const { cookies } = await signedIn();
-    const res = await logout(cookies, {});
+    const { cookies, idToken } = await signedIn();
+    const res = await logout(cookies, { id_token_hint: idToken });
     expect(res.status).toBe(200);
     expect(await res.text()).toContain('You are signed out');
     expect(await isSignedIn(cookies)).toBe(false);

@@ -84,7 +84,18 @@ export interface TenantConfig {
 }
 
 /** Where state lives: process memory (default) or a Redis shared by several instances. */
-export type StoreConfig = { type: 'memory' } | { type: 'redis'; url: string; prefix?: string };
+export type StoreConfig =
+  | { type: 'memory' }
+  | {
+      type: 'redis';
+      url: string;
+      prefix?: string;
+      /**
+       * Encrypts (AES-256-GCM) the signing keys kept in Redis; at least 32 characters. Required
+       * unless every tenant is a development tenant. The CLI also reads `OIDC_RP_KEY_ENCRYPTION_SECRET`.
+       */
+      key_encryption_secret?: string;
+    };
 
 /** The whole configuration file. */
 export interface ServerConfig {
@@ -93,6 +104,12 @@ export interface ServerConfig {
   tenants: TenantConfig[];
   /** Default `{ "type": "memory" }`. */
   store?: StoreConfig;
+  /** The origin users reach the server at (`https://login.example.com`); wins over the Host header. */
+  public_origin?: string;
+  /** Hosts (`name` or `name:port`) the server answers for besides loopback, when there is no public_origin. */
+  trusted_hosts?: string[];
+  /** A proxy in front sets X-Forwarded-Proto/-Host/-For; default false. */
+  trust_proxy?: boolean;
 }
 
 /**
@@ -303,7 +320,9 @@ export const DEFAULT_REDIS_PREFIX = 'oidc-rp:server:';
  * @example
  * readStoreConfig({ type: 'redis', url: 'redis://127.0.0.1:6379' }); // { type: 'redis', url, prefix: 'oidc-rp:server:' }
  */
-export function readStoreConfig(v: unknown = { type: 'memory' }): { type: 'memory' } | { type: 'redis'; url: string; prefix: string } {
+export function readStoreConfig(
+  v: unknown = { type: 'memory' },
+): { type: 'memory' } | { type: 'redis'; url: string; prefix: string; keyEncryptionSecret?: string } {
   const { store: o = { type: 'memory' } } = checkShape({ tenants: [], store: v });
   if (o.type === 'memory') {
     const extra = Object.keys(o).find((k) => k !== 'type');
@@ -317,7 +336,81 @@ export function readStoreConfig(v: unknown = { type: 'memory' }): { type: 'memor
   }
   const prefix = o.prefix ?? DEFAULT_REDIS_PREFIX;
   if (prefix.length > 64 || /\s/.test(prefix)) throw new ConfigError('store.prefix', 'must be at most 64 characters without spaces');
-  return { type: 'redis', url, prefix };
+  const secret = o.key_encryption_secret === undefined ? undefined : keyEncryptionSecret(o.key_encryption_secret, 'store.key_encryption_secret');
+  return { type: 'redis', url, prefix, ...(secret !== undefined ? { keyEncryptionSecret: secret } : {}) };
+}
+
+// --- Deployment security settings: key encryption, public origin, trusted hosts, proxy ---
+
+/** These also take values from options and the environment, which the file schema never saw. */
+function nonEmptyText(v: unknown, field: string): string {
+  if (typeof v !== 'string' || v === '') throw new ConfigError(field, 'must be a non-empty string');
+  return v;
+}
+
+/**
+ * A key encryption secret: a string of at least 32 characters (e.g. `openssl rand -base64 32`).
+ *
+ * @example
+ * keyEncryptionSecret(process.env.OIDC_RP_KEY_ENCRYPTION_SECRET, 'OIDC_RP_KEY_ENCRYPTION_SECRET');
+ */
+export function keyEncryptionSecret(v: unknown, field: string): string {
+  const secret = nonEmptyText(v, field);
+  if (secret.length < 32) throw new ConfigError(field, 'must be at least 32 characters, e.g. the output of `openssl rand -base64 32`');
+  return secret;
+}
+
+/**
+ * A public origin: `https://host[:port]` (http only for a loopback host), nothing after it.
+ *
+ * @example
+ * publicOrigin('https://login.example.com', 'public_origin'); // 'https://login.example.com'
+ */
+export function publicOrigin(v: unknown, field: string): string {
+  const value = nonEmptyText(v, field);
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new ConfigError(field, 'must be an origin such as "https://login.example.com"');
+  }
+  if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.origin !== value.replace(/\/$/, '')) {
+    throw new ConfigError(field, 'must be an origin such as "https://login.example.com": scheme and host, no path, query or credentials');
+  }
+  const loopback = url.hostname === 'localhost' || url.hostname === '[::1]' || /^127\./.test(url.hostname);
+  if (url.protocol === 'http:' && !loopback) throw new ConfigError(field, 'must use https (http only for localhost or 127.0.0.1)');
+  return url.origin;
+}
+
+function trustedHost(v: unknown, field: string): string {
+  const host = nonEmptyText(v, field).toLowerCase();
+  if (!URL.canParse(`http://${host}`) || new URL(`http://${host}`).host !== host.replace(/:80$/, '')) {
+    throw new ConfigError(field, 'must be a host name or address, optionally with a port, e.g. "login.internal:8443"');
+  }
+  return host;
+}
+
+/** The deployment settings with defaults: no public origin, no trusted hosts, no proxy. */
+export interface OriginConfig {
+  publicOrigin?: string;
+  trustedHosts: ReadonlySet<string>;
+  trustProxy: boolean;
+}
+
+/**
+ * `public_origin`, `trusted_hosts` and `trust_proxy` of a config, validated.
+ *
+ * @example
+ * readOriginConfig({ tenants, public_origin: 'https://login.example.com' });
+ */
+export function readOriginConfig(config: ServerConfig): OriginConfig {
+  const origin = config.public_origin === undefined ? undefined : publicOrigin(config.public_origin, 'public_origin');
+  const hosts = (config.trusted_hosts ?? []).map((h, i) => trustedHost(h, `trusted_hosts[${i}]`));
+  return {
+    ...(origin !== undefined ? { publicOrigin: origin } : {}),
+    trustedHosts: new Set(hosts),
+    trustProxy: config.trust_proxy ?? false,
+  };
 }
 
 /**
@@ -330,6 +423,7 @@ export function validateConfig(input: unknown): Tenant[] {
   const config = checkShape(input);
   readStoreConfig(config.store);
   const tenants = config.tenants.map((t, i) => readTenant(t, `tenants[${i}]`));
+  readOriginConfig(config);
   if (tenants.length === 0) throw new ConfigError('tenants', 'must contain at least one tenant');
   unique(tenants.map((t) => t.id), 'tenants', 'tenant id');
   return tenants;

@@ -170,6 +170,10 @@ const store = strict({
   type: oneOf(['memory', 'redis']),
   url: optional(text, 'With "type": "redis": a redis:// or rediss:// URL.'),
   prefix: optional(text, 'With "type": "redis": key prefix, at most 64 characters without spaces.'),
+  key_encryption_secret: optional(
+    text,
+    'With "type": "redis": at least 32 characters; seals the signing keys kept in Redis. Required unless every tenant is a development tenant. Prefer the OIDC_RP_KEY_ENCRYPTION_SECRET environment variable.',
+  ),
 });
 
 /**
@@ -182,6 +186,12 @@ export const configFileSchema = strict({
   $schema: optional(z.string({ error: 'must be a string' }), 'Ignored: lets editors find this schema.'),
   tenants: list(tenant),
   store: optional(store),
+  public_origin: optional(
+    text,
+    'The origin users and clients reach this server at, e.g. "https://login.example.com" (behind a proxy): issuer, URLs and Secure cookies follow it.',
+  ),
+  trusted_hosts: optional(list(text), 'Hosts (name or name:port) answered besides loopback when there is no public_origin.'),
+  trust_proxy: optional(flag, 'Read X-Forwarded-Proto, -Host and -For from the proxy in front. Default false.'),
 });
 
 /**

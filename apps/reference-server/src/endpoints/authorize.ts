@@ -10,8 +10,9 @@ import { queryParams } from '../http/params';
 import { finishAuthorization, redirectError, targetOf } from '../oauth/authorization-response';
 import { validateAuthorizeRequest } from '../oauth/authorize-request';
 import { needsConsent } from '../oauth/consent';
+import { bindBrowser } from '../oauth/browser-binding';
 import { demoUser } from '../oauth/demo-login';
-import { browserBinding, currentSession, INTERACTION_SECONDS } from '../oauth/session';
+import { currentSession, INTERACTION_SECONDS } from '../oauth/session';
 import { nowSeconds, type RequestContext } from '../request/context';
 
 /**
@@ -45,7 +46,7 @@ export async function authorize(ctx: RequestContext): Promise<Response> {
     return finishAuthorization(ctx, request, { username, sub, sid, authTime });
   }
 
-  const binding = browserBinding(ctx);
+  const binding = await bindBrowser(ctx);
   const id = randomToken();
   await ctx.server.store.saveInteraction(
     id,

@@ -4,11 +4,12 @@
  * standard profile it is the one token endpoint of RFC 6749: every grant, client secret and
  * PKCE verifier together, `expires_in` always.
  */
-import { s256, safeEqual, storageKey } from '../crypto/secrets';
+import { s256, safeEqual } from '../crypto/secrets';
 import { OAuthError } from '../http/errors';
 import { authenticateClient, requireSecretIfConfidential } from '../oauth/client-auth';
-import { issueAccessToken, issueIdToken, issueRefreshToken, revokeGrant } from '../oauth/issue';
+import { issueAccessToken, issueIdToken, issueRefreshToken } from '../oauth/issue';
 import { grantResource } from '../oauth/resource';
+import { codeGrant, spendAfterChecks } from '../oauth/single-use';
 import { invalidGrant, required, tokenEndpoint } from '../oauth/token-request';
 import { refreshOrClientCredentials } from './oauth-token';
 import { tokenResponse } from '../oauth/token-response';
@@ -18,8 +19,8 @@ const VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
 
 /**
  * `POST {base}/oidc/token`: the authorization code exchange. Either `client_secret` or
- * `code_verifier`, never both; codes are single-use and a replay revokes what the first
- * redemption issued.
+ * `code_verifier`, never both; codes are single-use (spent only once every check passed) and a
+ * replay revokes what the first redemption issued.
  *
  * @example
  * // an entry of the endpoint table in app.ts, which builds the RequestContext
@@ -50,27 +51,27 @@ export function codeTokenEndpoint(ctx: RequestContext): Promise<Response> {
     // A confidential client always authenticates: a verifier alone would let a stolen code be redeemed.
     requireSecretIfConfidential(ctx, auth);
 
-    const taken = await ctx.server.store.takeCode(storageKey(code));
-    if (!taken || taken.record.tenant !== ctx.tenant.id) throw invalidGrant('the authorization code is not valid');
-    const record = taken.record;
-    if (taken.alreadyUsed) {
-      await revokeGrant(ctx, record.grantId);
-      ctx.server.logger.info(`tenant ${ctx.tenant.id}: authorization code replayed; grant revoked (client ${record.clientId})`);
-      throw invalidGrant('the authorization code was already used; the tokens issued for it are revoked');
-    }
-    if (record.clientId !== client.client_id) throw invalidGrant('the authorization code was issued to another client');
-    if (record.expiresAt <= nowSeconds(ctx.server)) throw invalidGrant('the authorization code has expired');
-    if (record.redirectUri !== redirectUri) throw invalidGrant('redirect_uri does not match the one of the authorize request');
-    if (record.codeChallenge !== undefined) {
-      if (verifier === undefined) throw invalidGrant('code_verifier is required: the code was issued with a code_challenge');
-      if (!VERIFIER.test(verifier) || !safeEqual(s256(verifier), record.codeChallenge)) {
-        throw invalidGrant('code_verifier does not match the code_challenge');
-      }
-    } else if (verifier !== undefined) {
-      throw invalidGrant('the code was issued without a code_challenge; send client_secret instead of code_verifier');
-    }
+    // Checked before the code is spent, like every other rule (an invalid_target must not burn it).
+    let resource: ReturnType<typeof grantResource> | undefined;
+    const record = await spendAfterChecks(
+      ctx,
+      codeGrant(ctx, code),
+      (found) => {
+        if (found.clientId !== client.client_id) throw invalidGrant('the authorization code was issued to another client');
+        if (found.expiresAt <= nowSeconds(ctx.server)) throw invalidGrant('the authorization code has expired');
+        if (found.redirectUri !== redirectUri) throw invalidGrant('redirect_uri does not match the one of the authorize request');
+        if (found.codeChallenge !== undefined) {
+          if (verifier === undefined) throw invalidGrant('code_verifier is required: the code was issued with a code_challenge');
+          if (!VERIFIER.test(verifier) || !safeEqual(s256(verifier), found.codeChallenge)) {
+            throw invalidGrant('code_verifier does not match the code_challenge');
+          }
+        } else if (verifier !== undefined) {
+          throw invalidGrant('the code was issued without a code_challenge; send client_secret instead of code_verifier');
+        }
+        resource = grantResource(form.get('resource'), found.resource);
+      },
+    );
 
-    const resource = grantResource(form.get('resource'), record.resource);
     const grant = { clientId: client.client_id, scopes: record.scopes, user: record.user, grantId: record.grantId, resource };
     const access = await issueAccessToken(ctx, grant);
     const body: Record<string, string | number> = { access_token: access.token, token_type: 'Bearer' };

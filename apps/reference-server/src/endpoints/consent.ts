@@ -3,7 +3,7 @@
  * authorization, Deny ends it with `access_denied`.
  */
 import { OAuthError } from '../http/errors';
-import { errorPage } from '../http/html';
+import { allowFormTargets, errorPage } from '../http/html';
 import { queryParams } from '../http/params';
 import { rememberConsent } from '../oauth/consent';
 import type { RequestContext } from '../request/context';
@@ -12,7 +12,7 @@ import { brandOf, complete, endWithError, load, readForm, renderLogin } from './
 import { consentPage } from './pages';
 
 function renderConsent(ctx: RequestContext, id: string, interaction: Interaction & { user: NonNullable<Interaction['user']> }): Response {
-  return consentPage({
+  const page = consentPage({
     ...brandOf(ctx.tenant, interaction),
     action: `${ctx.issuer}/oidc/consent`,
     interaction: id,
@@ -20,6 +20,7 @@ function renderConsent(ctx: RequestContext, id: string, interaction: Interaction
     scopes: interaction.request.scopes,
     username: interaction.user.username,
   });
+  return allowFormTargets(page, [interaction.request.redirectUri]);
 }
 
 /**

@@ -1,7 +1,7 @@
 /**
  * What the login and consent endpoints share: loading the interaction a page or post belongs
  * to, which must come from the browser that started it (binding cookie) and, for posts, carry
- * its CSRF token; reading the form; showing the login form; and ending the flow.
+ * its CSRF token and come from the server's own origin; reading the form; showing the login form; and ending the flow.
  *
  * An ended interaction leaves a small record (client and redirect URI, no user, no state) for
  * another INTERACTION_SECONDS, so that browser Back to its page can say "already complete" and
@@ -10,10 +10,12 @@
 import type { Client, Tenant } from '../config/model';
 import { safeEqual } from '../crypto/secrets';
 import type { OAuthError } from '../http/errors';
-import { errorPage } from '../http/html';
+import { allowFormTargets, errorPage } from '../http/html';
+import { isCrossOriginPost } from '../http/origin';
 import { BodyError, readFormBody, type Params } from '../http/params';
 import { finishAuthorization, redirectError, targetOf } from '../oauth/authorization-response';
-import { browserKey, INTERACTION_SECONDS } from '../oauth/session';
+import { browserKey } from '../oauth/browser-binding';
+import { INTERACTION_SECONDS } from '../oauth/session';
 import type { RequestContext } from '../request/context';
 import type { Interaction } from '../store/store';
 import { type Brand, loginPage, signInEndedPage } from './pages';
@@ -58,6 +60,9 @@ export type Loaded = { id: string; interaction: Interaction } | { page: Response
 export async function load(ctx: RequestContext, params: Params, form?: { csrf?: string }): Promise<Loaded> {
   const id = params.values.get('interaction');
   if (params.invalid.size > 0 || id === undefined || !INTERACTION_ID.test(id)) return { page: errorPage(400, 'The sign-in request is malformed.') };
+  if (form && isCrossOriginPost(ctx.request, new URL(ctx.issuer).origin)) {
+    return { page: errorPage(403, 'The form was posted from another site. Start the sign-in again from the application.', 'access_denied') };
+  }
   const interaction = await ctx.server.store.findInteraction(id);
   if (!interaction || interaction.tenant !== ctx.tenant.id) {
     // A repeated post is a client or a double click, not a person going back: keep the 400.
@@ -98,7 +103,8 @@ export async function readForm(ctx: RequestContext): Promise<Params | Response> 
  */
 export function renderLogin(ctx: RequestContext, id: string, interaction: Interaction, extra: { message?: string; username?: string } = {}): Response {
   const username = extra.username ?? interaction.request.loginHint;
-  return loginPage({
+  // The post may be answered by a redirect to the client, which form-action must allow.
+  const page = loginPage({
     ...brandOf(ctx.tenant, interaction),
     action: `${ctx.issuer}/oidc/login`,
     interaction: id,
@@ -107,6 +113,7 @@ export function renderLogin(ctx: RequestContext, id: string, interaction: Intera
     ...(username !== undefined ? { username } : {}),
     ...(extra.message !== undefined ? { message: extra.message } : {}),
   });
+  return allowFormTargets(page, [interaction.request.redirectUri]);
 }
 
 /**

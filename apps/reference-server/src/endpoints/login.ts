@@ -1,6 +1,7 @@
 /**
  * The login page and its form post. Three wrong passwords or Cancel end the flow with
- * `access_denied` (RFC 6749 §4.1.2.1: the user or the server denied the request).
+ * `access_denied` (RFC 6749 §4.1.2.1: the user or the server denied the request); too many
+ * failures of a user or an address lock sign-ins (throttle.ts).
  *
  * Development tenants with `demo_login` also sign a user in without a password: the one
  * named by `login_hint`, or the one whose button was pressed (`login_as`, CSRF-checked like
@@ -12,11 +13,14 @@ import { OAuthError } from '../http/errors';
 import { errorPage } from '../http/html';
 import { queryParams } from '../http/params';
 import { needsConsent } from '../oauth/consent';
+import { rotateBinding } from '../oauth/browser-binding';
 import { demoUser } from '../oauth/demo-login';
 import { INTERACTION_SECONDS, startSession } from '../oauth/session';
+import { isLoginLocked, recordFailedLogin, recordSuccessfulLogin } from '../oauth/throttle';
 import { nowSeconds, type RequestContext } from '../request/context';
 import type { Interaction } from '../store/store';
 import { complete, endWithError, load, readForm, renderLogin } from './interaction';
+import { lockedError, lockedPage, RETURN_ACTION } from './locked-page';
 
 /** Wrong passwords allowed before the flow ends with an error redirect. */
 export const MAX_FAILED_LOGINS = 3;
@@ -60,6 +64,7 @@ export async function submitLogin(ctx: RequestContext): Promise<Response> {
   }
   const action = form.values.get('action') ?? 'login';
   if (action === 'cancel') return endWithError(ctx, id, new OAuthError('access_denied', 'the user cancelled the sign-in'));
+  if (action === RETURN_ACTION) return endWithError(ctx, id, lockedError());
   if (action !== 'login') return errorPage(400, 'The form was submitted with an unknown action.');
 
   const username = form.values.get('username');
@@ -67,9 +72,11 @@ export async function submitLogin(ctx: RequestContext): Promise<Response> {
   if (username === undefined || password === undefined) {
     return renderLogin(ctx, id, interaction, { message: 'Enter your username and password.', ...(username ? { username } : {}) });
   }
+  if (await isLoginLocked(ctx, username)) return lockedPage(ctx, id, interaction);
   const user = ctx.tenant.users.get(username);
   const matches = safeEqual(password, user?.password ?? DUMMY_PASSWORD);
   if (!user || !matches) {
+    if (await recordFailedLogin(ctx, username)) return lockedPage(ctx, id, interaction);
     const failures = await ctx.server.store.countFailedLogin(id);
     ctx.server.logger.info(`tenant ${ctx.tenant.id}: failed sign-in attempt ${failures} of ${MAX_FAILED_LOGINS}`);
     if (failures >= MAX_FAILED_LOGINS) {
@@ -82,11 +89,17 @@ export async function submitLogin(ctx: RequestContext): Promise<Response> {
   return signIn(ctx, id, interaction, user);
 }
 
-/** Starts the user's session, then asks for consent or completes the authorization. */
+/**
+ * Starts the user's session and rotates the browser binding (a value planted before sign-in
+ * never outlives it), then asks for consent or completes the authorization.
+ */
 async function signIn(ctx: RequestContext, id: string, interaction: Interaction, user: User): Promise<Response> {
+  await recordSuccessfulLogin(ctx, user.username);
   const authentication = { username: user.username, sub: user.claims.sub, sid: randomToken(16), authTime: nowSeconds(ctx.server) };
   const headers = new Headers({ 'Set-Cookie': await startSession(ctx, authentication) });
-  await ctx.server.store.saveInteraction(id, { ...interaction, user: authentication }, INTERACTION_SECONDS);
+  const binding = await rotateBinding(ctx);
+  headers.append('Set-Cookie', binding.setCookie);
+  await ctx.server.store.saveInteraction(id, { ...interaction, browser: binding.key, user: authentication }, INTERACTION_SECONDS);
   const client = ctx.tenant.clients.get(interaction.request.clientId);
   if (client && (await needsConsent(ctx, client, authentication.sub, interaction.request.scopes, interaction.request.prompt))) {
     headers.set('Location', `${ctx.issuer}/oidc/consent?interaction=${id}`);

@@ -2,13 +2,15 @@
  * `GET|POST /oidc/logout`: OpenID Connect RP-Initiated Logout 1.0. Ends the browser's session
  * and returns to a `post_logout_redirect_uri` registered for the client (exact match), with
  * `state`; without one, shows a signed-out page. An expired `id_token_hint` is accepted
- * (it identifies, it does not authorize); a forged one is refused.
+ * (it identifies, it does not authorize); a forged one is refused. Without a hint, a signed-in
+ * user is asked first (logout-confirmation.ts).
  */
 import { compactVerify, decodeProtectedHeader } from 'jose';
 import { errorPage } from '../http/html';
 import { BodyError, describeInvalid, queryParams, readFormBody, type Params } from '../http/params';
 import { endSession } from '../oauth/session';
 import type { RequestContext } from '../request/context';
+import { logoutConfirmation } from './logout-confirmation';
 import { signedOutPage } from './pages';
 
 async function hintAudience(ctx: RequestContext, hint: string): Promise<string[] | undefined> {
@@ -70,6 +72,10 @@ export async function logout(ctx: RequestContext): Promise<Response> {
     if (!client.post_logout_redirect_uris.includes(redirect)) {
       return errorPage(400, 'The post_logout_redirect_uri is not registered for this client (it must match exactly).');
     }
+  }
+  if (hint === undefined) {
+    const answer = await logoutConfirmation(ctx, values);
+    if (answer) return answer;
   }
   const clearCookie = await endSession(ctx);
   if (redirect === undefined) return signedOutPage(clearCookie);

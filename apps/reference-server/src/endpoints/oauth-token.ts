@@ -2,12 +2,12 @@
  * `POST /oauth/token`: refresh tokens and client credentials, as the contract splits the token
  * endpoints (codes are exchanged at `/oidc/token`).
  */
-import { storageKey } from '../crypto/secrets';
 import { OAuthError } from '../http/errors';
 import { USER_SCOPES } from '../oauth/claims';
 import { authenticateClient, requireSecretIfConfidential } from '../oauth/client-auth';
-import { issueAccessToken, issueRefreshToken, newGrantId, revokeGrant } from '../oauth/issue';
+import { issueAccessToken, issueRefreshToken, newGrantId } from '../oauth/issue';
 import { grantResource, readResource } from '../oauth/resource';
+import { refreshTokenGrant, spendAfterChecks } from '../oauth/single-use';
 import { type Form, invalidGrant, required, tokenEndpoint } from '../oauth/token-request';
 import { tokenResponse } from '../oauth/token-response';
 import { nowSeconds, type RequestContext } from '../request/context';
@@ -59,22 +59,22 @@ async function refreshGrant(ctx: RequestContext, form: Form): Promise<Response> 
     throw new OAuthError('unauthorized_client', 'the client is not registered for the refresh_token grant');
   }
   const token = required(form, 'refresh_token');
-  const taken = await ctx.server.store.takeRefreshToken(storageKey(token));
-  if (!taken || taken.record.tenant !== ctx.tenant.id) throw invalidGrant('the refresh token is not valid');
-  const record = taken.record;
-  if (taken.alreadyUsed) {
-    await revokeGrant(ctx, record.grantId);
-    ctx.server.logger.info(`tenant ${ctx.tenant.id}: refresh token reused; family revoked (client ${record.clientId})`);
-    throw invalidGrant('the refresh token was already used; all tokens of its family are revoked');
-  }
-  if (record.clientId !== client.client_id) throw invalidGrant('the refresh token was issued to another client');
-  if (record.expiresAt <= nowSeconds(ctx.server)) throw invalidGrant('the refresh token has expired');
-  if (await ctx.server.store.isGrantRevoked(record.grantId)) throw invalidGrant('the refresh token has been revoked');
-  const scopes = requestedScopes(form) ?? record.scopes;
-  if (scopes.some((s) => !record.scopes.includes(s))) {
-    throw new OAuthError('invalid_scope', 'a refresh can only keep or narrow the originally granted scope');
-  }
-  const resource = grantResource(form.get('resource'), record.resource);
+  const requested = requestedScopes(form);
+  let resource: ReturnType<typeof grantResource> | undefined;
+  const record = await spendAfterChecks(
+    ctx,
+    refreshTokenGrant(ctx, token),
+    async (found) => {
+      if (found.clientId !== client.client_id) throw invalidGrant('the refresh token was issued to another client');
+      if (found.expiresAt <= nowSeconds(ctx.server)) throw invalidGrant('the refresh token has expired');
+      if (await ctx.server.store.isGrantRevoked(found.grantId)) throw invalidGrant('the refresh token has been revoked');
+      if (requested?.some((s) => !found.scopes.includes(s))) {
+        throw new OAuthError('invalid_scope', 'a refresh can only keep or narrow the originally granted scope');
+      }
+      resource = grantResource(form.get('resource'), found.resource);
+    },
+  );
+  const scopes = requested ?? record.scopes;
   const access = await issueAccessToken(ctx, { clientId: client.client_id, scopes, user: record.user, grantId: record.grantId, resource });
   const refreshToken = await issueRefreshToken(ctx, { clientId: client.client_id, scopes: record.scopes, user: record.user, grantId: record.grantId, resource });
   return tokenResponse(ctx, client, { access_token: access.token, token_type: 'bearer', expires_in: access.expiresIn, refresh_token: refreshToken });

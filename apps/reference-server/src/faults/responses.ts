@@ -15,7 +15,7 @@ import type { RequestContext } from '../request/context';
  * claims.iss = impostorIssuer(ctx); // `${origin}/impostor-of-demo`
  */
 export function impostorIssuer(ctx: RequestContext): string {
-  return `${ctx.url.origin}/impostor-of-${ctx.tenant.id}`;
+  return `${new URL(ctx.issuer).origin}/impostor-of-${ctx.tenant.id}`;
 }
 
 /**

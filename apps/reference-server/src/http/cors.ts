@@ -49,3 +49,23 @@ export function preflight(ctx: CorsContext, methods: readonly string[]): Respons
   }
   return new Response(null, { status: 204, headers });
 }
+
+/**
+ * The CORS headers of a response that carries one client's tokens: the tenant's headers only
+ * when the request's origin is one of that client's own redirect URI origins. The tenant-wide
+ * set (every client's origins) decides preflights, which name no client; the tokens
+ * themselves are readable only by the client they were issued to.
+ *
+ * @example
+ * return jsonResponse(body, 200, clientCorsHeaders(ctx.corsHeaders, ctx.request, client.redirect_uris));
+ */
+export function clientCorsHeaders(
+  headers: Readonly<Record<string, string>>,
+  request: Request,
+  redirectUris: readonly string[],
+): Readonly<Record<string, string>> {
+  const origin = request.headers.get('origin');
+  if (origin === null || headers['Access-Control-Allow-Origin'] === undefined) return headers;
+  const own = redirectUris.some((uri) => URL.canParse(uri) && new URL(uri).origin === origin);
+  return own ? headers : VARY_ONLY;
+}

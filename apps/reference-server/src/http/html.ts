@@ -84,9 +84,41 @@ code{font-size:.95em}
 `;
 
 /**
+ * The CSP source that lets a form post (or a post's redirect) reach `uri`: its origin for
+ * http(s), its scheme for a custom scheme (`com.example.app:`).
+ *
+ * @example
+ * formTarget('http://127.0.0.1:3000/callback'); // 'http://127.0.0.1:3000'
+ */
+export function formTarget(uri: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(uri);
+  } catch {
+    return undefined;
+  }
+  if (url.protocol === 'http:' || url.protocol === 'https:') return url.origin;
+  return /^[a-z][a-z0-9+.-]*:$/i.test(url.protocol) ? url.protocol : undefined;
+}
+
+/**
+ * Lets a page's forms (and the redirects that answer them: browsers check those against
+ * `form-action` too) reach `uris` besides the server itself, by widening the page's CSP.
+ *
+ * @example
+ * return allowFormTargets(loginPage(...), [interaction.request.redirectUri]);
+ */
+export function allowFormTargets(page: Response, uris: readonly string[]): Response {
+  const csp = page.headers.get('Content-Security-Policy');
+  const sources = uris.map(formTarget).filter((s): s is string => s !== undefined);
+  if (csp && sources.length > 0) page.headers.set('Content-Security-Policy', csp.replace("form-action 'self'", `form-action 'self' ${sources.join(' ')}`));
+  return page;
+}
+
+/**
  * A complete HTML response: status, title, body; `script` (optional) runs under the page's nonce.
- * Sends `X-Frame-Options: DENY`, a CSP with `frame-ancestors 'none'` (images: data URIs only, for
- * the icon), and `no-store`.
+ * Sends `X-Frame-Options: DENY`, a CSP with `frame-ancestors 'none'`, `form-action 'self'`
+ * (see {@link allowFormTargets}) and images from data URIs only (the icon), and `no-store`.
  *
  * @example
  * return htmlPage({ status: 400, title: 'Sign-in failed', body: html`<p>Unknown client.</p>` });
@@ -126,6 +158,7 @@ ${script}
     `script-src 'nonce-${nonce}'`,
     'img-src data:',
     "base-uri 'none'",
+    "form-action 'self'",
     "frame-ancestors 'none'",
   ].join('; ');
   const headers = new Headers(page.headers);

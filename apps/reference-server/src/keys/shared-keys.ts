@@ -6,13 +6,16 @@
  * time. If Redis loses the document (a restart without persistence), every instance writes
  * back the keys it holds (SET NX) as soon as it reconnects, so the fleet keeps the same keys.
  *
- * The document holds private keys: Redis must be as private as the server itself.
+ * The document holds private keys. With a key encryption secret it is sealed (key-sealing.ts):
+ * unreadable and unforgeable for whoever reads or writes Redis; without one (development
+ * tenants only) it is plaintext JSON and Redis must be as private as the server itself.
  */
 import { calculateJwkThumbprint, exportJWK, importJWK, type CryptoKey, type JWK } from 'jose';
 import type { Logger } from '../config/logger';
 import type { SigningAlg } from '../config/model';
 import type { RedisConnection } from '../store/redis';
 import { StoreUnavailableError } from '../store/store';
+import { type KeySealer, UnsealError } from './key-sealing';
 import { createSigningKey, KeySet, type RetiredKey, type SigningKey } from './keys';
 
 /** How often an instance re-reads the key document (real time, not the server's clock). */
@@ -70,6 +73,8 @@ export class SharedKeys {
     private readonly alg: SigningAlg,
     private readonly now: () => number,
     private readonly logger: Logger,
+    /** Seals the document; absent only when every tenant is a development tenant. */
+    private readonly sealer?: KeySealer,
   ) {
     // Per algorithm: changing signing_alg starts a new document instead of fighting over one.
     this.key = `${redis.prefix}${tenantId}:signing-keys:${alg}`;
@@ -114,14 +119,14 @@ export class SharedKeys {
       const now = this.now();
       // Redis may have lost the document: retire the keys this instance holds rather than drop them.
       const base = before ?? this.cached?.text;
-      const old = base === undefined ? [] : this.documentOf(base).keys;
+      const old = base === undefined ? [] : (await this.documentOf(base)).keys;
       const [current, ...retired] = old;
       const keys = [
         { jwk: nextJwk },
         ...(current ? [{ jwk: current.jwk, unpublish_at: now + keepSeconds * 1000 }] : []),
         ...retired.filter((k) => (k.unpublish_at ?? 0) > now),
       ];
-      const text = JSON.stringify({ v: 1, keys } satisfies KeyDocument);
+      const text = await this.stored({ v: 1, keys });
       if (await this.redis.compareAndSet(this.key, before, text)) {
         await this.adopt(text);
         return next;
@@ -135,7 +140,7 @@ export class SharedKeys {
       let text = await this.redis.get(this.key);
       if (text === null) {
         // The first instance, or Redis lost its data: offer what this instance has.
-        const mine = this.cached?.text ?? JSON.stringify({ v: 1, keys: [{ jwk: await privateJwk(await createSigningKey(this.alg)) }] });
+        const mine = this.cached?.text ?? (await this.stored({ v: 1, keys: [{ jwk: await privateJwk(await createSigningKey(this.alg)) }] }));
         await this.redis.setIfAbsent(this.key, mine);
         text = (await this.redis.get(this.key)) ?? mine;
       }
@@ -149,12 +154,34 @@ export class SharedKeys {
   }
 
   private unreadable(reason: string): StoreUnavailableError {
-    const message = `the signing keys of tenant ${this.tenantId} in Redis (${this.key}) cannot be used: ${reason}; delete that key to have new ones generated`;
+    const message = `the signing keys of tenant ${this.tenantId} in Redis (${this.key}) are refused: ${reason}; delete that key to have new ones generated`;
     this.logger.error(message);
     return new StoreUnavailableError(message);
   }
 
-  private documentOf(text: string): KeyDocument {
+  /** Where the document lives, bound into its seal. */
+  private get place(): string {
+    return `${this.tenantId}:${this.alg}`;
+  }
+
+  /** The text to store for `doc`: sealed when there is a secret. */
+  private async stored(doc: KeyDocument): Promise<string> {
+    const text = JSON.stringify(doc);
+    return this.sealer ? this.sealer.seal(text, this.place) : text;
+  }
+
+  private async documentOf(stored: string): Promise<KeyDocument> {
+    let text = stored;
+    if (this.sealer) {
+      try {
+        text = await this.sealer.open(stored, this.place);
+      } catch (error) {
+        if (error instanceof UnsealError) throw this.unreadable(error.message);
+        throw error;
+      }
+    } else if (!stored.trimStart().startsWith('{')) {
+      throw this.unreadable('it is encrypted; configure the key encryption secret it was written with');
+    }
     const doc = parseDocument(text);
     if (typeof doc === 'string') throw this.unreadable(doc);
     return doc;
@@ -165,7 +192,7 @@ export class SharedKeys {
       this.cached.checkedAt = performance.now();
       return this.cached.keys;
     }
-    const doc = this.documentOf(text);
+    const doc = await this.documentOf(text);
     let loaded: SigningKey[];
     try {
       loaded = await Promise.all(doc.keys.map((k) => importSigningKey(k.jwk, this.alg)));

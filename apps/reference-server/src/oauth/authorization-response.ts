@@ -7,7 +7,7 @@ import { clientFaults } from '../config/model';
 import { randomToken, storageKey } from '../crypto/secrets';
 import { faultyRedirectParams } from '../faults/responses';
 import type { OAuthError } from '../http/errors';
-import { html, htmlPage } from '../http/html';
+import { allowFormTargets, html, htmlPage } from '../http/html';
 import { nowSeconds, type RequestContext } from '../request/context';
 import type { AuthorizationRequest, Authentication } from '../store/store';
 import type { ResponseTarget } from './authorize-request';
@@ -22,7 +22,7 @@ function deliver(ctx: RequestContext, target: ResponseTarget, params: Record<str
   const out = new Headers(headers);
   if (target.mode === 'form_post') {
     const fields = Object.entries(all).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`);
-    return htmlPage({
+    const page = htmlPage({
       title: 'Returning to the application',
       body: html`<h1>Returning to the application…</h1>
 <form method="post" action="${target.redirectUri}">
@@ -33,6 +33,7 @@ ${fields}
       script: 'document.forms[0].submit();',
       headers: out,
     });
+    return allowFormTargets(page, [target.redirectUri]);
   }
   const encoded = new URLSearchParams(all).toString();
   const location =

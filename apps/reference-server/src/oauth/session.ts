@@ -1,14 +1,18 @@
 /**
  * Cookies of the login: a browser-binding cookie (ties a sign-in in progress to the browser
- * that started it, which defeats login CSRF) and the session cookie (SSO). Both HttpOnly,
- * SameSite=Lax, Secure on https, scoped to the tenant's path; only their hashes are stored.
+ * that started it, which defeats login CSRF) and the session cookie (SSO). Both HttpOnly and
+ * SameSite=Lax; only their hashes are stored. Over https they are `Secure` and `__Host-`
+ * prefixed (Path=/, the tenant in the name), so no sibling origin can set or shadow them;
+ * over http they are scoped to the tenant's path.
  */
 import { randomToken, storageKey } from '../crypto/secrets';
 import { nowSeconds, type RequestContext } from '../request/context';
 import type { Authentication, Session } from '../store/store';
 
-const SESSION_COOKIE = 'rs_session';
-const BROWSER_COOKIE = 'rs_browser';
+/** Base name of the session cookie. */
+export const SESSION_COOKIE = 'rs_session';
+/** Base name of the browser-binding cookie (see browser-binding.ts). */
+export const BROWSER_COOKIE = 'rs_browser';
 /** How long a sign-in lasts for SSO. */
 export const SESSION_SECONDS = 24 * 3600;
 /** How long a sign-in in progress (login and consent pages) may take, in seconds. */
@@ -33,9 +37,25 @@ export function readCookie(request: Request, name: string): string | undefined {
   return undefined;
 }
 
-function cookie(ctx: RequestContext, name: string, value: string, maxAge?: number): string {
-  const parts = [`${name}=${value}`, `Path=/${ctx.tenant.id}/`, 'HttpOnly', 'SameSite=Lax'];
-  if (ctx.url.protocol === 'https:') parts.push('Secure');
+/**
+ * The name of one of the tenant's cookies: `__Host-{name}.{tenant}` when secure, else `name`.
+ *
+ * @example
+ * readCookie(ctx.request, cookieName(ctx, 'rs_session'));
+ */
+export function cookieName(ctx: RequestContext, name: string): string {
+  return ctx.secure ? `__Host-${name}.${ctx.tenant.id}` : name;
+}
+
+/**
+ * A `Set-Cookie` value for one of the tenant's cookies (name as given to {@link cookieName}).
+ *
+ * @example
+ * headers.append('Set-Cookie', cookie(ctx, 'rs_browser', value));
+ */
+export function cookie(ctx: RequestContext, name: string, value: string, maxAge?: number): string {
+  const parts = [`${cookieName(ctx, name)}=${value}`, `Path=${ctx.secure ? '/' : `/${ctx.tenant.id}/`}`, 'HttpOnly', 'SameSite=Lax'];
+  if (ctx.secure) parts.push('Secure');
   if (maxAge !== undefined) parts.push(`Max-Age=${maxAge}`);
   return parts.join('; ');
 }
@@ -47,7 +67,7 @@ function cookie(ctx: RequestContext, name: string, value: string, maxAge?: numbe
  * const session = await currentSession(ctx);
  */
 export async function currentSession(ctx: RequestContext): Promise<Session | undefined> {
-  const value = readCookie(ctx.request, SESSION_COOKIE);
+  const value = readCookie(ctx.request, cookieName(ctx, SESSION_COOKIE));
   if (!value) return undefined;
   const session = await ctx.server.store.findSession(storageKey(value));
   if (!session || session.tenant !== ctx.tenant.id || session.expiresAt <= nowSeconds(ctx.server)) return undefined;
@@ -63,7 +83,7 @@ export async function currentSession(ctx: RequestContext): Promise<Session | und
  * headers.append('Set-Cookie', await startSession(ctx, authentication));
  */
 export async function startSession(ctx: RequestContext, user: Authentication): Promise<string> {
-  const previous = readCookie(ctx.request, SESSION_COOKIE);
+  const previous = readCookie(ctx.request, cookieName(ctx, SESSION_COOKIE));
   if (previous) await ctx.server.store.deleteSession(storageKey(previous));
   const value = randomToken();
   const session: Session = { ...user, tenant: ctx.tenant.id, expiresAt: nowSeconds(ctx.server) + SESSION_SECONDS };
@@ -78,33 +98,9 @@ export async function startSession(ctx: RequestContext, user: Authentication): P
  * headers.append('Set-Cookie', await endSession(ctx));
  */
 export async function endSession(ctx: RequestContext): Promise<string> {
-  const value = readCookie(ctx.request, SESSION_COOKIE);
+  const value = readCookie(ctx.request, cookieName(ctx, SESSION_COOKIE));
   if (value) await ctx.server.store.deleteSession(storageKey(value));
   return cookie(ctx, SESSION_COOKIE, '', 0);
-}
-
-/**
- * The browser's binding key; creates the cookie when the browser has none.
- *
- * @example
- * const { key, setCookie } = browserBinding(ctx);
- */
-export function browserBinding(ctx: RequestContext): { key: string; setCookie?: string } {
-  const existing = readCookie(ctx.request, BROWSER_COOKIE);
-  if (existing) return { key: storageKey(existing) };
-  const value = randomToken();
-  return { key: storageKey(value), setCookie: cookie(ctx, BROWSER_COOKIE, value) };
-}
-
-/**
- * The binding key of the browser making this request, without creating one.
- *
- * @example
- * if (browserKey(ctx) !== interaction.browser) return errorPage(400, '...');
- */
-export function browserKey(ctx: RequestContext): string | undefined {
-  const existing = readCookie(ctx.request, BROWSER_COOKIE);
-  return existing ? storageKey(existing) : undefined;
 }
 
 /**
@@ -115,6 +111,6 @@ export function browserKey(ctx: RequestContext): string | undefined {
  * const csrf = sessionFormToken(ctx, 'revoke-consent'); // undefined when not signed in
  */
 export function sessionFormToken(ctx: RequestContext, purpose: string): string | undefined {
-  const value = readCookie(ctx.request, SESSION_COOKIE);
+  const value = readCookie(ctx.request, cookieName(ctx, SESSION_COOKIE));
   return value ? storageKey(`${purpose}:${value}`) : undefined;
 }

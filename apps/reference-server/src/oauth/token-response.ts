@@ -1,9 +1,10 @@
 /**
- * The successful token response (RFC 6749 5.1): JSON, never cached, with the request's CORS
- * headers. Only a client configured with faults has it bent by faults/.
+ * The successful token response (RFC 6749 5.1): JSON, never cached, with CORS headers only for
+ * the client's own origins. Only a client configured with faults has it bent by faults/.
  */
 import type { Client } from '../config/model';
 import { faultyTokenResponse } from '../faults/responses';
+import { clientCorsHeaders } from '../http/cors';
 import { jsonResponse } from '../http/errors';
 import type { RequestContext } from '../request/context';
 
@@ -15,5 +16,5 @@ import type { RequestContext } from '../request/context';
  */
 export function tokenResponse(ctx: RequestContext, client: Client, body: Record<string, string | number>): Response {
   if (client.faults.size > 0) return faultyTokenResponse(ctx, client.faults, body);
-  return jsonResponse(body, 200, ctx.corsHeaders);
+  return jsonResponse(body, 200, clientCorsHeaders(ctx.corsHeaders, ctx.request, client.redirect_uris));
 }

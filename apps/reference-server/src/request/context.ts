@@ -1,5 +1,6 @@
 /** The state handlers share: the server-wide parts, and those of the request's tenant. */
 import type { Logger } from '../config/logger';
+import type { OriginPolicy } from '../http/origin';
 import type { Tenant } from '../config/model';
 import type { KeySet, SigningKey } from '../keys/keys';
 import type { Store } from '../store/store';
@@ -23,6 +24,8 @@ export interface ServerContext {
   /** Clock in epoch milliseconds. */
   now: () => number;
   logger: Logger;
+  /** Which origin the server answers as (public origin, trusted hosts, proxy headers). */
+  origin: OriginPolicy;
 }
 
 /** Everything a handler needs for one request to one tenant. */
@@ -42,8 +45,12 @@ export interface RequestContext {
    */
   corsHeaders: Readonly<Record<string, string>>;
   url: URL;
-  /** `{origin}/{tenantId}`, from the request's own origin. */
+  /** `{origin}/{tenantId}`: the configured public origin, else the request's (loopback or trusted) origin. */
   issuer: string;
+  /** Whether users reach the server over https: cookies are then `Secure` and `__Host-`. */
+  secure: boolean;
+  /** The client's IP address (the proxy's `X-Forwarded-For` when trusted); undefined in-process. */
+  clientAddress: string | undefined;
 }
 
 /**

@@ -59,6 +59,10 @@ return redis.call('HINCRBY', KEYS[1], 'f', 1)`;
 const TAKE_INTERACTION = `local v = redis.call('HMGET', KEYS[1], 'r', 'f')
 redis.call('DEL', KEYS[1])
 return v`;
+// A fixed-window counter: the expiry is set by the first hit only.
+const COUNT_HIT = `local n = redis.call('INCR', KEYS[1])
+if n == 1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
+return n`;
 // Compare-and-set of a whole value ('' expects the key to be absent).
 const COMPARE_AND_SET = `local v = redis.call('GET', KEYS[1])
 if (v == false and ARGV[1] == '') or v == ARGV[1] then redis.call('SET', KEYS[1], ARGV[2]) return 1 end
@@ -344,6 +348,9 @@ class RedisStore implements Store {
   async saveCode(key: string, record: CodeRecord, ttlSeconds: number): Promise<void> {
     await this.set(this.key('code', key), `0${JSON.stringify(record)}`, ttlSeconds);
   }
+  async peekCode(key: string): Promise<Taken<CodeRecord> | undefined> {
+    return taken(await this.redis.get(this.key('code', key)));
+  }
   async takeCode(key: string): Promise<Taken<CodeRecord> | undefined> {
     return taken(await this.redis.script(TAKE, [this.key('code', key)]));
   }
@@ -365,6 +372,9 @@ class RedisStore implements Store {
     const value = await this.redis.get(this.key('rt', key));
     return value === null ? undefined : parse(value.slice(1));
   }
+  async peekRefreshToken(key: string): Promise<Taken<RefreshTokenRecord> | undefined> {
+    return taken(await this.redis.get(this.key('rt', key)));
+  }
   async takeRefreshToken(key: string): Promise<Taken<RefreshTokenRecord> | undefined> {
     return taken(await this.redis.script(TAKE, [this.key('rt', key)]));
   }
@@ -374,6 +384,17 @@ class RedisStore implements Store {
   }
   async isGrantRevoked(grantId: string): Promise<boolean> {
     return Number(await this.redis.command(['EXISTS', this.key('revoked', grantId)])) === 1;
+  }
+
+  // Counter names may hold a username or an address: hashed like every other key.
+  async countHit(key: string, ttlSeconds: number): Promise<number> {
+    return Number(await this.redis.script(COUNT_HIT, [this.key('hits', storageKey(key))], [ttl(ttlSeconds)]));
+  }
+  async hitCount(key: string): Promise<number> {
+    return Number((await this.redis.get(this.key('hits', storageKey(key)))) ?? 0);
+  }
+  async clearHits(key: string): Promise<void> {
+    await this.del(this.key('hits', storageKey(key)));
   }
 }
 

@@ -134,6 +134,8 @@ export interface Store {
   findConsent(key: string): Promise<string[] | undefined>;
 
   saveCode(key: string, record: CodeRecord, ttlSeconds: number): Promise<void>;
+  /** Reads the code without marking it used, so a request that fails its checks leaves it unspent. */
+  peekCode(key: string): Promise<Taken<CodeRecord> | undefined>;
   /** Atomically marks the code used; `alreadyUsed` tells a replay from the first redemption. */
   takeCode(key: string): Promise<Taken<CodeRecord> | undefined>;
 
@@ -143,12 +145,24 @@ export interface Store {
 
   saveRefreshToken(key: string, record: RefreshTokenRecord, ttlSeconds: number): Promise<void>;
   findRefreshToken(key: string): Promise<RefreshTokenRecord | undefined>;
+  /** Reads the refresh token without marking it used, so a request that fails its checks leaves it unspent. */
+  peekRefreshToken(key: string): Promise<Taken<RefreshTokenRecord> | undefined>;
   /** Atomically marks the refresh token used; `alreadyUsed` reveals reuse of a rotated token. */
   takeRefreshToken(key: string): Promise<Taken<RefreshTokenRecord> | undefined>;
 
   /** Revokes every token of a grant (a code's tokens, a refresh family). */
   revokeGrant(grantId: string, ttlSeconds: number): Promise<void>;
   isGrantRevoked(grantId: string): Promise<boolean>;
+
+  /**
+   * Atomically adds one to a counter and returns the new count. A new counter lives
+   * `ttlSeconds` from its first hit (a fixed window); later hits do not extend it.
+   */
+  countHit(key: string, ttlSeconds: number): Promise<number>;
+  /** The counter's value; 0 when it is absent or expired. */
+  hitCount(key: string): Promise<number>;
+  /** Removes a counter. */
+  clearHits(key: string): Promise<void>;
 }
 
 interface Entry<T> {
@@ -186,6 +200,11 @@ class ExpiringMap<T> {
   get(key: string): T | undefined {
     const entry = this.entry(key);
     return entry && structuredClone(entry.value);
+  }
+
+  peek(key: string): Taken<T> | undefined {
+    const entry = this.entry(key);
+    return entry && { record: structuredClone(entry.value), alreadyUsed: entry.used };
   }
 
   take(key: string): Taken<T> | undefined {
@@ -236,6 +255,7 @@ export class MemoryStore implements Store {
   private readonly accessTokens: ExpiringMap<AccessTokenRecord>;
   private readonly refreshTokens: ExpiringMap<RefreshTokenRecord>;
   private readonly revokedGrants: ExpiringMap<true>;
+  private readonly hits: ExpiringMap<number>;
 
   constructor(now: () => number = Date.now) {
     this.interactions = new ExpiringMap(now);
@@ -245,6 +265,7 @@ export class MemoryStore implements Store {
     this.accessTokens = new ExpiringMap(now);
     this.refreshTokens = new ExpiringMap(now);
     this.revokedGrants = new ExpiringMap(now);
+    this.hits = new ExpiringMap(now);
   }
 
   async saveInteraction(id: string, interaction: Interaction, ttlSeconds: number): Promise<void> {
@@ -285,6 +306,9 @@ export class MemoryStore implements Store {
   async saveCode(key: string, record: CodeRecord, ttlSeconds: number): Promise<void> {
     this.codes.set(key, record, ttlSeconds);
   }
+  async peekCode(key: string): Promise<Taken<CodeRecord> | undefined> {
+    return this.codes.peek(key);
+  }
   async takeCode(key: string): Promise<Taken<CodeRecord> | undefined> {
     return this.codes.take(key);
   }
@@ -305,6 +329,9 @@ export class MemoryStore implements Store {
   async findRefreshToken(key: string): Promise<RefreshTokenRecord | undefined> {
     return this.refreshTokens.get(key);
   }
+  async peekRefreshToken(key: string): Promise<Taken<RefreshTokenRecord> | undefined> {
+    return this.refreshTokens.peek(key);
+  }
   async takeRefreshToken(key: string): Promise<Taken<RefreshTokenRecord> | undefined> {
     return this.refreshTokens.take(key);
   }
@@ -314,5 +341,21 @@ export class MemoryStore implements Store {
   }
   async isGrantRevoked(grantId: string): Promise<boolean> {
     return this.revokedGrants.get(grantId) === true;
+  }
+
+  async countHit(key: string, ttlSeconds: number): Promise<number> {
+    const entry = this.hits.entry(key);
+    if (!entry) {
+      this.hits.set(key, 1, ttlSeconds);
+      return 1;
+    }
+    entry.value += 1;
+    return entry.value;
+  }
+  async hitCount(key: string): Promise<number> {
+    return this.hits.get(key) ?? 0;
+  }
+  async clearHits(key: string): Promise<void> {
+    this.hits.delete(key);
   }
 }
