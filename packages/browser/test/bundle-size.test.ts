@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { type Metafile, build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
+import { devMessagesPlugin } from '../../../scripts/lib/dev-messages-plugin.mjs';
 
 const bench = (path: string) => fileURLToPath(new URL(`../../../bench/${path}`, import.meta.url));
 const source = (pkg: string) => fileURLToPath(new URL(`../../${pkg}/src/index.ts`, import.meta.url));
@@ -25,6 +26,7 @@ async function bundle(entry: string): Promise<{ gzip: number; code: string; inpu
     ...settings,
     entryPoints: [bench(`bundle-entries/${entry}`)],
     alias: { '@oidc-rp/core': source('core'), '@oidc-rp/browser': source('browser'), '@oidc-rp/react': source('react') },
+    plugins: [devMessagesPlugin],
     metafile: true,
     write: false,
     outdir: 'out',

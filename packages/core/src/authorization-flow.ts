@@ -4,6 +4,7 @@
  * and return one `TokenSet`. Both the browser and the Node wrapper call this.
  */
 
+import { DEV } from './dev';
 import { type AuthorizationResponse, parseAuthorizationResponse } from './authorization-response';
 import type { Clock } from './clock';
 import { OidcError } from './errors';
@@ -75,7 +76,7 @@ export async function completeAuthorization(params: CompleteAuthorizationParams)
 
   const tokens = await redeemCode(params, response.code, validation);
   if (frontClaims !== undefined && tokens.claims !== undefined && frontClaims.sub !== tokens.claims.sub) {
-    throw new OidcError('id_token_sub_mismatch', 'The two ID tokens name different users; start a new login.');
+    throw new OidcError('id_token_sub_mismatch', DEV && 'The two ID tokens name different users; start a new login.');
   }
   return tokens;
 }
@@ -97,7 +98,7 @@ export async function completeAuthorization(params: CompleteAuthorizationParams)
  */
 export async function completeCodeAuthorization(params: CompleteAuthorizationParams): Promise<TokenSet> {
   if (params.transaction.responseType !== 'code') {
-    throw new OidcError('invalid_options', 'This login is not a code flow: use completeAuthorization.');
+    throw new OidcError('invalid_options', DEV && 'This login is not a code flow: use completeAuthorization.');
   }
   const response = checkedResponse(params);
   return redeemCode(params, response.code as string, validationOptions(params));
@@ -107,11 +108,11 @@ export async function completeCodeAuthorization(params: CompleteAuthorizationPar
 function checkedResponse(params: CompleteAuthorizationParams): AuthorizationResponse {
   const { provider, client, transaction } = params;
   if (transaction.clientId !== client.clientId) {
-    throw new OidcError('invalid_options', 'The transaction is for another client: pass the one the login began with.');
+    throw new OidcError('invalid_options', DEV && 'The transaction is for another client: pass the one the login began with.');
   }
   const response = parseAuthorizationResponse(params.input, transaction, provider);
   if ((isOpenId(transaction) || response.idToken !== undefined) && !transaction.nonce) {
-    throw new OidcError('transaction_invalid', 'The transaction has no nonce for the ID token; start a new login.');
+    throw new OidcError('transaction_invalid', DEV && 'The transaction has no nonce for the ID token; start a new login.');
   }
   return response;
 }
@@ -148,7 +149,7 @@ async function redeemCode(
   });
   if (tokens.idToken === undefined) {
     if (isOpenId(transaction)) {
-      throw new OidcError('id_token_missing', 'No ID token came for the "openid" scope; check the client may use it.');
+      throw new OidcError('id_token_missing', DEV && 'No ID token came for the "openid" scope; check the client may use it.');
     }
     return tokens;
   }

@@ -5,6 +5,7 @@
  * headers and then stalls cannot hang the caller. Internal module.
  */
 
+import { DEV } from './dev';
 import { OidcError, isOidcError } from './errors';
 import { fromUtf8 } from './encoding';
 import type { HttpOptions } from './types';
@@ -30,11 +31,11 @@ export async function sendRequest<T>(
 ): Promise<T> {
   const timeout = http?.timeout ?? DEFAULT_TIMEOUT_MS;
   if (typeof timeout !== 'number' || Number.isNaN(timeout) || timeout <= 0) {
-    throw new OidcError('invalid_options', 'timeout must be a positive number of milliseconds.');
+    throw new OidcError('invalid_options', DEV && 'timeout must be a positive number of milliseconds.');
   }
   const fetchFn = http?.fetch ?? globalThis.fetch;
   if (typeof fetchFn !== 'function') {
-    throw new OidcError('invalid_options', 'No fetch available: pass the fetch option.');
+    throw new OidcError('invalid_options', DEV && 'No fetch available: pass the fetch option.');
   }
   const where = `${what} (${describeUrl(url)})`;
   const callerSignal = http?.signal;
@@ -61,11 +62,11 @@ export async function sendRequest<T>(
     return await Promise.race([work, abandoned]);
   } catch (error) {
     if (timedOut) {
-      throw new OidcError('request_timeout', `${where} timed out after ${timeout} ms; check the provider or raise timeout.`);
+      throw new OidcError('request_timeout', DEV && `${where} timed out after ${timeout} ms; check the provider or raise timeout.`);
     }
     if (callerSignal?.aborted) throw abortedError(where, callerSignal.reason);
     if (isOidcError(error)) throw error;
-    throw new OidcError('network_error', `${where} failed; check the network and the provider URL.`, { cause: error });
+    throw new OidcError('network_error', DEV && `${where} failed; check the network and the provider URL.`, { cause: error });
   } finally {
     clearTimeout(timer);
     callerSignal?.removeEventListener('abort', onCallerAbort);
@@ -99,7 +100,7 @@ async function fetchSameOrigin(fetchFn: typeof fetch, url: string, init: Request
     }
     if (next?.origin !== origin || hop === MAX_REDIRECTS) {
       const target = next?.origin === origin ? 'too often' : `to ${next ? describeUrl(next.href) : 'a hidden or invalid target'}`;
-      throw new OidcError('redirect_refused', `${where} redirected ${target}; only redirects within ${origin} are followed: use the final URL.`);
+      throw new OidcError('redirect_refused', DEV && `${where} redirected ${target}; only redirects within ${origin} are followed: use the final URL.`);
     }
     current = next.href;
   }
@@ -164,7 +165,7 @@ async function readBounded(response: Response, maxBytes: number): Promise<Uint8A
 }
 
 function abortedError(where: string, reason: unknown): OidcError {
-  return new OidcError('network_error', `${where}: aborted by the caller's signal.`, { cause: reason });
+  return new OidcError('network_error', DEV && `${where}: aborted by the caller's signal.`, { cause: reason });
 }
 
 // Origin and path only: a query string is never echoed into a message.

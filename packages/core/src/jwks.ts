@@ -12,6 +12,7 @@
  *   withdrew stop being trusted.
  */
 
+import { DEV } from './dev';
 import type { JWK } from 'jose';
 import { OidcError, isOidcError } from './errors';
 import { type JsonBody, discardBody, isJsonObject, readJson, sendRequest } from './http';
@@ -128,7 +129,7 @@ async function fetchJwks(jwksUri: string, http: HttpOptions | undefined): Promis
   const keys = body.ok && isJsonObject(body.value) ? body.value.keys : undefined;
   if (!Array.isArray(keys)) {
     const problem = body.ok ? 'no "keys" array' : body.problem;
-    throw new OidcError('jwks_invalid', `jwks_uri answered no key set (${problem}); check jwks_uri.`);
+    throw new OidcError('jwks_invalid', DEV && `jwks_uri answered no key set (${problem}); check jwks_uri.`);
   }
   return keys.filter(isJsonObject) as JWK[];
 }
@@ -136,5 +137,5 @@ async function fetchJwks(jwksUri: string, http: HttpOptions | undefined): Promis
 async function readJwks(response: Response): Promise<JsonBody> {
   if (response.ok) return readJson(response);
   void discardBody(response); // not awaited: some fetch implementations never settle a cancel
-  throw new OidcError('jwks_fetch_failed', `jwks_uri answered HTTP ${response.status}; check jwks_uri and the provider.`);
+  throw new OidcError('jwks_fetch_failed', DEV && `jwks_uri answered HTTP ${response.status}; check jwks_uri and the provider.`);
 }

@@ -1,5 +1,6 @@
 /** Token revocation (RFC 7009): tells the provider a token is no longer needed. */
 
+import { DEV } from './dev';
 import { assertSecureUrl } from './discovery';
 import { OidcError } from './errors';
 import { discardBody, readJson, sendRequest } from './http';
@@ -31,9 +32,9 @@ export async function revokeToken(params: RevokeTokenParams): Promise<boolean> {
   const endpoint = provider.revocation_endpoint;
   if (endpoint === undefined) return false;
   assertSecureUrl(endpoint, "The provider's revocation_endpoint");
-  if (typeof token !== 'string' || token === '') throw new OidcError('invalid_options', 'token is required.');
+  if (typeof token !== 'string' || token === '') throw new OidcError('invalid_options', DEV && 'token is required.');
   if (tokenTypeHint !== undefined && tokenTypeHint !== 'refresh_token' && tokenTypeHint !== 'access_token') {
-    throw new OidcError('invalid_options', 'tokenTypeHint must be refresh_token or access_token.');
+    throw new OidcError('invalid_options', DEV && 'tokenTypeHint must be refresh_token or access_token.');
   }
   const body = new URLSearchParams({ token });
   if (tokenTypeHint !== undefined) body.set('token_type_hint', tokenTypeHint);

@@ -5,6 +5,7 @@
  * ({@link processTokenResponse}), which turns any answer into a `TokenSet` or a typed error.
  */
 
+import { DEV } from './dev';
 import { type Clock, systemClock } from './clock';
 import { assertSecureUrl, tokenEndpointFor } from './discovery';
 import { OidcError, TokenEndpointError } from './errors';
@@ -94,7 +95,7 @@ export async function exchangeCode(params: ExchangeCodeParams): Promise<TokenSet
     if (provider.pkce_replaces_client_secret === true && method === 'client_secret_post') {
       throw new OidcError(
         'pkce_with_client_secret',
-        'This provider takes client_secret or code_verifier in the body, never both: use client_secret_basic, or log in with pkce: false.',
+        DEV && 'This provider takes client_secret or code_verifier in the body, never both: use client_secret_basic, or log in with pkce: false.',
       );
     }
     body.set('code_verifier', codeVerifier);
@@ -135,7 +136,7 @@ export async function refreshTokens(params: RefreshTokensParams): Promise<TokenS
     now: params.now,
   });
   if (params.expectedSubject !== undefined && claims.sub !== params.expectedSubject) {
-    throw new OidcError('id_token_sub_mismatch', 'The refreshed ID token names another user; log in again.');
+    throw new OidcError('id_token_sub_mismatch', DEV && 'The refreshed ID token names another user; log in again.');
   }
   return { ...tokens, claims };
 }
@@ -156,15 +157,15 @@ export async function clientCredentials(params: ClientCredentialsParams): Promis
   const { provider, client } = params;
   const method = authMethodOf(client, provider);
   if (method === 'none') {
-    throw new OidcError('invalid_options', 'Client credentials need client.clientSecret.');
+    throw new OidcError('invalid_options', DEV && 'Client credentials need client.clientSecret.');
   }
   const body = new URLSearchParams({ grant_type: 'client_credentials' });
   if (params.scope !== undefined) body.set('scope', params.scope);
   for (const [name, value] of Object.entries(params.extra ?? {})) {
     if (PROTECTED_BODY.has(name)) {
-      throw new OidcError('invalid_options', `extra may not set "${name}": use the matching option.`);
+      throw new OidcError('invalid_options', DEV && `extra may not set "${name}": use the matching option.`);
     }
-    if (typeof value !== 'string') throw new OidcError('invalid_options', `extra.${name} must be a string.`);
+    if (typeof value !== 'string') throw new OidcError('invalid_options', DEV && `extra.${name} must be a string.`);
     body.set(name, value);
   }
   return postToTokenEndpoint(provider, client, 'client_credentials', body, method, params);
@@ -187,12 +188,12 @@ export async function processTokenResponse(response: Response, now: Clock = syst
   if (!response.ok) throw tokenEndpointError(response.status, body);
   if (!body.ok) throw invalidResponse(body.problem);
   const value = body.value;
-  if (!isJsonObject(value)) throw invalidResponse('not a JSON object');
+  if (!isJsonObject(value)) throw invalidResponse(DEV && 'not a JSON object');
 
   const accessToken = value.access_token;
-  if (typeof accessToken !== 'string' || accessToken === '') throw invalidResponse('no "access_token"');
+  if (typeof accessToken !== 'string' || accessToken === '') throw invalidResponse(DEV && 'no "access_token"');
   if (typeof value.token_type !== 'string' || value.token_type.toLowerCase() !== 'bearer') {
-    throw invalidResponse('"token_type" is not Bearer');
+    throw invalidResponse(DEV && '"token_type" is not Bearer');
   }
   const tokens: TokenSet = { accessToken, tokenType: 'Bearer' };
   for (const [field, key] of [
@@ -202,7 +203,7 @@ export async function processTokenResponse(response: Response, now: Clock = syst
   ] as const) {
     const item = value[field];
     if (item === undefined || item === null) continue;
-    if (typeof item !== 'string') throw invalidResponse(`"${field}" is not a string`);
+    if (typeof item !== 'string') throw invalidResponse(DEV && `"${field}" is not a string`);
     if (item !== '') tokens[key] = item;
   }
   const expiresAt = expiryOf(value.expires_in, accessToken, now);
@@ -250,14 +251,14 @@ export function expiryOf(expiresIn: unknown, accessToken: string, now: Clock = s
  */
 export function authMethodOf(client: ClientConfig, provider?: ProviderMetadata): ClientAuthMethod {
   if (typeof client?.clientId !== 'string' || client.clientId === '') {
-    throw new OidcError('invalid_options', 'client.clientId is required.');
+    throw new OidcError('invalid_options', DEV && 'client.clientId is required.');
   }
   const method = client.authMethod ?? (client.clientSecret ? providerAuthMethod(provider) : 'none');
   if (method !== 'none' && method !== 'client_secret_post' && method !== 'client_secret_basic') {
-    throw new OidcError('invalid_options', 'client.authMethod must be client_secret_post, client_secret_basic or none.');
+    throw new OidcError('invalid_options', DEV && 'client.authMethod must be client_secret_post, client_secret_basic or none.');
   }
   if (method !== 'none' && (typeof client.clientSecret !== 'string' || client.clientSecret === '')) {
-    throw new OidcError('invalid_options', `client.authMethod "${method}" needs client.clientSecret.`);
+    throw new OidcError('invalid_options', DEV && `client.authMethod "${method}" needs client.clientSecret.`);
   }
   return method;
 }
@@ -271,7 +272,7 @@ function providerAuthMethod(provider: ProviderMetadata | undefined): ClientAuthM
   if (listed.includes('client_secret_post')) return 'client_secret_post';
   throw new OidcError(
     'invalid_options',
-    'The provider lists neither client_secret_post nor client_secret_basic: set client.authMethod to the one it accepts.',
+    DEV && 'The provider lists neither client_secret_post nor client_secret_basic: set client.authMethod to the one it accepts.',
   );
 }
 
@@ -284,7 +285,7 @@ async function postToTokenEndpoint(
   { http, now }: TokenCallBase,
 ): Promise<TokenSet> {
   const url = tokenEndpointFor(provider, grant);
-  if (typeof url !== 'string') throw new OidcError('invalid_options', 'The provider has no token_endpoint.');
+  if (typeof url !== 'string') throw new OidcError('invalid_options', DEV && 'The provider has no token_endpoint.');
   assertSecureUrl(url, `The token endpoint for ${grant}`);
   const headers = applyClientAuth(body, client, method);
   return sendRequest(
@@ -318,9 +319,9 @@ function formEncode(value: string): string {
 }
 
 function requireString(value: unknown, name: string): void {
-  if (typeof value !== 'string' || value === '') throw new OidcError('invalid_options', `${name} is required.`);
+  if (typeof value !== 'string' || value === '') throw new OidcError('invalid_options', DEV && `${name} is required.`);
 }
 
-function invalidResponse(what: string): OidcError {
-  return new OidcError('token_response_invalid', `Bad token response (${what}); check the token endpoint URL.`);
+function invalidResponse(what: string | boolean): OidcError {
+  return new OidcError('token_response_invalid', DEV && `Bad token response (${what}); check the token endpoint URL.`);
 }
