@@ -147,7 +147,7 @@ async function createRequest(
   if (typeof provider?.authorization_endpoint !== 'string') {
     throw invalid(DEV && 'The provider has no authorization_endpoint.');
   }
-  assertSecureUrl(provider.authorization_endpoint, "The provider's authorization_endpoint");
+  assertSecureUrl(provider.authorization_endpoint, DEV && "The provider's authorization_endpoint");
 
   const scope = normaliseScope(params.scope);
   const scopes = scope.split(' ');
@@ -157,8 +157,8 @@ async function createRequest(
   if (params.maxAge !== undefined && !(Number.isInteger(params.maxAge) && params.maxAge >= 0)) {
     throw invalid(DEV && 'maxAge must be whole seconds >= 0.');
   }
-  checkOptionalString(params.prompt, 'prompt');
-  checkOptionalString(params.loginHint, 'loginHint');
+  checkOptionalString(params.prompt, DEV && 'prompt');
+  checkOptionalString(params.loginHint, DEV && 'loginHint');
   const extra = checkExtra(params.extra);
 
   const state = createState();
@@ -222,7 +222,7 @@ function checkRedirectUri(redirectUri: string): void {
   if (!url || url.hash || redirectUri.includes('#')) throw invalid(DEV && 'redirectUri must be an absolute URL without #fragment.');
 }
 
-function checkOptionalString(value: unknown, name: string): void {
+function checkOptionalString(value: unknown, name: string | false): void {
   if (value !== undefined && typeof value !== 'string') throw invalid(DEV && `${name} must be a string.`);
 }
 

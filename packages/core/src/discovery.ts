@@ -53,18 +53,18 @@ const GRANTS: readonly GrantType[] = ['authorization_code', 'refresh_token', 'cl
  * ```
  */
 export async function discover(issuer: string, options: DiscoveryOptions = {}): Promise<ProviderMetadata> {
-  const issuerUrl = parseUrl(issuer, 'The issuer');
+  const issuerUrl = parseUrl(issuer, DEV && 'The issuer');
   if (issuerUrl.search || issuerUrl.hash) {
     throw new OidcError('invalid_options', DEV && 'The issuer must have no query or fragment.');
   }
-  if (!options.allowInsecure) assertSecureUrl(issuer, 'The issuer');
+  if (!options.allowInsecure) assertSecureUrl(issuer, DEV && 'The issuer');
   const url = `${issuer.replace(/\/$/, '')}/.well-known/openid-configuration`;
 
   const document = await sendRequest(
     url,
     { method: 'GET', headers: { Accept: 'application/json' } },
     options,
-    'The discovery endpoint',
+    DEV && 'The discovery endpoint',
     async (response) => {
       if (!response.ok) {
         await discardBody(response);
@@ -93,7 +93,7 @@ export async function discover(issuer: string, options: DiscoveryOptions = {}): 
  * ```
  */
 export function serviceProvider(baseUrl: string, overrides: Partial<ProviderMetadata> = {}): ProviderMetadata {
-  assertSecureUrl(baseUrl, 'The service base URL');
+  assertSecureUrl(baseUrl, DEV && 'The service base URL');
   const base = baseUrl.replace(/\/+$/, '');
   return {
     issuer: base,
@@ -133,7 +133,8 @@ export function tokenEndpointFor(provider: ProviderMetadata, grant: GrantType): 
 
 /**
  * Throws `invalid_options` unless `url` is https, or http on a loopback host
- * (`localhost`, `127.0.0.0/8`, `[::1]`). `what` names the URL in the message.
+ * (`localhost`, `127.0.0.0/8`, `[::1]`). `what` names the URL in the message of a
+ * development build.
  *
  * @example
  * ```ts
@@ -142,7 +143,7 @@ export function tokenEndpointFor(provider: ProviderMetadata, grant: GrantType): 
  * assertSecureUrl('http://login.example.com', 'The issuer');       // throws invalid_options
  * ```
  */
-export function assertSecureUrl(url: string, what: string): void {
+export function assertSecureUrl(url: string, what?: string | false): void {
   if (isSecure(parseUrl(url, what))) return;
   throw new OidcError('invalid_options', DEV && `${what} must use https (http only on loopback).`);
 }
@@ -160,7 +161,7 @@ function isLoopback(hostname: string): boolean {
   );
 }
 
-function parseUrl(url: string, what: string): URL {
+function parseUrl(url: string, what?: string | false): URL {
   const parsed = tryParseUrl(url);
   if (!parsed) throw new OidcError('invalid_options', DEV && `${what} must be an absolute URL.`);
   return parsed;

@@ -26,7 +26,7 @@ export async function sendRequest<T>(
   url: string,
   init: RequestInit,
   http: HttpOptions | undefined,
-  what: string,
+  what: string | false,
   read: (response: Response) => Promise<T>,
 ): Promise<T> {
   const timeout = http?.timeout ?? DEFAULT_TIMEOUT_MS;
@@ -37,7 +37,7 @@ export async function sendRequest<T>(
   if (typeof fetchFn !== 'function') {
     throw new OidcError('invalid_options', DEV && 'No fetch available: pass the fetch option.');
   }
-  const where = `${what} (${describeUrl(url)})`;
+  const where = DEV && `${what} (${describeUrl(url)})`;
   const callerSignal = http?.signal;
   if (callerSignal?.aborted) throw abortedError(where, callerSignal.reason);
 
@@ -81,7 +81,7 @@ const MAX_REDIRECTS = 5;
  * scheme (an https→http downgrade) is `redirect_refused`, before it is requested. Browsers
  * hide a redirect's target (`opaqueredirect`), so there every redirect is refused.
  */
-async function fetchSameOrigin(fetchFn: typeof fetch, url: string, init: RequestInit, where: string): Promise<Response> {
+async function fetchSameOrigin(fetchFn: typeof fetch, url: string, init: RequestInit, where: string | false): Promise<Response> {
   if (init.redirect !== undefined) return fetchFn(url, init);
   const origin = new URL(url).origin;
   let current = url;
@@ -164,7 +164,7 @@ async function readBounded(response: Response, maxBytes: number): Promise<Uint8A
   return bytes;
 }
 
-function abortedError(where: string, reason: unknown): OidcError {
+function abortedError(where: string | false, reason: unknown): OidcError {
   return new OidcError('network_error', DEV && `${where}: aborted by the caller's signal.`, { cause: reason });
 }
 

@@ -65,8 +65,8 @@ const ASYMMETRIC_ALGORITHMS = 'RS256 RS384 RS512 PS256 PS384 PS512 ES256 ES384 E
  * ```
  */
 export async function validateIdToken(idToken: string, options: IdTokenValidationOptions): Promise<IdTokenClaims> {
-  const tolerance = seconds(options.clockTolerance, 'clockTolerance') ?? 60;
-  const maxAge = seconds(options.maxAge, 'maxAge');
+  const tolerance = seconds(options.clockTolerance, DEV && 'clockTolerance') ?? 60;
+  const maxAge = seconds(options.maxAge, DEV && 'maxAge');
   const allowed = allowedAlgorithms(options);
 
   const token = typeof idToken === 'string' ? decodeUnverifiedJwt(idToken) : undefined;
@@ -125,7 +125,7 @@ async function findSigningKey(alg: string, kid: string | undefined, options: IdT
   }
   const key = await findJwksKey(jwksUri, (keys) => selectVerificationKey(keys, alg, kid), {
     http: options.http,
-    refetchCooldown: seconds(options.jwksRefetchCooldown, 'jwksRefetchCooldown') ?? 30,
+    refetchCooldown: seconds(options.jwksRefetchCooldown, DEV && 'jwksRefetchCooldown') ?? 30,
   });
   if (key) return key;
   return fail('id_token_unknown_kid', DEV && `the JWKS has no ${alg} key with "kid" ${show(kid)}`, DEV && 'retry later');
@@ -233,7 +233,7 @@ function numericDate(claims: Record<string, unknown>, name: string): number | un
   return fail('id_token_malformed', DEV && `"${name}" is not a number`);
 }
 
-function seconds(value: number | undefined, name: string): number | undefined {
+function seconds(value: number | undefined, name: string | false): number | undefined {
   if (value === undefined || (Number.isFinite(value) && value >= 0)) return value;
   throw new OidcError('invalid_options', DEV && `${name} must be a number of seconds >= 0.`);
 }

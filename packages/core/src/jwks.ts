@@ -119,7 +119,7 @@ function load(entry: JwksCacheEntry, jwksUri: string, http: HttpOptions | undefi
 async function fetchJwks(jwksUri: string, http: HttpOptions | undefined): Promise<JWK[]> {
   let body: JsonBody;
   try {
-    body = await sendRequest(jwksUri, { headers: { accept: 'application/json' } }, http, 'The JWKS endpoint', readJwks);
+    body = await sendRequest(jwksUri, { headers: { accept: 'application/json' } }, http, DEV && 'The JWKS endpoint', readJwks);
   } catch (cause) {
     if (isOidcError(cause) && (cause.code === 'request_timeout' || cause.code === 'network_error')) {
       throw new OidcError('jwks_fetch_failed', cause.message, { cause });

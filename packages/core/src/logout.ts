@@ -35,7 +35,7 @@ export function buildEndSessionUrl(params: EndSessionParams): URL | undefined {
   const { provider, clientId, idTokenHint, postLogoutRedirectUri, state } = params;
   const endpoint = provider.end_session_endpoint;
   if (endpoint === undefined) return undefined;
-  assertSecureUrl(endpoint, "The provider's end_session_endpoint");
+  assertSecureUrl(endpoint, DEV && "The provider's end_session_endpoint");
   if (typeof clientId !== 'string' || clientId === '') throw new OidcError('invalid_options', DEV && 'clientId is required.');
   if (postLogoutRedirectUri !== undefined) {
     try {

@@ -31,7 +31,7 @@ export async function revokeToken(params: RevokeTokenParams): Promise<boolean> {
   const { provider, client, token, tokenTypeHint } = params;
   const endpoint = provider.revocation_endpoint;
   if (endpoint === undefined) return false;
-  assertSecureUrl(endpoint, "The provider's revocation_endpoint");
+  assertSecureUrl(endpoint, DEV && "The provider's revocation_endpoint");
   if (typeof token !== 'string' || token === '') throw new OidcError('invalid_options', DEV && 'token is required.');
   if (tokenTypeHint !== undefined && tokenTypeHint !== 'refresh_token' && tokenTypeHint !== 'access_token') {
     throw new OidcError('invalid_options', DEV && 'tokenTypeHint must be refresh_token or access_token.');
@@ -44,7 +44,7 @@ export async function revokeToken(params: RevokeTokenParams): Promise<boolean> {
     endpoint,
     { method: 'POST', headers, body, redirect: 'manual' },
     params.http,
-    'The revocation endpoint',
+    DEV && 'The revocation endpoint',
     async (response) => {
       if (response.ok) {
         await discardBody(response);

@@ -85,9 +85,9 @@ const PROTECTED_BODY = new Set([
  */
 export async function exchangeCode(params: ExchangeCodeParams): Promise<TokenSet> {
   const { provider, client, code, redirectUri, codeVerifier } = params;
-  requireString(code, 'code');
-  requireString(redirectUri, 'redirectUri');
-  if (codeVerifier !== undefined) requireString(codeVerifier, 'codeVerifier');
+  requireString(code, DEV && 'code');
+  requireString(redirectUri, DEV && 'redirectUri');
+  if (codeVerifier !== undefined) requireString(codeVerifier, DEV && 'codeVerifier');
   const body = new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: redirectUri });
 
   const method = authMethodOf(client, provider);
@@ -121,7 +121,7 @@ export async function exchangeCode(params: ExchangeCodeParams): Promise<TokenSet
  */
 export async function refreshTokens(params: RefreshTokensParams): Promise<TokenSet> {
   const { provider, client, refreshToken } = params;
-  requireString(refreshToken, 'refreshToken');
+  requireString(refreshToken, DEV && 'refreshToken');
   const body = new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken });
   if (params.scope !== undefined) body.set('scope', params.scope);
   const tokens = await postToTokenEndpoint(provider, client, 'refresh_token', body, authMethodOf(client, provider), params);
@@ -286,13 +286,13 @@ async function postToTokenEndpoint(
 ): Promise<TokenSet> {
   const url = tokenEndpointFor(provider, grant);
   if (typeof url !== 'string') throw new OidcError('invalid_options', DEV && 'The provider has no token_endpoint.');
-  assertSecureUrl(url, `The token endpoint for ${grant}`);
+  assertSecureUrl(url, DEV && `The token endpoint for ${grant}`);
   const headers = applyClientAuth(body, client, method);
   return sendRequest(
     url,
     { method: 'POST', headers, body, redirect: 'manual' },
     http,
-    'The token endpoint',
+    DEV && 'The token endpoint',
     (response) => processTokenResponse(response, now),
   );
 }
@@ -318,7 +318,7 @@ function formEncode(value: string): string {
   return new URLSearchParams([['', value]]).toString().slice(1);
 }
 
-function requireString(value: unknown, name: string): void {
+function requireString(value: unknown, name: string | false): void {
   if (typeof value !== 'string' || value === '') throw new OidcError('invalid_options', DEV && `${name} is required.`);
 }
 

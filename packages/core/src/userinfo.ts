@@ -42,7 +42,7 @@ export async function fetchUserInfo(params: UserInfoParams): Promise<UserInfo> {
   if (typeof endpoint !== 'string') {
     throw new OidcError('invalid_options', DEV && 'The provider has no userinfo_endpoint.');
   }
-  assertSecureUrl(endpoint, "The provider's userinfo_endpoint");
+  assertSecureUrl(endpoint, DEV && "The provider's userinfo_endpoint");
   if (typeof accessToken !== 'string' || accessToken === '') {
     throw new OidcError('invalid_options', DEV && 'accessToken is required.');
   }
@@ -57,7 +57,7 @@ export async function fetchUserInfo(params: UserInfoParams): Promise<UserInfo> {
       redirect: 'manual',
     },
     params.http,
-    'The userinfo endpoint',
+    DEV && 'The userinfo endpoint',
     async (response) => {
       if (!response.ok) {
         await discardBody(response);
