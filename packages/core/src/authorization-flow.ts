@@ -5,7 +5,7 @@
  */
 
 import { DEV } from './dev';
-import { type AuthorizationResponse, parseAuthorizationResponse } from './authorization-response';
+import { type AuthorizationResponse, parseAuthorizationResponse, parseCodeResponse } from './authorization-response';
 import type { Clock } from './clock';
 import { OidcError } from './errors';
 import { type IdTokenValidationOptions, validateIdToken } from './id-token';
@@ -59,7 +59,7 @@ export interface CompleteAuthorizationParams {
  * ```
  */
 export async function completeAuthorization(params: CompleteAuthorizationParams): Promise<TokenSet> {
-  const response = checkedResponse(params);
+  const response = checkedResponse(params, parseAuthorizationResponse);
   const validation = validationOptions(params);
 
   let frontClaims: IdTokenClaims | undefined;
@@ -84,7 +84,8 @@ export async function completeAuthorization(params: CompleteAuthorizationParams)
 /**
  * {@link completeAuthorization} for the authorization code flow alone (`responseType: 'code'`):
  * the same checks, without the hybrid and implicit paths, so a bundle that only needs the
- * code flow does not carry them. Throws `invalid_options` for a transaction of another flow.
+ * code flow does not carry them. Throws `invalid_options` for a transaction of another flow
+ * or with the response elsewhere than in the query.
  *
  * @example
  * ```ts
@@ -97,20 +98,23 @@ export async function completeAuthorization(params: CompleteAuthorizationParams)
  * ```
  */
 export async function completeCodeAuthorization(params: CompleteAuthorizationParams): Promise<TokenSet> {
-  if (params.transaction.responseType !== 'code') {
-    throw new OidcError('invalid_options', DEV && 'This login is not a code flow: use completeAuthorization.');
+  if (params.transaction.responseType !== 'code' || params.transaction.responseMode !== 'query') {
+    throw new OidcError('invalid_options', DEV && 'This login is not a code flow answered in the query: use completeAuthorization.');
   }
-  const response = checkedResponse(params);
+  const response = checkedResponse(params, parseCodeResponse);
   return redeemCode(params, response.code as string, validationOptions(params));
 }
 
 // The response checked against the transaction, which must belong to this client and carry a nonce for an ID token.
-function checkedResponse(params: CompleteAuthorizationParams): AuthorizationResponse {
+function checkedResponse(
+  params: CompleteAuthorizationParams,
+  parse: typeof parseAuthorizationResponse,
+): AuthorizationResponse {
   const { provider, client, transaction } = params;
   if (transaction.clientId !== client.clientId) {
     throw new OidcError('invalid_options', DEV && 'The transaction is for another client: pass the one the login began with.');
   }
-  const response = parseAuthorizationResponse(params.input, transaction, provider);
+  const response = parse(params.input, transaction, provider);
   if ((isOpenId(transaction) || response.idToken !== undefined) && !transaction.nonce) {
     throw new OidcError('transaction_invalid', DEV && 'The transaction has no nonce for the ID token; start a new login.');
   }

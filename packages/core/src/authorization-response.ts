@@ -52,10 +52,40 @@ export function parseAuthorizationResponse(
   transaction: AuthorizationTransaction,
   provider: ProviderMetadata,
 ): AuthorizationResponse {
+  const { state, iss, params } = checkResponse(responseParameters(input, transaction), transaction, provider);
+  return requiredParameters(params, transaction.responseType, state, iss);
+}
+
+/**
+ * {@link parseAuthorizationResponse} for the code flow with the response in the query, the
+ * same checks in the same order, without the other modes and response types (so a bundle of
+ * the code flow does not carry them). Internal: {@link completeCodeAuthorization} calls it.
+ */
+export function parseCodeResponse(
+  input: URL | string | URLSearchParams,
+  transaction: AuthorizationTransaction,
+  provider: ProviderMetadata,
+): AuthorizationResponse & { code: string } {
+  const url = input instanceof URL ? input : tryParseUrl(input);
+  if (!url) throw wrongInput('query');
+  const { state, iss, params } = checkResponse(url.searchParams, transaction, provider);
+  const code = params.get('code');
+  if (!code) throw malformed(DEV && '"code" is missing');
+  return iss === undefined ? { code, state } : { code, state, iss };
+}
+
+/**
+ * The checks every response passes, in this order: the transaction's provider, duplicate
+ * parameters, `state`, RFC 9207 `iss`, then the provider's `error`.
+ */
+function checkResponse(
+  params: URLSearchParams,
+  transaction: AuthorizationTransaction,
+  provider: ProviderMetadata,
+): { state: string; iss: string | undefined; params: URLSearchParams } {
   if (transaction.issuer !== provider.issuer) {
     throw new OidcError('invalid_options', DEV && 'The transaction is for another provider: pass the one the login began with.');
   }
-  const params = responseParameters(input, transaction);
 
   const seen = new Set<string>();
   for (const name of params.keys()) {
@@ -95,7 +125,7 @@ export function parseAuthorizationResponse(
     });
   }
 
-  return requiredParameters(params, transaction.responseType, state, iss);
+  return { state, iss, params };
 }
 
 /** Picks the parameter set the transaction's response mode says the response travels in. */
