@@ -20,6 +20,10 @@ export const devMessagesPlugin = {
     build.onLoad({ filter: /[\\/]packages[\\/](core|browser)[\\/]src[\\/][^\\/]+\.ts$/ }, async ({ path }) => {
       const source = await readFile(path, 'utf8');
       if (!IMPORT.test(source)) return undefined;
+      // The replacement names the global `process`: a local binding of that name would capture it.
+      if (/\b(?:function\*?|const|let|var|class)\s+process\b/.test(source)) {
+        return { errors: [{ text: `${path} binds the name "process", which DEV's replacement reads: rename it.` }] };
+      }
       const contents = source.replace(IMPORT, '').replace(/\bDEV\b/g, '(process.env.NODE_ENV !== "production")');
       return { contents, loader: 'ts' };
     });

@@ -56,7 +56,7 @@ export function createCallbackHandler(context: CallbackContext): CallbackHandler
   function start(href: string, callback: CallbackUrl | undefined, current: string): Promise<LoginResult> {
     let pending = handled.get(href);
     if (!pending) {
-      pending = process(callback);
+      pending = processCallback(callback);
       handled.set(href, pending);
       if (callback && href === current) context.navigate().replaceUrl(cleanCallbackUrl(callback, options.fragment));
     }
@@ -64,7 +64,7 @@ export function createCallbackHandler(context: CallbackContext): CallbackHandler
     return pending;
   }
 
-  async function process(callback: CallbackUrl | undefined): Promise<LoginResult> {
+  async function processCallback(callback: CallbackUrl | undefined): Promise<LoginResult> {
     const transactions = context.transactions();
     const now = options.now();
     let transaction: AuthorizationTransaction | undefined;
