@@ -70,3 +70,42 @@ describe('bundle size of the SPA usage (min+gzip, bench settings)', () => {
     expect(react!.gzip - browser!.gzip - appOnly!.gzip).toBeLessThanOrEqual(budget.reactExtraGzip);
   });
 });
+
+describe('error messages of a production build', () => {
+  // The usage's code built as an app's production build would, then run: an error keeps its code and class.
+  async function productionCore(): Promise<typeof import('@oidc-rp/core')> {
+    const result = await build({
+      ...settings,
+      stdin: { contents: "export * from '@oidc-rp/core';", resolveDir: bench(''), loader: 'js' },
+      alias: { '@oidc-rp/core': source('core') },
+      plugins: [devMessagesPlugin],
+      write: false,
+      logLevel: 'silent',
+    });
+    return import(`data:text/javascript;base64,${Buffer.from(result.outputFiles![0]!.text).toString('base64')}`);
+  }
+
+  it('keep the code and a pointer to the list of codes, and drop the prose', async () => {
+    const core = await productionCore();
+    const failure = (() => {
+      try {
+        core.serviceProvider('http://login.example.com');
+      } catch (error) {
+        return error;
+      }
+    })();
+    expect(core.isOidcError(failure)).toBe(true);
+    expect(failure).toMatchObject({ code: 'invalid_options' });
+    expect((failure as Error).message).toMatch(/^invalid_options \(oidc-rp error code: see the README/);
+    expect((failure as Error).message).not.toMatch(/https/);
+    // The provider's error value still shows in a token endpoint error.
+    const refused = new core.TokenEndpointError({ status: 400, error: 'invalid_grant', error_description: 'used' });
+    expect(refused.message).toBe('token_endpoint_error HTTP 400 "invalid_grant"');
+  });
+
+  it('are the full text in development (this test run)', async () => {
+    const { serviceProvider } = await import('@oidc-rp/core');
+    expect(() => serviceProvider('http://login.example.com')).toThrow(/must use https \(http only on loopback\)/);
+  });
+});
+
