@@ -11,7 +11,7 @@ import {
   buildEndSessionUrl,
   createState,
   isOidcError,
-  revokeToken,
+  revokeTokenAsPublicClient,
   type AuthorizationTransaction,
   type ProviderMetadata,
   type UserInfo,
@@ -238,7 +238,7 @@ export function createBrowserClient(options: BrowserClientOptions): BrowserClien
 
   async function revoke(provider_: ProviderMetadata, ended: Session): Promise<void> {
     try {
-      await revokeToken({
+      await revokeTokenAsPublicClient({
         provider: provider_,
         client: { clientId: o.clientId },
         token: ended.refreshToken ?? ended.accessToken,

@@ -9,7 +9,7 @@ import { DEV } from './dev';
 import {
   OidcError,
   isOidcError,
-  refreshTokens,
+  refreshTokensAsPublicClient,
   type ProviderMetadata,
   type TokenEndpointError,
   type TokenSet,
@@ -67,7 +67,7 @@ export function createRefresher(context: RefreshContext): (rejected: string | un
     const provider = await context.provider();
     let renewed: TokenSet;
     try {
-      renewed = await refreshTokens({
+      renewed = await refreshTokensAsPublicClient({
         provider,
         client: { clientId: options.clientId },
         refreshToken: stored.refreshToken,

@@ -9,7 +9,7 @@ import { type AuthorizationResponse, parseAuthorizationResponse, parseCodeRespon
 import type { Clock } from './clock';
 import { OidcError } from './errors';
 import { type IdTokenValidationOptions, validateIdToken } from './id-token';
-import { exchangeCode, expiryOf } from './token-endpoint';
+import { exchangeCode, exchangeCodeAsPublicClient, expiryOf } from './token-endpoint';
 import type {
   AuthorizationTransaction,
   ClientConfig,
@@ -74,7 +74,7 @@ export async function completeAuthorization(params: CompleteAuthorizationParams)
 
   if (response.code === undefined) return frontChannelTokens(response, frontClaims, params.now);
 
-  const tokens = await redeemCode(params, response.code, validation);
+  const tokens = await redeemCode(params, response.code, validation, exchangeCode);
   if (frontClaims !== undefined && tokens.claims !== undefined && frontClaims.sub !== tokens.claims.sub) {
     throw new OidcError('id_token_sub_mismatch', DEV && 'The two ID tokens name different users; start a new login.');
   }
@@ -84,8 +84,9 @@ export async function completeAuthorization(params: CompleteAuthorizationParams)
 /**
  * {@link completeAuthorization} for the authorization code flow alone (`responseType: 'code'`):
  * the same checks, without the hybrid and implicit paths, so a bundle that only needs the
- * code flow does not carry them. Throws `invalid_options` for a transaction of another flow
- * or with the response elsewhere than in the query.
+ * code flow does not carry them. For public clients (an SPA: `client_id` in the body, no secret;
+ * a client with a secret uses {@link completeAuthorization}). Throws `invalid_options` for a
+ * transaction of another flow or with the response elsewhere than in the query.
  *
  * @example
  * ```ts
@@ -102,7 +103,7 @@ export async function completeCodeAuthorization(params: CompleteAuthorizationPar
     throw new OidcError('invalid_options', DEV && 'This login is not a code flow answered in the query: use completeAuthorization.');
   }
   const response = checkedResponse(params, parseCodeResponse);
-  return redeemCode(params, response.code as string, validationOptions(params));
+  return redeemCode(params, response.code as string, validationOptions(params), exchangeCodeAsPublicClient);
 }
 
 // The response checked against the transaction, which must belong to this client and carry a nonce for an ID token.
@@ -140,9 +141,10 @@ async function redeemCode(
   params: CompleteAuthorizationParams,
   code: string,
   validation: IdTokenValidationOptions,
+  exchange: typeof exchangeCode,
 ): Promise<TokenSet> {
   const { transaction } = params;
-  const tokens = await exchangeCode({
+  const tokens = await exchange({
     provider: params.provider,
     client: params.client,
     code,

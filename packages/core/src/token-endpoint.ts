@@ -84,23 +84,36 @@ const PROTECTED_BODY = new Set([
  * ```
  */
 export async function exchangeCode(params: ExchangeCodeParams): Promise<TokenSet> {
-  const { provider, client, code, redirectUri, codeVerifier } = params;
-  requireString(code, DEV && 'code');
-  requireString(redirectUri, DEV && 'redirectUri');
-  if (codeVerifier !== undefined) requireString(codeVerifier, DEV && 'codeVerifier');
-  const body = new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: redirectUri });
-
-  const method = authMethodOf(client, provider);
-  if (codeVerifier !== undefined) {
-    if (provider.pkce_replaces_client_secret === true && method === 'client_secret_post') {
+  const { provider, client, codeVerifier } = params;
+  return postCodeGrant(params, (body) => {
+    const method = authMethodOf(client, provider);
+    if (codeVerifier !== undefined && provider.pkce_replaces_client_secret === true && method === 'client_secret_post') {
       throw new OidcError(
         'pkce_with_client_secret',
         DEV && 'This provider takes client_secret or code_verifier in the body, never both: use client_secret_basic, or log in with pkce: false.',
       );
     }
-    body.set('code_verifier', codeVerifier);
-  }
-  return postToTokenEndpoint(provider, client, 'authorization_code', body, method, params);
+    return applyClientAuth(body, client, method);
+  });
+}
+
+/**
+ * {@link exchangeCode} for a public client (`client_id` in the body, no secret; `invalid_options`
+ * for a client with one), without the client authentication code: what an SPA bundle needs.
+ * Internal: {@link completeCodeAuthorization} calls it.
+ */
+export async function exchangeCodeAsPublicClient(params: ExchangeCodeParams): Promise<TokenSet> {
+  return postCodeGrant(params, asPublicClient(params.client));
+}
+
+async function postCodeGrant(params: ExchangeCodeParams, authenticate: Authenticate): Promise<TokenSet> {
+  const { code, redirectUri, codeVerifier } = params;
+  requireString(code, DEV && 'code');
+  requireString(redirectUri, DEV && 'redirectUri');
+  if (codeVerifier !== undefined) requireString(codeVerifier, DEV && 'codeVerifier');
+  const body = new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: redirectUri });
+  if (codeVerifier !== undefined) body.set('code_verifier', codeVerifier);
+  return postToTokenEndpoint(params.provider, 'authorization_code', body, authenticate, params);
 }
 
 /**
@@ -120,11 +133,35 @@ export async function exchangeCode(params: ExchangeCodeParams): Promise<TokenSet
  * ```
  */
 export async function refreshTokens(params: RefreshTokensParams): Promise<TokenSet> {
+  const { provider, client } = params;
+  return refresh(params, (body) => applyClientAuth(body, client, authMethodOf(client, provider)));
+}
+
+/**
+ * {@link refreshTokens} for a public client (`client_id` in the body, no secret;
+ * `invalid_options` for a client with one), without the client authentication code: what an
+ * SPA bundle needs.
+ *
+ * @example
+ * ```ts
+ * const fresh = await refreshTokensAsPublicClient({
+ *   provider: serviceProvider('http://127.0.0.1:4000/demo'),
+ *   client: { clientId: 'spa' },
+ *   refreshToken: tokens.refreshToken!,
+ *   expectedSubject: tokens.claims?.sub,
+ * });
+ * ```
+ */
+export async function refreshTokensAsPublicClient(params: RefreshTokensParams): Promise<TokenSet> {
+  return refresh(params, asPublicClient(params.client));
+}
+
+async function refresh(params: RefreshTokensParams, authenticate: Authenticate): Promise<TokenSet> {
   const { provider, client, refreshToken } = params;
   requireString(refreshToken, DEV && 'refreshToken');
   const body = new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken });
   if (params.scope !== undefined) body.set('scope', params.scope);
-  const tokens = await postToTokenEndpoint(provider, client, 'refresh_token', body, authMethodOf(client, provider), params);
+  const tokens = await postToTokenEndpoint(provider, 'refresh_token', body, authenticate, params);
   if (tokens.idToken === undefined) return tokens;
 
   const claims = await validateIdToken(tokens.idToken, {
@@ -168,7 +205,7 @@ export async function clientCredentials(params: ClientCredentialsParams): Promis
     if (typeof value !== 'string') throw new OidcError('invalid_options', DEV && `extra.${name} must be a string.`);
     body.set(name, value);
   }
-  return postToTokenEndpoint(provider, client, 'client_credentials', body, method, params);
+  return postToTokenEndpoint(provider, 'client_credentials', body, (form) => applyClientAuth(form, client, method), params);
 }
 
 /**
@@ -276,18 +313,42 @@ function providerAuthMethod(provider: ProviderMetadata | undefined): ClientAuthM
   );
 }
 
+/**
+ * Authenticates the client of a token or revocation request: adds to `body` what the method
+ * needs and returns the request headers. Throws `invalid_options` for a client it cannot
+ * authenticate, before any request.
+ */
+export type Authenticate = (body: URLSearchParams) => Headers;
+
+/**
+ * A public client (RFC 6749 2.1): its `client_id` in the body, no secret. Refuses a client
+ * configured with a secret or another method, which must not silently go unauthenticated.
+ */
+export function asPublicClient(client: ClientConfig): Authenticate {
+  return (body) => {
+    if (typeof client?.clientId !== 'string' || client.clientId === '') {
+      throw new OidcError('invalid_options', DEV && 'client.clientId is required.');
+    }
+    if (client.clientSecret !== undefined || (client.authMethod ?? 'none') !== 'none') {
+      throw new OidcError('invalid_options', DEV && 'This call is for public clients: a client with a secret uses exchangeCode, refreshTokens or revokeToken.');
+    }
+    body.set('client_id', client.clientId);
+    return formHeaders();
+  };
+}
+
 async function postToTokenEndpoint(
   provider: ProviderMetadata,
-  client: ClientConfig,
   grant: GrantType,
   body: URLSearchParams,
-  method: ClientAuthMethod,
+  authenticate: Authenticate,
   { http, now }: TokenCallBase,
 ): Promise<TokenSet> {
+  // Client first: a caller mistake there is reported before the endpoint's.
+  const headers = authenticate(body);
   const url = tokenEndpointFor(provider, grant);
   if (typeof url !== 'string') throw new OidcError('invalid_options', DEV && 'The provider has no token_endpoint.');
   assertSecureUrl(url, DEV && `The token endpoint for ${grant}`);
-  const headers = applyClientAuth(body, client, method);
   return sendRequest(
     url,
     { method: 'POST', headers, body, redirect: 'manual' },
@@ -302,7 +363,7 @@ async function postToTokenEndpoint(
  * the request headers. `client_secret_basic` encodes id and secret per RFC 6749 2.3.1.
  */
 export function applyClientAuth(body: URLSearchParams, client: ClientConfig, method: ClientAuthMethod): Headers {
-  const headers = new Headers({ 'Content-Type': FORM, Accept: 'application/json' });
+  const headers = formHeaders();
   if (method === 'client_secret_basic') {
     const credentials = `${formEncode(client.clientId)}:${formEncode(client.clientSecret ?? '')}`;
     headers.set('Authorization', `Basic ${btoa(credentials)}`);
@@ -311,6 +372,10 @@ export function applyClientAuth(body: URLSearchParams, client: ClientConfig, met
   body.set('client_id', client.clientId);
   if (method === 'client_secret_post') body.set('client_secret', client.clientSecret ?? '');
   return headers;
+}
+
+function formHeaders(): Headers {
+  return new Headers({ 'Content-Type': FORM, Accept: 'application/json' });
 }
 
 // application/x-www-form-urlencoded encoding of one value (spaces become "+"); ASCII out.
