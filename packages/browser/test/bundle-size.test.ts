@@ -58,6 +58,8 @@ describe('bundle size of the SPA usage (min+gzip, bench settings)', () => {
     }
     expect(code).not.toContain('.well-known/openid-configuration'); // discovery
     expect(code).not.toContain('code token id_token'); // the other response types' rules
+    expect(code).not.toContain('client_secret_basic'); // confidential client authentication
+    expect(code).not.toContain('start a new login'); // development-only message text
     // ...and an app that opts in gets the part.
     expect((await bundle('oidc-rp-browser-popup.js')).inputs.join('\n')).toContain('browser/src/popup.ts');
     expect((await bundle('oidc-rp-browser-discover.js')).code).toContain('.well-known/openid-configuration');
