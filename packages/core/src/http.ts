@@ -99,25 +99,25 @@ async function fetchSameOrigin(fetchFn: typeof fetch, url: string, init: Request
       // an invalid Location: refused below
     }
     if (next?.origin !== origin || hop === MAX_REDIRECTS) {
-      const target = next?.origin === origin ? 'too often' : `to ${next ? describeUrl(next.href) : 'a hidden or invalid target'}`;
+      const target = DEV && (next?.origin === origin ? 'too often' : `to ${next ? describeUrl(next.href) : 'a hidden or invalid target'}`);
       throw new OidcError('redirect_refused', DEV && `${where} redirected ${target}; only redirects within ${origin} are followed: use the final URL.`);
     }
     current = next.href;
   }
 }
 
-/** The outcome of reading a body as JSON: the value, or why there is none. */
-export type JsonBody = { ok: true; value: unknown } | { ok: false; problem: 'empty' | 'too large' | 'not JSON' };
+/** The outcome of reading a body as JSON: the value, or why there is none (for messages: false in production builds). */
+export type JsonBody = { ok: true; value: unknown } | { ok: false; problem: 'empty' | 'too large' | 'not JSON' | false };
 
 /** Reads at most `maxBytes` of the body and parses it as UTF-8 JSON. Never throws on bad content. */
 export async function readJson(response: Response, maxBytes = MAX_JSON_BYTES): Promise<JsonBody> {
   const bytes = await readBounded(response, maxBytes);
-  if (bytes === undefined) return { ok: false, problem: 'too large' };
-  if (bytes.length === 0) return { ok: false, problem: 'empty' };
+  if (bytes === undefined) return { ok: false, problem: DEV && 'too large' };
+  if (bytes.length === 0) return { ok: false, problem: DEV && 'empty' };
   try {
     return { ok: true, value: JSON.parse(fromUtf8(bytes)) };
   } catch {
-    return { ok: false, problem: 'not JSON' };
+    return { ok: false, problem: DEV && 'not JSON' };
   }
 }
 

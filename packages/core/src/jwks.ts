@@ -128,8 +128,7 @@ async function fetchJwks(jwksUri: string, http: HttpOptions | undefined): Promis
   }
   const keys = body.ok && isJsonObject(body.value) ? body.value.keys : undefined;
   if (!Array.isArray(keys)) {
-    const problem = body.ok ? 'no "keys" array' : body.problem;
-    throw new OidcError('jwks_invalid', DEV && `jwks_uri answered no key set (${problem}); check jwks_uri.`);
+    throw new OidcError('jwks_invalid', DEV && `jwks_uri answered no key set (${body.ok ? 'no "keys" array' : body.problem}); check jwks_uri.`);
   }
   return keys.filter(isJsonObject) as JWK[];
 }
