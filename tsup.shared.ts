@@ -1,4 +1,6 @@
 import type { Options } from 'tsup';
+// Development-only error messages of core and browser, dropped by the app's production build.
+import { devMessagesPlugin } from './scripts/lib/dev-messages-plugin.mjs';
 
 /** One build shape for every publishable package: ESM (.mjs) + CJS (.cjs) + declarations. */
 export function libraryBuild(entry: Record<string, string> | string[] = ['src/index.ts']): Options {
@@ -14,5 +16,6 @@ export function libraryBuild(entry: Record<string, string> | string[] = ['src/in
     // know the prefixed name (Deno, edge sandboxes), so built-ins keep it.
     removeNodeProtocol: false,
     outExtension: ({ format }) => ({ js: format === 'esm' ? '.mjs' : '.cjs' }),
+    esbuildPlugins: [devMessagesPlugin],
   };
 }

@@ -17,6 +17,7 @@ import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
 import BUDGET from './lib/bundle-budget.json' with { type: 'json' };
 import SETTINGS from './lib/esbuild-options.json' with { type: 'json' };
+import { devMessagesPlugin } from '../scripts/lib/dev-messages-plugin.mjs';
 import { emit } from './lib/emit.mjs';
 import { bytes, num, table } from './lib/table.mjs';
 
@@ -61,6 +62,7 @@ async function sourceBreakdown(entry) {
     ...ESBUILD_OPTIONS,
     entryPoints: [join(here, 'bundle-entries', entry)],
     alias: SOURCE_ALIASES,
+    plugins: [devMessagesPlugin], // as the packages' build does
     write: false,
     outdir,
   });

@@ -4,6 +4,7 @@
  * the address bar cleaned at once, and a replayed URL told apart from a forged one.
  */
 
+import { DEV } from './dev';
 import { OidcError, type AuthorizationTransaction } from '@oidc-rp/core';
 import { cleanCallbackUrl, readCallbackUrl, type CallbackUrl } from './callback-url';
 import type { Navigation } from './navigation';
@@ -55,7 +56,7 @@ export function createCallbackHandler(context: CallbackContext): CallbackHandler
   function start(href: string, callback: CallbackUrl | undefined, current: string): Promise<LoginResult> {
     let pending = handled.get(href);
     if (!pending) {
-      pending = process(callback);
+      pending = processCallback(callback);
       handled.set(href, pending);
       if (callback && href === current) context.navigate().replaceUrl(cleanCallbackUrl(callback, options.fragment));
     }
@@ -63,12 +64,12 @@ export function createCallbackHandler(context: CallbackContext): CallbackHandler
     return pending;
   }
 
-  async function process(callback: CallbackUrl | undefined): Promise<LoginResult> {
+  async function processCallback(callback: CallbackUrl | undefined): Promise<LoginResult> {
     const transactions = context.transactions();
     const now = options.now();
     let transaction: AuthorizationTransaction | undefined;
     try {
-      if (!callback) throw new OidcError('state_missing', 'This URL is not a login callback; start a new login.');
+      if (!callback) throw new OidcError('state_missing', DEV && 'This URL is not a login callback; start a new login.');
       transaction = await transactions.take(callback.state, now).finally(() => transactions.clean(now));
     } catch (error) {
       throw context.failed(error);
@@ -76,10 +77,10 @@ export function createCallbackHandler(context: CallbackContext): CallbackHandler
     if (!transaction) {
       if (await transactions.wasUsed(callback.state, now)) {
         context.replayed();
-        throw new OidcError('callback_replayed', 'This login response was already used (Back button or reload); nothing to do.');
+        throw new OidcError('callback_replayed', DEV && 'This login response was already used (Back button or reload); nothing to do.');
       }
       options.popupLogin?.relay(callback.url.href); // inside a login popup, the opener holds the transaction
-      throw context.failed(new OidcError('transaction_not_found', 'No login of this tab matches the state; start a new login.'));
+      throw context.failed(new OidcError('transaction_not_found', DEV && 'No login of this tab matches the state; start a new login.'));
     }
     await transactions.markUsed(callback.state, now);
     try {

@@ -5,12 +5,13 @@
  * login, the implicit flow, userinfo and discovery are opt-in parts given in the options.
  */
 
+import { DEV } from './dev';
 import {
   OidcError,
   buildEndSessionUrl,
   createState,
   isOidcError,
-  revokeToken,
+  revokeTokenAsPublicClient,
   type AuthorizationTransaction,
   type ProviderMetadata,
   type UserInfo,
@@ -120,7 +121,7 @@ export function createBrowserClient(options: BrowserClientOptions): BrowserClien
   async function finishLogin(input: URL | string, transaction: AuthorizationTransaction): Promise<LoginResult> {
     const provider_ = await provider();
     if (transaction.clientId !== o.clientId || transaction.issuer !== provider_.issuer) {
-      throw new OidcError('transaction_invalid', 'The login is for another client or provider; start a new login.');
+      throw new OidcError('transaction_invalid', DEV && 'The login is for another client or provider; start a new login.');
     }
     const set = await o.complete({
       provider: provider_,
@@ -190,8 +191,8 @@ export function createBrowserClient(options: BrowserClientOptions): BrowserClien
     // Before any await: browsers allow popups only within the click's task.
     const popup = part ? navigate.openPopup() : undefined;
     try {
-      if (loginOptions.popup && !part) throw new OidcError('invalid_options', 'login({ popup: true }) needs the popupLogin part.');
-      if (popup === null) throw new OidcError('popup_blocked', 'The popup was blocked; call login() from a click handler.');
+      if (loginOptions.popup && !part) throw new OidcError('invalid_options', DEV && 'login({ popup: true }) needs the popupLogin part.');
+      if (popup === null) throw new OidcError('popup_blocked', DEV && 'The popup was blocked; call login() from a click handler.');
       const [provider_] = await Promise.all([provider(), transactions().clean(o.now())]);
       const { url, transaction } = await o.request({
         provider: provider_,
@@ -222,22 +223,22 @@ export function createBrowserClient(options: BrowserClientOptions): BrowserClien
   async function getAccessToken({ minValidity = o.refreshLeeway, forceRefresh }: GetAccessTokenOptions = {}): Promise<string> {
     await init();
     const current = session;
-    if (!current) throw new OidcError('login_required', 'Nobody is logged in; call login().');
+    if (!current) throw new OidcError('login_required', DEV && 'Nobody is logged in; call login().');
     if (!forceRefresh && isFresh(current, minValidity, o.now())) return current.accessToken;
     return (await refresh(current.accessToken, minValidity)).accessToken;
   }
 
   async function getUserInfo(): Promise<UserInfo> {
-    if (!o.userInfo) throw new OidcError('invalid_options', 'getUserInfo() needs the userInfo part.');
+    if (!o.userInfo) throw new OidcError('invalid_options', DEV && 'getUserInfo() needs the userInfo part.');
     const accessToken = await getAccessToken();
     const expectedSubject = session?.claims?.sub;
-    if (!expectedSubject) throw new OidcError('invalid_options', 'getUserInfo() needs a login with the openid scope.');
+    if (!expectedSubject) throw new OidcError('invalid_options', DEV && 'getUserInfo() needs a login with the openid scope.');
     return o.userInfo.fetch({ provider: await provider(), accessToken, expectedSubject, http: o.http });
   }
 
   async function revoke(provider_: ProviderMetadata, ended: Session): Promise<void> {
     try {
-      await revokeToken({
+      await revokeTokenAsPublicClient({
         provider: provider_,
         client: { clientId: o.clientId },
         token: ended.refreshToken ?? ended.accessToken,
@@ -293,5 +294,5 @@ export function createBrowserClient(options: BrowserClientOptions): BrowserClien
 function toOidcError(error: unknown): OidcError {
   return isOidcError(error)
     ? error
-    : new OidcError('authorization_response_invalid', 'The login failed; start a new login.', { cause: error });
+    : new OidcError('authorization_response_invalid', DEV && 'The login failed; start a new login.', { cause: error });
 }

@@ -1,5 +1,6 @@
 /** The options of `createBrowserClient`, their defaults and their checks. */
 
+import { DEV } from './dev';
 import {
   OidcError,
   buildCodeAuthorizationRequest,
@@ -163,22 +164,22 @@ export function resolveOptions(options: BrowserClientOptions): ResolvedOptions {
   if ('clientSecret' in options || 'client_secret' in options) {
     throw new OidcError(
       'client_secret_in_browser',
-      'Anyone can read a client secret in a browser: remove it and register a public client (PKCE protects the login).',
+      DEV && 'Anyone can read a client secret in a browser: remove it and register a public client (PKCE protects the login).',
     );
   }
   const { clientId, redirectUri, provider, discover, responseType = 'code', tokenStorage = 'memory', refreshLeeway = 30 } = options;
   const issuer = provider?.issuer ?? options.issuer;
-  if (typeof clientId !== 'string' || !clientId) invalid('clientId is required.');
-  const redirectUrl = parseUrl(redirectUri) ?? invalid('redirectUri must be an absolute URL.');
-  if (!issuer) invalid('Pass provider, or issuer with discover.');
+  if (typeof clientId !== 'string' || !clientId) invalid(DEV && 'clientId is required.');
+  const redirectUrl = parseUrl(redirectUri) ?? invalid(DEV && 'redirectUri must be an absolute URL.');
+  if (!issuer) invalid(DEV && 'Pass provider, or issuer with discover.');
   if (!provider && typeof discover !== 'function') {
-    invalid('issuer alone needs the discovery part: pass discover, or provider: serviceProvider(issuer).');
+    invalid(DEV && 'issuer alone needs the discovery part: pass discover, or provider: serviceProvider(issuer).');
   }
-  if (responseType !== 'code' && responseType !== 'id_token token') invalid('responseType must be "code" or "id_token token".');
-  if (responseType !== 'code' && !options.implicitFlow) invalid('responseType "id_token token" needs the implicitFlow part.');
-  if (!(refreshLeeway >= 0)) invalid('refreshLeeway must be seconds >= 0.');
+  if (responseType !== 'code' && responseType !== 'id_token token') invalid(DEV && 'responseType must be "code" or "id_token token".');
+  if (responseType !== 'code' && !options.implicitFlow) invalid(DEV && 'responseType "id_token token" needs the implicitFlow part.');
+  if (!(refreshLeeway >= 0)) invalid(DEV && 'refreshLeeway must be seconds >= 0.');
   if (typeof tokenStorage === 'string' && !/^(memory|sessionStorage|localStorage)$/.test(tokenStorage)) {
-    invalid('tokenStorage must be memory, sessionStorage, localStorage or an adapter.');
+    invalid(DEV && 'tokenStorage must be memory, sessionStorage, localStorage or an adapter.');
   }
 
   let platform: Platform | undefined;
@@ -224,6 +225,6 @@ function parseUrl(value: unknown): URL | undefined {
   }
 }
 
-function invalid(message: string): never {
+function invalid(message: string | boolean): never {
   throw new OidcError('invalid_options', message);
 }

@@ -4,6 +4,7 @@
  * callback and hands the URL to its opener instead of redeeming the code itself.
  */
 
+import { DEV } from './dev';
 import { OidcError } from '@oidc-rp/core';
 
 const MESSAGE_TYPE = 'oidc-rp:callback';
@@ -26,7 +27,7 @@ export function waitForPopupCallback(popup: Window): Promise<string> {
     const timer = setInterval(() => {
       if (!popup.closed) return;
       finish();
-      reject(new OidcError('popup_closed', 'The login popup was closed; log in again.'));
+      reject(new OidcError('popup_closed', DEV && 'The login popup was closed; log in again.'));
     }, CLOSED_POLL_MS);
     const finish = () => {
       clearInterval(timer);

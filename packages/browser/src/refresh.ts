@@ -5,10 +5,11 @@
  * so rotation never hands a used refresh token to the provider.
  */
 
+import { DEV } from './dev';
 import {
   OidcError,
   isOidcError,
-  refreshTokens,
+  refreshTokensAsPublicClient,
   type ProviderMetadata,
   type TokenEndpointError,
   type TokenSet,
@@ -51,7 +52,7 @@ export function createRefresher(context: RefreshContext): (rejected: string | un
     const stored = await tokens.read();
     if (!stored) {
       context.adopt(undefined);
-      throw new OidcError('login_required', 'The session ended; log in again.');
+      throw new OidcError('login_required', DEV && 'The session ended; log in again.');
     }
     if (stored.accessToken !== rejected && isFresh(stored, minValidity, options.now())) {
       context.adopt(stored); // another tab refreshed while this one waited for the lock
@@ -61,12 +62,12 @@ export function createRefresher(context: RefreshContext): (rejected: string | un
       await tokens.clear();
       context.adopt(undefined);
       context.announce(stored.id, undefined);
-      throw new OidcError('login_required', 'The token expired and cannot be refreshed; log in again.');
+      throw new OidcError('login_required', DEV && 'The token expired and cannot be refreshed; log in again.');
     }
     const provider = await context.provider();
     let renewed: TokenSet;
     try {
-      renewed = await refreshTokens({
+      renewed = await refreshTokensAsPublicClient({
         provider,
         client: { clientId: options.clientId },
         refreshToken: stored.refreshToken,

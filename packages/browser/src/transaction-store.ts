@@ -6,6 +6,7 @@
  * that a replayed callback URL (Back button, reload) is told apart from a forged one.
  */
 
+import { DEV } from './dev';
 import { OidcError, type AuthorizationTransaction } from '@oidc-rp/core';
 import type { StorageAdapter } from './storage';
 
@@ -70,10 +71,10 @@ export function createTransactionStore(storage: StorageAdapter): TransactionStor
       const transaction = await read(key);
       await storage.remove(key); // single use, whatever happens next
       if (!transaction || transaction.state !== state) {
-        throw new OidcError('transaction_invalid', 'The stored login is unreadable; start a new login.');
+        throw new OidcError('transaction_invalid', DEV && 'The stored login is unreadable; start a new login.');
       }
       if (expired(transaction, now)) {
-        throw new OidcError('transaction_expired', 'The login took too long; start a new login.');
+        throw new OidcError('transaction_expired', DEV && 'The login took too long; start a new login.');
       }
       return transaction;
     },

@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { type Metafile, build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
+import { devMessagesPlugin } from '../../../scripts/lib/dev-messages-plugin.mjs';
 
 const bench = (path: string) => fileURLToPath(new URL(`../../../bench/${path}`, import.meta.url));
 const source = (pkg: string) => fileURLToPath(new URL(`../../${pkg}/src/index.ts`, import.meta.url));
@@ -25,6 +26,7 @@ async function bundle(entry: string): Promise<{ gzip: number; code: string; inpu
     ...settings,
     entryPoints: [bench(`bundle-entries/${entry}`)],
     alias: { '@oidc-rp/core': source('core'), '@oidc-rp/browser': source('browser'), '@oidc-rp/react': source('react') },
+    plugins: [devMessagesPlugin],
     metafile: true,
     write: false,
     outdir: 'out',
@@ -56,6 +58,8 @@ describe('bundle size of the SPA usage (min+gzip, bench settings)', () => {
     }
     expect(code).not.toContain('.well-known/openid-configuration'); // discovery
     expect(code).not.toContain('code token id_token'); // the other response types' rules
+    expect(code).not.toContain('client_secret_basic'); // confidential client authentication
+    expect(code).not.toContain('start a new login'); // development-only message text
     // ...and an app that opts in gets the part.
     expect((await bundle('oidc-rp-browser-popup.js')).inputs.join('\n')).toContain('browser/src/popup.ts');
     expect((await bundle('oidc-rp-browser-discover.js')).code).toContain('.well-known/openid-configuration');
@@ -68,3 +72,42 @@ describe('bundle size of the SPA usage (min+gzip, bench settings)', () => {
     expect(react!.gzip - browser!.gzip - appOnly!.gzip).toBeLessThanOrEqual(budget.reactExtraGzip);
   });
 });
+
+describe('error messages of a production build', () => {
+  // The usage's code built as an app's production build would, then run: an error keeps its code and class.
+  async function productionCore(): Promise<typeof import('@oidc-rp/core')> {
+    const result = await build({
+      ...settings,
+      stdin: { contents: "export * from '@oidc-rp/core';", resolveDir: bench(''), loader: 'js' },
+      alias: { '@oidc-rp/core': source('core') },
+      plugins: [devMessagesPlugin],
+      write: false,
+      logLevel: 'silent',
+    });
+    return import(`data:text/javascript;base64,${Buffer.from(result.outputFiles![0]!.text).toString('base64')}`);
+  }
+
+  it('keep the code and a pointer to the list of codes, and drop the prose', async () => {
+    const core = await productionCore();
+    const failure = (() => {
+      try {
+        core.serviceProvider('http://login.example.com');
+      } catch (error) {
+        return error;
+      }
+    })();
+    expect(core.isOidcError(failure)).toBe(true);
+    expect(failure).toMatchObject({ code: 'invalid_options' });
+    expect((failure as Error).message).toMatch(/^invalid_options \(oidc-rp error code: see the README/);
+    expect((failure as Error).message).not.toMatch(/https/);
+    // The provider's error value still shows in a token endpoint error.
+    const refused = new core.TokenEndpointError({ status: 400, error: 'invalid_grant', error_description: 'used' });
+    expect(refused.message).toBe('token_endpoint_error HTTP 400 "invalid_grant"');
+  });
+
+  it('are the full text in development (this test run)', async () => {
+    const { serviceProvider } = await import('@oidc-rp/core');
+    expect(() => serviceProvider('http://login.example.com')).toThrow(/must use https \(http only on loopback\)/);
+  });
+});
+

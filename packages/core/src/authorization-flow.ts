@@ -4,11 +4,12 @@
  * and return one `TokenSet`. Both the browser and the Node wrapper call this.
  */
 
-import { type AuthorizationResponse, parseAuthorizationResponse } from './authorization-response';
+import { DEV } from './dev';
+import { type AuthorizationResponse, parseAuthorizationResponse, parseCodeResponse } from './authorization-response';
 import type { Clock } from './clock';
 import { OidcError } from './errors';
 import { type IdTokenValidationOptions, validateIdToken } from './id-token';
-import { exchangeCode, expiryOf } from './token-endpoint';
+import { exchangeCode, exchangeCodeAsPublicClient, expiryOf } from './token-endpoint';
 import type {
   AuthorizationTransaction,
   ClientConfig,
@@ -58,7 +59,7 @@ export interface CompleteAuthorizationParams {
  * ```
  */
 export async function completeAuthorization(params: CompleteAuthorizationParams): Promise<TokenSet> {
-  const response = checkedResponse(params);
+  const response = checkedResponse(params, parseAuthorizationResponse);
   const validation = validationOptions(params);
 
   let frontClaims: IdTokenClaims | undefined;
@@ -73,9 +74,9 @@ export async function completeAuthorization(params: CompleteAuthorizationParams)
 
   if (response.code === undefined) return frontChannelTokens(response, frontClaims, params.now);
 
-  const tokens = await redeemCode(params, response.code, validation);
+  const tokens = await redeemCode(params, response.code, validation, exchangeCode);
   if (frontClaims !== undefined && tokens.claims !== undefined && frontClaims.sub !== tokens.claims.sub) {
-    throw new OidcError('id_token_sub_mismatch', 'The two ID tokens name different users; start a new login.');
+    throw new OidcError('id_token_sub_mismatch', DEV && 'The two ID tokens name different users; start a new login.');
   }
   return tokens;
 }
@@ -83,7 +84,9 @@ export async function completeAuthorization(params: CompleteAuthorizationParams)
 /**
  * {@link completeAuthorization} for the authorization code flow alone (`responseType: 'code'`):
  * the same checks, without the hybrid and implicit paths, so a bundle that only needs the
- * code flow does not carry them. Throws `invalid_options` for a transaction of another flow.
+ * code flow does not carry them. For public clients (an SPA: `client_id` in the body, no secret;
+ * a client with a secret uses {@link completeAuthorization}). Throws `invalid_options` for a
+ * transaction of another flow or with the response elsewhere than in the query.
  *
  * @example
  * ```ts
@@ -96,22 +99,25 @@ export async function completeAuthorization(params: CompleteAuthorizationParams)
  * ```
  */
 export async function completeCodeAuthorization(params: CompleteAuthorizationParams): Promise<TokenSet> {
-  if (params.transaction.responseType !== 'code') {
-    throw new OidcError('invalid_options', 'This login is not a code flow: use completeAuthorization.');
+  if (params.transaction.responseType !== 'code' || params.transaction.responseMode !== 'query') {
+    throw new OidcError('invalid_options', DEV && 'This login is not a code flow answered in the query: use completeAuthorization.');
   }
-  const response = checkedResponse(params);
-  return redeemCode(params, response.code as string, validationOptions(params));
+  const response = checkedResponse(params, parseCodeResponse);
+  return redeemCode(params, response.code as string, validationOptions(params), exchangeCodeAsPublicClient);
 }
 
 // The response checked against the transaction, which must belong to this client and carry a nonce for an ID token.
-function checkedResponse(params: CompleteAuthorizationParams): AuthorizationResponse {
+function checkedResponse(
+  params: CompleteAuthorizationParams,
+  parse: typeof parseAuthorizationResponse,
+): AuthorizationResponse {
   const { provider, client, transaction } = params;
   if (transaction.clientId !== client.clientId) {
-    throw new OidcError('invalid_options', 'The transaction is for another client: pass the one the login began with.');
+    throw new OidcError('invalid_options', DEV && 'The transaction is for another client: pass the one the login began with.');
   }
-  const response = parseAuthorizationResponse(params.input, transaction, provider);
+  const response = parse(params.input, transaction, provider);
   if ((isOpenId(transaction) || response.idToken !== undefined) && !transaction.nonce) {
-    throw new OidcError('transaction_invalid', 'The transaction has no nonce for the ID token; start a new login.');
+    throw new OidcError('transaction_invalid', DEV && 'The transaction has no nonce for the ID token; start a new login.');
   }
   return response;
 }
@@ -135,9 +141,10 @@ async function redeemCode(
   params: CompleteAuthorizationParams,
   code: string,
   validation: IdTokenValidationOptions,
+  exchange: typeof exchangeCode,
 ): Promise<TokenSet> {
   const { transaction } = params;
-  const tokens = await exchangeCode({
+  const tokens = await exchange({
     provider: params.provider,
     client: params.client,
     code,
@@ -148,7 +155,7 @@ async function redeemCode(
   });
   if (tokens.idToken === undefined) {
     if (isOpenId(transaction)) {
-      throw new OidcError('id_token_missing', 'No ID token came for the "openid" scope; check the client may use it.');
+      throw new OidcError('id_token_missing', DEV && 'No ID token came for the "openid" scope; check the client may use it.');
     }
     return tokens;
   }

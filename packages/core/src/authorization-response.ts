@@ -4,6 +4,7 @@
  * the parameters the response type must carry. Nothing here touches the network.
  */
 
+import { DEV } from './dev';
 import { tryParseUrl } from './discovery';
 import { AuthorizationResponseError, OidcError } from './errors';
 import type { AuthorizationTransaction, ProviderMetadata, ResponseType } from './types';
@@ -51,30 +52,60 @@ export function parseAuthorizationResponse(
   transaction: AuthorizationTransaction,
   provider: ProviderMetadata,
 ): AuthorizationResponse {
+  const { state, iss, params } = checkResponse(responseParameters(input, transaction), transaction, provider);
+  return requiredParameters(params, transaction.responseType, state, iss);
+}
+
+/**
+ * {@link parseAuthorizationResponse} for the code flow with the response in the query, the
+ * same checks in the same order, without the other modes and response types (so a bundle of
+ * the code flow does not carry them). Internal: {@link completeCodeAuthorization} calls it.
+ */
+export function parseCodeResponse(
+  input: URL | string | URLSearchParams,
+  transaction: AuthorizationTransaction,
+  provider: ProviderMetadata,
+): AuthorizationResponse & { code: string } {
+  const url = input instanceof URL ? input : tryParseUrl(input);
+  if (!url) throw wrongInput('query');
+  const { state, iss, params } = checkResponse(url.searchParams, transaction, provider);
+  const code = params.get('code');
+  if (!code) throw malformed(DEV && '"code" is missing');
+  return iss === undefined ? { code, state } : { code, state, iss };
+}
+
+/**
+ * The checks every response passes, in this order: the transaction's provider, duplicate
+ * parameters, `state`, RFC 9207 `iss`, then the provider's `error`.
+ */
+function checkResponse(
+  params: URLSearchParams,
+  transaction: AuthorizationTransaction,
+  provider: ProviderMetadata,
+): { state: string; iss: string | undefined; params: URLSearchParams } {
   if (transaction.issuer !== provider.issuer) {
-    throw new OidcError('invalid_options', 'The transaction is for another provider: pass the one the login began with.');
+    throw new OidcError('invalid_options', DEV && 'The transaction is for another provider: pass the one the login began with.');
   }
-  const params = responseParameters(input, transaction);
 
   const seen = new Set<string>();
   for (const name of params.keys()) {
-    if (seen.has(name)) throw malformed(`"${safeName(name)}" appears twice`);
+    if (seen.has(name)) throw malformed(DEV && `"${safeName(name)}" appears twice`);
     seen.add(name);
   }
 
   const state = params.get('state');
   if (!state) {
-    throw new OidcError('state_missing', 'The login response has no state; start a new login.');
+    throw new OidcError('state_missing', DEV && 'The login response has no state; start a new login.');
   }
   if (state !== transaction.state) {
-    throw new OidcError('state_mismatch', 'The login response answers another login (state differs); start a new login.');
+    throw new OidcError('state_mismatch', DEV && 'The login response answers another login (state differs); start a new login.');
   }
 
   const iss = params.get('iss') ?? undefined;
   if (iss !== undefined && iss !== provider.issuer) {
     throw new OidcError(
       'iss_mismatch',
-      `The login response is from "${iss.slice(0, 200)}", not "${provider.issuer}" (mix-up?); start a new login.`,
+      DEV && `The login response is from "${iss.slice(0, 200)}", not "${provider.issuer}" (mix-up?); start a new login.`,
     );
   }
   // RFC 9207 section 2.4: a response carrying an ID token may leave `iss` out; that token's
@@ -82,7 +113,7 @@ export function parseAuthorizationResponse(
   const idTokenNamesIssuer =
     transaction.responseType.split(' ').includes('id_token') && params.has('id_token') && !params.has('error');
   if (iss === undefined && provider.authorization_response_iss_parameter_supported === true && !idTokenNamesIssuer) {
-    throw new OidcError('iss_missing', 'The login response lacks the "iss" this provider sends; start a new login.');
+    throw new OidcError('iss_missing', DEV && 'The login response lacks the "iss" this provider sends; start a new login.');
   }
 
   const error = params.get('error');
@@ -94,7 +125,7 @@ export function parseAuthorizationResponse(
     });
   }
 
-  return requiredParameters(params, transaction.responseType, state, iss);
+  return { state, iss, params };
 }
 
 /** Picks the parameter set the transaction's response mode says the response travels in. */
@@ -107,7 +138,7 @@ function responseParameters(input: URL | string | URLSearchParams, transaction: 
   const url = input instanceof URL ? input : tryParseUrl(input);
   if (mode === 'form_post') {
     if (url || typeof input !== 'string') {
-      throw new OidcError('invalid_options', 'This login uses form_post: pass the POST body, not a URL.');
+      throw new OidcError('invalid_options', DEV && 'This login uses form_post: pass the POST body, not a URL.');
     }
     return new URLSearchParams(input);
   }
@@ -116,7 +147,7 @@ function responseParameters(input: URL | string | URLSearchParams, transaction: 
 
   // Tokens in the query leak into logs and Referer headers; a genuine response never puts them there.
   if (FRONT_CHANNEL_SECRETS.some((name) => url.searchParams.has(name))) {
-    throw malformed('tokens in the query, not the fragment');
+    throw malformed(DEV && 'tokens in the query, not the fragment');
   }
   const fragment = new URLSearchParams(url.hash.slice(1));
   // A provider that cannot honour the fragment mode may report the error in the query.
@@ -135,7 +166,7 @@ function requiredParameters(
   if (iss !== undefined) result.iss = iss;
   const take = (name: string) => {
     const value = params.get(name);
-    if (!value) throw malformed(`"${name}" is missing`);
+    if (!value) throw malformed(DEV && `"${name}" is missing`);
     return value;
   };
   if (parts.includes('code')) result.code = take('code');
@@ -144,12 +175,12 @@ function requiredParameters(
     result.accessToken = take('access_token');
     const tokenType = take('token_type');
     if (tokenType.toLowerCase() !== 'bearer') {
-      throw malformed(`token_type "${safeName(tokenType)}" is not Bearer`);
+      throw malformed(DEV && `token_type "${safeName(tokenType)}" is not Bearer`);
     }
     result.tokenType = tokenType;
     const expiresIn = params.get('expires_in');
     if (expiresIn !== null) {
-      if (!/^\d{1,10}$/.test(expiresIn)) throw malformed('"expires_in" is not whole seconds');
+      if (!/^\d{1,10}$/.test(expiresIn)) throw malformed(DEV && '"expires_in" is not whole seconds');
       result.expiresIn = Number(expiresIn);
     }
     const scope = params.get('scope');
@@ -159,11 +190,11 @@ function requiredParameters(
 }
 
 function wrongInput(mode: string): OidcError {
-  return new OidcError('invalid_options', `This login uses ${mode} mode: pass the full callback URL.`);
+  return new OidcError('invalid_options', DEV && `This login uses ${mode} mode: pass the full callback URL.`);
 }
 
-function malformed(what: string): OidcError {
-  return new OidcError('authorization_response_invalid', `Malformed login response: ${what}; start a new login.`);
+function malformed(what: string | boolean): OidcError {
+  return new OidcError('authorization_response_invalid', DEV && `Malformed login response: ${what}; start a new login.`);
 }
 
 // Parameter names and token types are echoed only when they look like identifiers.

@@ -3,6 +3,7 @@
  * or built from the service's documented paths ({@link serviceProvider}).
  */
 
+import { DEV } from './dev';
 import { OidcError } from './errors';
 import { discardBody, isJsonObject, readJson, sendRequest } from './http';
 import type { GrantType, HttpOptions, ProviderMetadata } from './types';
@@ -52,26 +53,26 @@ const GRANTS: readonly GrantType[] = ['authorization_code', 'refresh_token', 'cl
  * ```
  */
 export async function discover(issuer: string, options: DiscoveryOptions = {}): Promise<ProviderMetadata> {
-  const issuerUrl = parseUrl(issuer, 'The issuer');
+  const issuerUrl = parseUrl(issuer, DEV && 'The issuer');
   if (issuerUrl.search || issuerUrl.hash) {
-    throw new OidcError('invalid_options', 'The issuer must have no query or fragment.');
+    throw new OidcError('invalid_options', DEV && 'The issuer must have no query or fragment.');
   }
-  if (!options.allowInsecure) assertSecureUrl(issuer, 'The issuer');
+  if (!options.allowInsecure) assertSecureUrl(issuer, DEV && 'The issuer');
   const url = `${issuer.replace(/\/$/, '')}/.well-known/openid-configuration`;
 
   const document = await sendRequest(
     url,
     { method: 'GET', headers: { Accept: 'application/json' } },
     options,
-    'The discovery endpoint',
+    DEV && 'The discovery endpoint',
     async (response) => {
       if (!response.ok) {
         await discardBody(response);
-        throw new OidcError('discovery_failed', `Discovery answered HTTP ${response.status}; check the issuer URL.`);
+        throw new OidcError('discovery_failed', DEV && `Discovery answered HTTP ${response.status}; check the issuer URL.`);
       }
       const body = await readJson(response);
       if (!body.ok) {
-        throw new OidcError('discovery_failed', `Discovery answered no JSON (${body.problem}); check the issuer URL.`);
+        throw new OidcError('discovery_failed', DEV && `Discovery answered no JSON (${body.problem}); check the issuer URL.`);
       }
       return body.value;
     },
@@ -92,7 +93,7 @@ export async function discover(issuer: string, options: DiscoveryOptions = {}): 
  * ```
  */
 export function serviceProvider(baseUrl: string, overrides: Partial<ProviderMetadata> = {}): ProviderMetadata {
-  assertSecureUrl(baseUrl, 'The service base URL');
+  assertSecureUrl(baseUrl, DEV && 'The service base URL');
   const base = baseUrl.replace(/\/+$/, '');
   return {
     issuer: base,
@@ -132,7 +133,8 @@ export function tokenEndpointFor(provider: ProviderMetadata, grant: GrantType): 
 
 /**
  * Throws `invalid_options` unless `url` is https, or http on a loopback host
- * (`localhost`, `127.0.0.0/8`, `[::1]`). `what` names the URL in the message.
+ * (`localhost`, `127.0.0.0/8`, `[::1]`). `what` names the URL in the message of a
+ * development build.
  *
  * @example
  * ```ts
@@ -141,9 +143,9 @@ export function tokenEndpointFor(provider: ProviderMetadata, grant: GrantType): 
  * assertSecureUrl('http://login.example.com', 'The issuer');       // throws invalid_options
  * ```
  */
-export function assertSecureUrl(url: string, what: string): void {
+export function assertSecureUrl(url: string, what?: string | false): void {
   if (isSecure(parseUrl(url, what))) return;
-  throw new OidcError('invalid_options', `${what} must use https (http only on loopback).`);
+  throw new OidcError('invalid_options', DEV && `${what} must use https (http only on loopback).`);
 }
 
 function isSecure(url: URL): boolean {
@@ -159,9 +161,9 @@ function isLoopback(hostname: string): boolean {
   );
 }
 
-function parseUrl(url: string, what: string): URL {
+function parseUrl(url: string, what?: string | false): URL {
   const parsed = tryParseUrl(url);
-  if (!parsed) throw new OidcError('invalid_options', `${what} must be an absolute URL.`);
+  if (!parsed) throw new OidcError('invalid_options', DEV && `${what} must be an absolute URL.`);
   return parsed;
 }
 
@@ -201,29 +203,29 @@ function hostClass(hostname: string): 'loopback' | 'private' | 'public' {
 
 function checkMetadata(document: unknown, issuer: string, options: DiscoveryOptions): ProviderMetadata {
   const allowInsecure = options.allowInsecure === true;
-  const invalid = (what: string) =>
-    new OidcError('invalid_provider_metadata', `Invalid discovery document: ${what}; check the issuer or pass provider.`);
-  if (!isJsonObject(document)) throw invalid('it is not a JSON object');
-  if (typeof document.issuer !== 'string') throw invalid('"issuer" is missing');
+  const invalid = (what: string | boolean) =>
+    new OidcError('invalid_provider_metadata', DEV && `Invalid discovery document: ${what}; check the issuer or pass provider.`);
+  if (!isJsonObject(document)) throw invalid(DEV && 'it is not a JSON object');
+  if (typeof document.issuer !== 'string') throw invalid(DEV && '"issuer" is missing');
   if (document.issuer !== issuer) {
     throw new OidcError(
       'discovery_issuer_mismatch',
-      `Discovery names the issuer "${document.issuer}", not "${issuer}"; use the issuer exactly as published.`,
+      DEV && `Discovery names the issuer "${document.issuer}", not "${issuer}"; use the issuer exactly as published.`,
     );
   }
   // The first three endpoints are required.
   for (const field of ENDPOINTS.slice(0, 3)) {
-    if (document[field] === undefined) throw invalid(`"${field}" is missing`);
+    if (document[field] === undefined) throw invalid(DEV && `"${field}" is missing`);
   }
   const issuerClass = hostClass(new URL(issuer).hostname);
   const checkEndpoint = (value: unknown, field: string) => {
     const url = tryParseUrl(value);
-    if (!url || !(allowInsecure || isSecure(url))) throw invalid(`"${field}" is not an ${allowInsecure ? 'absolute' : 'https'} URL`);
+    if (!url || !(allowInsecure || isSecure(url))) throw invalid(DEV && `"${field}" is not an ${allowInsecure ? 'absolute' : 'https'} URL`);
     const endpointClass = hostClass(url.hostname);
     if (endpointClass !== issuerClass && options.allowHostClassMismatch !== true) {
       throw new OidcError(
         'host_class_mismatch',
-        `"${field}" is on a ${endpointClass} host, the issuer on a ${issuerClass} one; pass allowHostClassMismatch if intended.`,
+        DEV && `"${field}" is on a ${endpointClass} host, the issuer on a ${issuerClass} one; pass allowHostClassMismatch if intended.`,
       );
     }
   };
@@ -233,15 +235,15 @@ function checkMetadata(document: unknown, issuer: string, options: DiscoveryOpti
   for (const field of STRING_LISTS) {
     const value = document[field];
     if (value !== undefined && !(Array.isArray(value) && value.every((item) => typeof item === 'string'))) {
-      throw invalid(`"${field}" is not a list of strings`);
+      throw invalid(DEV && `"${field}" is not a list of strings`);
     }
   }
   for (const field of FLAGS) {
-    if (document[field] !== undefined && typeof document[field] !== 'boolean') throw invalid(`"${field}" is not a boolean`);
+    if (document[field] !== undefined && typeof document[field] !== 'boolean') throw invalid(DEV && `"${field}" is not a boolean`);
   }
   const byGrant = document.token_endpoint_by_grant;
   if (byGrant !== undefined) {
-    if (!isJsonObject(byGrant)) throw invalid('"token_endpoint_by_grant" is not an object');
+    if (!isJsonObject(byGrant)) throw invalid(DEV && '"token_endpoint_by_grant" is not an object');
     for (const grant of GRANTS) {
       if (byGrant[grant] !== undefined) checkEndpoint(byGrant[grant], `token_endpoint_by_grant.${grant}`);
     }

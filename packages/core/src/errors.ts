@@ -3,6 +3,8 @@
  * Messages say what happened and what to do; they never contain a token, a code or a secret.
  */
 
+import { DEV } from './dev';
+
 /** Stable, machine-readable error codes. `switch (err.code)` narrows on this union. */
 export type OidcErrorCode =
   // Caller mistakes, detected before any request is sent.
@@ -76,13 +78,17 @@ export type OidcErrorCode =
 
 const OIDC_ERROR_MARK = Symbol.for('oidc-rp.error');
 
-/** Base class of every error the SDK throws. */
+/**
+ * Base class of every error the SDK throws. `message` is the full text in development builds;
+ * in production builds (`process.env.NODE_ENV === 'production'`) it is left out and the
+ * message is the code with a pointer to the README's table of codes.
+ */
 export class OidcError extends Error {
   readonly code: OidcErrorCode;
   override readonly cause?: unknown;
 
-  constructor(code: OidcErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message);
+  constructor(code: OidcErrorCode, message?: string | boolean, options?: { cause?: unknown }) {
+    super((message as string) || `${code} (oidc-rp error code: see the README's list of codes; development builds say more)`);
     this.name = 'OidcError';
     this.code = code;
     if (options && 'cause' in options) this.cause = options.cause;
@@ -114,9 +120,11 @@ export class AuthorizationResponseError extends OidcError {
   constructor(params: { error: string; error_description?: string | undefined; state?: string | undefined }) {
     super(
       'authorization_error',
-      `The provider refused the login ("${safeErrorValue(params.error)}"` +
-        (params.error_description ? `: ${truncate(params.error_description)}` : '') +
-        '); start a new login, or check the client registration.',
+      DEV
+        ? `The provider refused the login ("${safeErrorValue(params.error)}"` +
+            (params.error_description ? `: ${truncate(params.error_description)}` : '') +
+            '); start a new login, or check the client registration.'
+        : `authorization_error "${safeErrorValue(params.error)}"`,
     );
     this.name = 'AuthorizationResponseError';
     this.error = params.error;
@@ -134,10 +142,12 @@ export class TokenEndpointError extends OidcError {
   constructor(params: { status: number; error: string; error_description?: string | undefined }) {
     super(
       'token_endpoint_error',
-      `The token endpoint answered HTTP ${params.status} "${safeErrorValue(params.error)}"` +
-        (params.error_description ? `: ${truncate(params.error_description)}` : '') +
-        '; ' +
-        hintFor(params.error),
+      DEV
+        ? `The token endpoint answered HTTP ${params.status} "${safeErrorValue(params.error)}"` +
+            (params.error_description ? `: ${truncate(params.error_description)}` : '') +
+            '; ' +
+            hintFor(params.error)
+        : `token_endpoint_error HTTP ${params.status} "${safeErrorValue(params.error)}"`,
     );
     this.name = 'TokenEndpointError';
     this.status = params.status;

@@ -5,6 +5,7 @@
  * headers and then stalls cannot hang the caller. Internal module.
  */
 
+import { DEV } from './dev';
 import { OidcError, isOidcError } from './errors';
 import { fromUtf8 } from './encoding';
 import type { HttpOptions } from './types';
@@ -25,18 +26,18 @@ export async function sendRequest<T>(
   url: string,
   init: RequestInit,
   http: HttpOptions | undefined,
-  what: string,
+  what: string | false,
   read: (response: Response) => Promise<T>,
 ): Promise<T> {
   const timeout = http?.timeout ?? DEFAULT_TIMEOUT_MS;
   if (typeof timeout !== 'number' || Number.isNaN(timeout) || timeout <= 0) {
-    throw new OidcError('invalid_options', 'timeout must be a positive number of milliseconds.');
+    throw new OidcError('invalid_options', DEV && 'timeout must be a positive number of milliseconds.');
   }
   const fetchFn = http?.fetch ?? globalThis.fetch;
   if (typeof fetchFn !== 'function') {
-    throw new OidcError('invalid_options', 'No fetch available: pass the fetch option.');
+    throw new OidcError('invalid_options', DEV && 'No fetch available: pass the fetch option.');
   }
-  const where = `${what} (${describeUrl(url)})`;
+  const where = DEV && `${what} (${describeUrl(url)})`;
   const callerSignal = http?.signal;
   if (callerSignal?.aborted) throw abortedError(where, callerSignal.reason);
 
@@ -61,11 +62,11 @@ export async function sendRequest<T>(
     return await Promise.race([work, abandoned]);
   } catch (error) {
     if (timedOut) {
-      throw new OidcError('request_timeout', `${where} timed out after ${timeout} ms; check the provider or raise timeout.`);
+      throw new OidcError('request_timeout', DEV && `${where} timed out after ${timeout} ms; check the provider or raise timeout.`);
     }
     if (callerSignal?.aborted) throw abortedError(where, callerSignal.reason);
     if (isOidcError(error)) throw error;
-    throw new OidcError('network_error', `${where} failed; check the network and the provider URL.`, { cause: error });
+    throw new OidcError('network_error', DEV && `${where} failed; check the network and the provider URL.`, { cause: error });
   } finally {
     clearTimeout(timer);
     callerSignal?.removeEventListener('abort', onCallerAbort);
@@ -80,7 +81,7 @@ const MAX_REDIRECTS = 5;
  * scheme (an https→http downgrade) is `redirect_refused`, before it is requested. Browsers
  * hide a redirect's target (`opaqueredirect`), so there every redirect is refused.
  */
-async function fetchSameOrigin(fetchFn: typeof fetch, url: string, init: RequestInit, where: string): Promise<Response> {
+async function fetchSameOrigin(fetchFn: typeof fetch, url: string, init: RequestInit, where: string | false): Promise<Response> {
   if (init.redirect !== undefined) return fetchFn(url, init);
   const origin = new URL(url).origin;
   let current = url;
@@ -98,25 +99,25 @@ async function fetchSameOrigin(fetchFn: typeof fetch, url: string, init: Request
       // an invalid Location: refused below
     }
     if (next?.origin !== origin || hop === MAX_REDIRECTS) {
-      const target = next?.origin === origin ? 'too often' : `to ${next ? describeUrl(next.href) : 'a hidden or invalid target'}`;
-      throw new OidcError('redirect_refused', `${where} redirected ${target}; only redirects within ${origin} are followed: use the final URL.`);
+      const target = DEV && (next?.origin === origin ? 'too often' : `to ${next ? describeUrl(next.href) : 'a hidden or invalid target'}`);
+      throw new OidcError('redirect_refused', DEV && `${where} redirected ${target}; only redirects within ${origin} are followed: use the final URL.`);
     }
     current = next.href;
   }
 }
 
-/** The outcome of reading a body as JSON: the value, or why there is none. */
-export type JsonBody = { ok: true; value: unknown } | { ok: false; problem: 'empty' | 'too large' | 'not JSON' };
+/** The outcome of reading a body as JSON: the value, or why there is none (for messages: false in production builds). */
+export type JsonBody = { ok: true; value: unknown } | { ok: false; problem: 'empty' | 'too large' | 'not JSON' | false };
 
 /** Reads at most `maxBytes` of the body and parses it as UTF-8 JSON. Never throws on bad content. */
 export async function readJson(response: Response, maxBytes = MAX_JSON_BYTES): Promise<JsonBody> {
   const bytes = await readBounded(response, maxBytes);
-  if (bytes === undefined) return { ok: false, problem: 'too large' };
-  if (bytes.length === 0) return { ok: false, problem: 'empty' };
+  if (bytes === undefined) return { ok: false, problem: DEV && 'too large' };
+  if (bytes.length === 0) return { ok: false, problem: DEV && 'empty' };
   try {
     return { ok: true, value: JSON.parse(fromUtf8(bytes)) };
   } catch {
-    return { ok: false, problem: 'not JSON' };
+    return { ok: false, problem: DEV && 'not JSON' };
   }
 }
 
@@ -163,8 +164,8 @@ async function readBounded(response: Response, maxBytes: number): Promise<Uint8A
   return bytes;
 }
 
-function abortedError(where: string, reason: unknown): OidcError {
-  return new OidcError('network_error', `${where}: aborted by the caller's signal.`, { cause: reason });
+function abortedError(where: string | false, reason: unknown): OidcError {
+  return new OidcError('network_error', DEV && `${where}: aborted by the caller's signal.`, { cause: reason });
 }
 
 // Origin and path only: a query string is never echoed into a message.

@@ -5,6 +5,7 @@
  * an access token or a hash.
  */
 
+import { DEV } from './dev';
 import type { JWK } from 'jose';
 import { type Clock, systemClock } from './clock';
 import { type OidcErrorCode, OidcError } from './errors';
@@ -64,12 +65,12 @@ const ASYMMETRIC_ALGORITHMS = 'RS256 RS384 RS512 PS256 PS384 PS512 ES256 ES384 E
  * ```
  */
 export async function validateIdToken(idToken: string, options: IdTokenValidationOptions): Promise<IdTokenClaims> {
-  const tolerance = seconds(options.clockTolerance, 'clockTolerance') ?? 60;
-  const maxAge = seconds(options.maxAge, 'maxAge');
+  const tolerance = seconds(options.clockTolerance, DEV && 'clockTolerance') ?? 60;
+  const maxAge = seconds(options.maxAge, DEV && 'maxAge');
   const allowed = allowedAlgorithms(options);
 
   const token = typeof idToken === 'string' ? decodeUnverifiedJwt(idToken) : undefined;
-  if (!token) fail('id_token_malformed', 'not a JWS of three base64url JSON parts');
+  if (!token) fail('id_token_malformed', DEV && 'not a JWS of three base64url JSON parts');
   const { alg, kid } = checkHeader(token.header, allowed);
   const key = await findSigningKey(alg, kid, options);
   await verifySignature(idToken, key, alg);
@@ -77,7 +78,7 @@ export async function validateIdToken(idToken: string, options: IdTokenValidatio
   const claims = token.payload;
 
   const now = (options.now ?? systemClock)();
-  const clock = `now ${now}, tolerance ${tolerance} s`;
+  const clock = DEV && `now ${now}, tolerance ${tolerance} s`;
   checkIssuer(claims, options.provider.issuer);
   checkAudience(claims, options.clientId);
   checkAuthorizedParty(claims, options.clientId);
@@ -98,7 +99,7 @@ function allowedAlgorithms({ algorithms, provider }: IdTokenValidationOptions): 
     return Array.isArray(advertised) ? ASYMMETRIC_ALGORITHMS.filter((alg) => advertised.includes(alg)) : ['RS256'];
   }
   if (algorithms.length && algorithms.every((alg) => ASYMMETRIC_ALGORITHMS.includes(alg))) return algorithms;
-  throw new OidcError('invalid_options', `algorithms may list only ${ASYMMETRIC_ALGORITHMS}.`);
+  throw new OidcError('invalid_options', DEV && `algorithms may list only ${ASYMMETRIC_ALGORITHMS}.`);
 }
 
 // Runs before any key lookup: `none` and HMAC never reach the JWKS.
@@ -107,12 +108,12 @@ function checkHeader(
   allowed: string[],
 ): { alg: string; kid: string | undefined } {
   if (typeof alg !== 'string' || (kid !== undefined && typeof kid !== 'string')) {
-    fail('id_token_malformed', 'header "alg" or "kid" is not a string');
+    fail('id_token_malformed', DEV && 'header "alg" or "kid" is not a string');
   }
   // No JWS extension is understood here, so none may be critical (RFC 7515 section 4.1.11).
-  if (crit !== undefined) fail('id_token_malformed', 'header "crit" names extensions this client does not support');
+  if (crit !== undefined) fail('id_token_malformed', DEV && 'header "crit" names extensions this client does not support');
   if (!allowed.includes(alg)) {
-    fail('id_token_alg_not_allowed', `"alg" ${show(alg)} is not in [${allowed}] (never none/HMAC)`, 'set the algorithms option');
+    fail('id_token_alg_not_allowed', DEV && `"alg" ${show(alg)} is not in [${allowed}] (never none/HMAC)`, DEV && 'set the algorithms option');
   }
   return { alg, kid };
 }
@@ -120,14 +121,14 @@ function checkHeader(
 async function findSigningKey(alg: string, kid: string | undefined, options: IdTokenValidationOptions): Promise<JWK> {
   const jwksUri = options.provider.jwks_uri;
   if (typeof jwksUri !== 'string') {
-    throw new OidcError('invalid_provider_metadata', 'The provider has no jwks_uri: add it to verify ID tokens.');
+    throw new OidcError('invalid_provider_metadata', DEV && 'The provider has no jwks_uri: add it to verify ID tokens.');
   }
   const key = await findJwksKey(jwksUri, (keys) => selectVerificationKey(keys, alg, kid), {
     http: options.http,
-    refetchCooldown: seconds(options.jwksRefetchCooldown, 'jwksRefetchCooldown') ?? 30,
+    refetchCooldown: seconds(options.jwksRefetchCooldown, DEV && 'jwksRefetchCooldown') ?? 30,
   });
   if (key) return key;
-  return fail('id_token_unknown_kid', `the JWKS has no ${alg} key with "kid" ${show(kid)}`, 'retry later');
+  return fail('id_token_unknown_kid', DEV && `the JWKS has no ${alg} key with "kid" ${show(kid)}`, DEV && 'retry later');
 }
 
 async function verifySignature(idToken: string, key: JWK, alg: string): Promise<void> {
@@ -139,57 +140,57 @@ async function verifySignature(idToken: string, key: JWK, alg: string): Promise<
     valid = false;
     cause = error;
   }
-  if (!valid) throw new OidcError('id_token_signature_invalid', message('the signature does not verify'), { cause });
+  if (!valid) throw new OidcError('id_token_signature_invalid', DEV && message('the signature does not verify'), { cause });
 }
 
 function checkIssuer({ iss }: Record<string, unknown>, issuer: string): void {
-  if (iss !== issuer) fail('id_token_iss_mismatch', `"iss" is ${show(iss)}, not ${show(issuer)}`);
+  if (iss !== issuer) fail('id_token_iss_mismatch', DEV && `"iss" is ${show(iss)}, not ${show(issuer)}`);
 }
 
 function checkAudience({ aud }: Record<string, unknown>, clientId: string): void {
   if (typeof aud === 'string' ? aud !== clientId : !Array.isArray(aud) || !aud.includes(clientId)) {
-    fail('id_token_aud_mismatch', `"aud" is ${show(aud)}, not ${show(clientId)}`);
+    fail('id_token_aud_mismatch', DEV && `"aud" is ${show(aud)}, not ${show(clientId)}`);
   }
 }
 
 function checkAuthorizedParty({ aud, azp }: Record<string, unknown>, clientId: string): void {
   if (azp === undefined && Array.isArray(aud) && aud.length > 1) {
-    fail('id_token_azp_missing', 'several audiences and no "azp"');
+    fail('id_token_azp_missing', DEV && 'several audiences and no "azp"');
   }
   if (azp !== undefined && azp !== clientId) {
-    fail('id_token_azp_mismatch', `"azp" is ${show(azp)}, not ${show(clientId)}`);
+    fail('id_token_azp_mismatch', DEV && `"azp" is ${show(azp)}, not ${show(clientId)}`);
   }
 }
 
-function checkExpiry(claims: Record<string, unknown>, earliest: number, clock: string): void {
-  const exp = numericDate(claims, 'exp') ?? fail('id_token_malformed', 'no "exp"');
-  if (exp <= earliest) fail('id_token_expired', `"exp" ${exp} has passed (${clock})`);
+function checkExpiry(claims: Record<string, unknown>, earliest: number, clock: string | boolean): void {
+  const exp = numericDate(claims, 'exp') ?? fail('id_token_malformed', DEV && 'no "exp"');
+  if (exp <= earliest) fail('id_token_expired', DEV && `"exp" ${exp} has passed (${clock})`);
 }
 
-function checkIssuedAt(claims: Record<string, unknown>, latest: number, clock: string): void {
-  const iat = numericDate(claims, 'iat') ?? fail('id_token_iat_missing', 'no "iat"');
-  if (iat > latest) fail('id_token_iat_future', `"iat" ${iat} is in the future (${clock})`, CHECK_CLOCK);
+function checkIssuedAt(claims: Record<string, unknown>, latest: number, clock: string | boolean): void {
+  const iat = numericDate(claims, 'iat') ?? fail('id_token_iat_missing', DEV && 'no "iat"');
+  if (iat > latest) fail('id_token_iat_future', DEV && `"iat" ${iat} is in the future (${clock})`, DEV && CHECK_CLOCK);
 }
 
-function checkNotBefore(claims: Record<string, unknown>, latest: number, clock: string): void {
+function checkNotBefore(claims: Record<string, unknown>, latest: number, clock: string | boolean): void {
   const nbf = numericDate(claims, 'nbf');
   if (nbf !== undefined && nbf > latest) {
-    fail('id_token_nbf_future', `"nbf" ${nbf} is in the future (${clock})`, CHECK_CLOCK);
+    fail('id_token_nbf_future', DEV && `"nbf" ${nbf} is in the future (${clock})`, DEV && CHECK_CLOCK);
   }
 }
 
 function checkSubject({ sub }: Record<string, unknown>): void {
-  if (typeof sub !== 'string' || !sub) fail('id_token_sub_missing', 'no "sub"');
+  if (typeof sub !== 'string' || !sub) fail('id_token_sub_missing', DEV && 'no "sub"');
 }
 
 // Never echoes either nonce.
 function checkNonce(claims: Record<string, unknown>, nonce: string | undefined): void {
   if (nonce === undefined) return;
   if (claims.nonce === undefined) {
-    fail('id_token_nonce_missing', 'no "nonce", though the login sent one');
+    fail('id_token_nonce_missing', DEV && 'no "nonce", though the login sent one');
   }
   if (claims.nonce !== nonce) {
-    fail('id_token_nonce_mismatch', '"nonce" is not the one this login sent');
+    fail('id_token_nonce_mismatch', DEV && '"nonce" is not the one this login sent');
   }
 }
 
@@ -197,15 +198,15 @@ function checkAuthTime(
   claims: Record<string, unknown>,
   maxAge: number | undefined,
   earliest: number,
-  clock: string,
+  clock: string | boolean,
 ): void {
   const authTime = numericDate(claims, 'auth_time');
   if (maxAge === undefined) return;
   if (authTime === undefined) {
-    fail('id_token_auth_time_missing', `no "auth_time", which max_age requires`);
+    fail('id_token_auth_time_missing', DEV && `no "auth_time", which max_age requires`);
   }
   if (authTime + maxAge < earliest) {
-    fail('id_token_auth_time_too_old', `"auth_time" ${authTime} is over max_age ${maxAge} s ago (${clock})`);
+    fail('id_token_auth_time_too_old', DEV && `"auth_time" ${authTime} is over max_age ${maxAge} s ago (${clock})`);
   }
 }
 
@@ -219,9 +220,9 @@ async function checkTokenHash(
 ): Promise<void> {
   if (value === undefined) return;
   if (claims[claim] === undefined) {
-    if (frontChannel) fail(`id_token_${claim}_missing`, `no "${claim}", required in the front channel`);
+    if (frontChannel) fail(`id_token_${claim}_missing`, DEV && `no "${claim}", required in the front channel`);
   } else if (claims[claim] !== (await tokenHash(value, alg))) {
-    fail(`id_token_${claim}_mismatch`, `"${claim}" does not match the token or code it came with`);
+    fail(`id_token_${claim}_mismatch`, DEV && `"${claim}" does not match the token or code it came with`);
   }
 }
 
@@ -229,12 +230,12 @@ async function checkTokenHash(
 function numericDate(claims: Record<string, unknown>, name: string): number | undefined {
   const value = claims[name];
   if (value === undefined || Number.isFinite(value)) return value as number | undefined;
-  return fail('id_token_malformed', `"${name}" is not a number`);
+  return fail('id_token_malformed', DEV && `"${name}" is not a number`);
 }
 
-function seconds(value: number | undefined, name: string): number | undefined {
+function seconds(value: number | undefined, name: string | false): number | undefined {
   if (value === undefined || (Number.isFinite(value) && value >= 0)) return value;
-  throw new OidcError('invalid_options', `${name} must be a number of seconds >= 0.`);
+  throw new OidcError('invalid_options', DEV && `${name} must be a number of seconds >= 0.`);
 }
 
 const CHECK_CLOCK = "check this machine's clock";
@@ -244,8 +245,9 @@ function message(problem: string, todo = 'start a new login'): string {
   return `Invalid ID token: ${problem}; ${todo}.`;
 }
 
-function fail(code: OidcErrorCode, problem: string, todo?: string): never {
-  throw new OidcError(code, message(problem, todo));
+// `problem` and `todo` are `DEV && ...`: a production build keeps only the code.
+function fail(code: OidcErrorCode, problem: string | boolean, todo?: string | boolean): never {
+  throw new OidcError(code, DEV && message(problem as string, (todo || undefined) as string | undefined));
 }
 
 // A value from the token, shown only when short and printable; arrays item by item.

@@ -8,7 +8,14 @@ export { buildAuthorizationRequest, buildCodeAuthorizationRequest, RESPONSE_TYPE
 export type { AuthorizationRequest, AuthorizationRequestParams } from './authorization-request';
 export { parseAuthorizationResponse } from './authorization-response';
 export type { AuthorizationResponse } from './authorization-response';
-export { exchangeCode, refreshTokens, clientCredentials, processTokenResponse, authMethodOf } from './token-endpoint';
+export {
+  exchangeCode,
+  refreshTokens,
+  refreshTokensAsPublicClient,
+  clientCredentials,
+  processTokenResponse,
+  authMethodOf,
+} from './token-endpoint';
 export type {
   TokenCallBase,
   ExchangeCodeParams,
@@ -20,7 +27,7 @@ export type { IdTokenValidationOptions } from './id-token';
 export { clearJwksCache } from './jwks';
 export { fetchUserInfo } from './userinfo';
 export type { UserInfo, UserInfoParams } from './userinfo';
-export { revokeToken } from './revocation';
+export { revokeToken, revokeTokenAsPublicClient } from './revocation';
 export type { RevokeTokenParams } from './revocation';
 export { buildEndSessionUrl } from './logout';
 export type { EndSessionParams } from './logout';

@@ -12,6 +12,7 @@
  *   withdrew stop being trusted.
  */
 
+import { DEV } from './dev';
 import type { JWK } from 'jose';
 import { OidcError, isOidcError } from './errors';
 import { type JsonBody, discardBody, isJsonObject, readJson, sendRequest } from './http';
@@ -118,7 +119,7 @@ function load(entry: JwksCacheEntry, jwksUri: string, http: HttpOptions | undefi
 async function fetchJwks(jwksUri: string, http: HttpOptions | undefined): Promise<JWK[]> {
   let body: JsonBody;
   try {
-    body = await sendRequest(jwksUri, { headers: { accept: 'application/json' } }, http, 'The JWKS endpoint', readJwks);
+    body = await sendRequest(jwksUri, { headers: { accept: 'application/json' } }, http, DEV && 'The JWKS endpoint', readJwks);
   } catch (cause) {
     if (isOidcError(cause) && (cause.code === 'request_timeout' || cause.code === 'network_error')) {
       throw new OidcError('jwks_fetch_failed', cause.message, { cause });
@@ -127,8 +128,7 @@ async function fetchJwks(jwksUri: string, http: HttpOptions | undefined): Promis
   }
   const keys = body.ok && isJsonObject(body.value) ? body.value.keys : undefined;
   if (!Array.isArray(keys)) {
-    const problem = body.ok ? 'no "keys" array' : body.problem;
-    throw new OidcError('jwks_invalid', `jwks_uri answered no key set (${problem}); check jwks_uri.`);
+    throw new OidcError('jwks_invalid', DEV && `jwks_uri answered no key set (${body.ok ? 'no "keys" array' : body.problem}); check jwks_uri.`);
   }
   return keys.filter(isJsonObject) as JWK[];
 }
@@ -136,5 +136,5 @@ async function fetchJwks(jwksUri: string, http: HttpOptions | undefined): Promis
 async function readJwks(response: Response): Promise<JsonBody> {
   if (response.ok) return readJson(response);
   void discardBody(response); // not awaited: some fetch implementations never settle a cancel
-  throw new OidcError('jwks_fetch_failed', `jwks_uri answered HTTP ${response.status}; check jwks_uri and the provider.`);
+  throw new OidcError('jwks_fetch_failed', DEV && `jwks_uri answered HTTP ${response.status}; check jwks_uri and the provider.`);
 }

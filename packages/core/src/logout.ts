@@ -1,5 +1,6 @@
 /** RP-initiated logout (OpenID Connect RP-Initiated Logout 1.0). */
 
+import { DEV } from './dev';
 import { assertSecureUrl } from './discovery';
 import { OidcError } from './errors';
 import type { ProviderMetadata } from './types';
@@ -34,13 +35,13 @@ export function buildEndSessionUrl(params: EndSessionParams): URL | undefined {
   const { provider, clientId, idTokenHint, postLogoutRedirectUri, state } = params;
   const endpoint = provider.end_session_endpoint;
   if (endpoint === undefined) return undefined;
-  assertSecureUrl(endpoint, "The provider's end_session_endpoint");
-  if (typeof clientId !== 'string' || clientId === '') throw new OidcError('invalid_options', 'clientId is required.');
+  assertSecureUrl(endpoint, DEV && "The provider's end_session_endpoint");
+  if (typeof clientId !== 'string' || clientId === '') throw new OidcError('invalid_options', DEV && 'clientId is required.');
   if (postLogoutRedirectUri !== undefined) {
     try {
       new URL(postLogoutRedirectUri);
     } catch {
-      throw new OidcError('invalid_options', 'postLogoutRedirectUri must be an absolute URL.');
+      throw new OidcError('invalid_options', DEV && 'postLogoutRedirectUri must be an absolute URL.');
     }
   }
   const url = new URL(endpoint);

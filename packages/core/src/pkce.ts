@@ -4,6 +4,7 @@
  * the platform CSPRNG (`crypto.getRandomValues`), 32 bytes = 256 bits, base64url.
  */
 
+import { DEV } from './dev';
 import { OidcError } from './errors';
 import { base64url, randomBase64url, sha256 } from './encoding';
 
@@ -39,7 +40,7 @@ export function createCodeVerifier(): string {
  */
 export async function codeChallengeS256(verifier: string): Promise<string> {
   if (typeof verifier !== 'string' || !VERIFIER.test(verifier)) {
-    throw new OidcError('invalid_options', 'A code verifier must be 43-128 of A-Za-z0-9-._~: use createCodeVerifier().');
+    throw new OidcError('invalid_options', DEV && 'A code verifier must be 43-128 of A-Za-z0-9-._~: use createCodeVerifier().');
   }
   return base64url(await sha256(verifier));
 }

@@ -1,9 +1,17 @@
 /** Token revocation (RFC 7009): tells the provider a token is no longer needed. */
 
+import { DEV } from './dev';
 import { assertSecureUrl } from './discovery';
 import { OidcError } from './errors';
 import { discardBody, readJson, sendRequest } from './http';
-import { type TokenCallBase, applyClientAuth, authMethodOf, tokenEndpointError } from './token-endpoint';
+import {
+  type Authenticate,
+  type TokenCallBase,
+  applyClientAuth,
+  asPublicClient,
+  authMethodOf,
+  tokenEndpointError,
+} from './token-endpoint';
 
 /** Input of {@link revokeToken}. */
 export interface RevokeTokenParams extends TokenCallBase {
@@ -27,23 +35,47 @@ export interface RevokeTokenParams extends TokenCallBase {
  * ```
  */
 export async function revokeToken(params: RevokeTokenParams): Promise<boolean> {
-  const { provider, client, token, tokenTypeHint } = params;
+  const { provider, client } = params;
+  return revoke(params, (body) => applyClientAuth(body, client, authMethodOf(client, provider)));
+}
+
+/**
+ * {@link revokeToken} for a public client (`client_id` in the body, no secret;
+ * `invalid_options` for a client with one), without the client authentication code: what an
+ * SPA bundle needs.
+ *
+ * @example
+ * ```ts
+ * await revokeTokenAsPublicClient({
+ *   provider: serviceProvider('http://127.0.0.1:4000/demo'),
+ *   client: { clientId: 'spa' },
+ *   token: tokens.refreshToken!,
+ *   tokenTypeHint: 'refresh_token',
+ * });
+ * ```
+ */
+export async function revokeTokenAsPublicClient(params: RevokeTokenParams): Promise<boolean> {
+  return revoke(params, asPublicClient(params.client));
+}
+
+async function revoke(params: RevokeTokenParams, authenticate: Authenticate): Promise<boolean> {
+  const { provider, token, tokenTypeHint } = params;
   const endpoint = provider.revocation_endpoint;
   if (endpoint === undefined) return false;
-  assertSecureUrl(endpoint, "The provider's revocation_endpoint");
-  if (typeof token !== 'string' || token === '') throw new OidcError('invalid_options', 'token is required.');
+  assertSecureUrl(endpoint, DEV && "The provider's revocation_endpoint");
+  if (typeof token !== 'string' || token === '') throw new OidcError('invalid_options', DEV && 'token is required.');
   if (tokenTypeHint !== undefined && tokenTypeHint !== 'refresh_token' && tokenTypeHint !== 'access_token') {
-    throw new OidcError('invalid_options', 'tokenTypeHint must be refresh_token or access_token.');
+    throw new OidcError('invalid_options', DEV && 'tokenTypeHint must be refresh_token or access_token.');
   }
   const body = new URLSearchParams({ token });
   if (tokenTypeHint !== undefined) body.set('token_type_hint', tokenTypeHint);
-  const headers = applyClientAuth(body, client, authMethodOf(client, provider));
+  const headers = authenticate(body);
 
   return sendRequest(
     endpoint,
     { method: 'POST', headers, body, redirect: 'manual' },
     params.http,
-    'The revocation endpoint',
+    DEV && 'The revocation endpoint',
     async (response) => {
       if (response.ok) {
         await discardBody(response);

@@ -5,6 +5,7 @@
  * ({@link processTokenResponse}), which turns any answer into a `TokenSet` or a typed error.
  */
 
+import { DEV } from './dev';
 import { type Clock, systemClock } from './clock';
 import { assertSecureUrl, tokenEndpointFor } from './discovery';
 import { OidcError, TokenEndpointError } from './errors';
@@ -86,23 +87,36 @@ const PROTECTED_BODY = new Set([
  * ```
  */
 export async function exchangeCode(params: ExchangeCodeParams): Promise<TokenSet> {
-  const { provider, client, code, redirectUri, codeVerifier } = params;
-  requireString(code, 'code');
-  requireString(redirectUri, 'redirectUri');
-  if (codeVerifier !== undefined) requireString(codeVerifier, 'codeVerifier');
-  const body = new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: redirectUri });
-
-  const method = authMethodOf(client, provider);
-  if (codeVerifier !== undefined) {
-    if (provider.pkce_replaces_client_secret === true && method === 'client_secret_post') {
+  const { provider, client, codeVerifier } = params;
+  return postCodeGrant(params, (body) => {
+    const method = authMethodOf(client, provider);
+    if (codeVerifier !== undefined && provider.pkce_replaces_client_secret === true && method === 'client_secret_post') {
       throw new OidcError(
         'pkce_with_client_secret',
-        'This provider takes client_secret or code_verifier in the body, never both: use client_secret_basic, or log in with pkce: false.',
+        DEV && 'This provider takes client_secret or code_verifier in the body, never both: use client_secret_basic, or log in with pkce: false.',
       );
     }
-    body.set('code_verifier', codeVerifier);
-  }
-  return postToTokenEndpoint(provider, client, 'authorization_code', body, method, params);
+    return applyClientAuth(body, client, method);
+  });
+}
+
+/**
+ * {@link exchangeCode} for a public client (`client_id` in the body, no secret; `invalid_options`
+ * for a client with one), without the client authentication code: what an SPA bundle needs.
+ * Internal: {@link completeCodeAuthorization} calls it.
+ */
+export async function exchangeCodeAsPublicClient(params: ExchangeCodeParams): Promise<TokenSet> {
+  return postCodeGrant(params, asPublicClient(params.client));
+}
+
+async function postCodeGrant(params: ExchangeCodeParams, authenticate: Authenticate): Promise<TokenSet> {
+  const { code, redirectUri, codeVerifier } = params;
+  requireString(code, DEV && 'code');
+  requireString(redirectUri, DEV && 'redirectUri');
+  if (codeVerifier !== undefined) requireString(codeVerifier, DEV && 'codeVerifier');
+  const body = new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: redirectUri });
+  if (codeVerifier !== undefined) body.set('code_verifier', codeVerifier);
+  return postToTokenEndpoint(params.provider, 'authorization_code', body, authenticate, params);
 }
 
 /**
@@ -122,11 +136,35 @@ export async function exchangeCode(params: ExchangeCodeParams): Promise<TokenSet
  * ```
  */
 export async function refreshTokens(params: RefreshTokensParams): Promise<TokenSet> {
+  const { provider, client } = params;
+  return refresh(params, (body) => applyClientAuth(body, client, authMethodOf(client, provider)));
+}
+
+/**
+ * {@link refreshTokens} for a public client (`client_id` in the body, no secret;
+ * `invalid_options` for a client with one), without the client authentication code: what an
+ * SPA bundle needs.
+ *
+ * @example
+ * ```ts
+ * const fresh = await refreshTokensAsPublicClient({
+ *   provider: serviceProvider('http://127.0.0.1:4000/demo'),
+ *   client: { clientId: 'spa' },
+ *   refreshToken: tokens.refreshToken!,
+ *   expectedSubject: tokens.claims?.sub,
+ * });
+ * ```
+ */
+export async function refreshTokensAsPublicClient(params: RefreshTokensParams): Promise<TokenSet> {
+  return refresh(params, asPublicClient(params.client));
+}
+
+async function refresh(params: RefreshTokensParams, authenticate: Authenticate): Promise<TokenSet> {
   const { provider, client, refreshToken } = params;
-  requireString(refreshToken, 'refreshToken');
+  requireString(refreshToken, DEV && 'refreshToken');
   const body = new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken });
   if (params.scope !== undefined) body.set('scope', params.scope);
-  const tokens = await postToTokenEndpoint(provider, client, 'refresh_token', body, authMethodOf(client, provider), params);
+  const tokens = await postToTokenEndpoint(provider, 'refresh_token', body, authenticate, params);
   if (tokens.idToken === undefined) return tokens;
 
   const claims = await validateIdToken(tokens.idToken, {
@@ -138,7 +176,7 @@ export async function refreshTokens(params: RefreshTokensParams): Promise<TokenS
     now: params.now,
   });
   if (params.expectedSubject !== undefined && claims.sub !== params.expectedSubject) {
-    throw new OidcError('id_token_sub_mismatch', 'The refreshed ID token names another user; log in again.');
+    throw new OidcError('id_token_sub_mismatch', DEV && 'The refreshed ID token names another user; log in again.');
   }
   return { ...tokens, claims };
 }
@@ -159,22 +197,22 @@ export async function clientCredentials(params: ClientCredentialsParams): Promis
   const { provider, client } = params;
   const method = authMethodOf(client, provider);
   if (method === 'none') {
-    throw new OidcError('invalid_options', 'Client credentials need client.clientSecret.');
+    throw new OidcError('invalid_options', DEV && 'Client credentials need client.clientSecret.');
   }
   const body = new URLSearchParams({ grant_type: 'client_credentials' });
   if (params.scope !== undefined) body.set('scope', params.scope);
   for (const [name, value] of Object.entries(params.extra ?? {})) {
     if (PROTECTED_BODY.has(name)) {
-      throw new OidcError('invalid_options', `extra may not set "${name}": use the matching option.`);
+      throw new OidcError('invalid_options', DEV && `extra may not set "${name}": use the matching option.`);
     }
     const values = Array.isArray(value) ? value : [value];
     if (values.length === 0 || values.some((v) => typeof v !== 'string')) {
-      throw new OidcError('invalid_options', `extra.${name} must be a string or a non-empty array of strings.`);
+      throw new OidcError('invalid_options', DEV && `extra.${name} must be a string or a non-empty array of strings.`);
     }
     body.delete(name);
     for (const v of values) body.append(name, v);
   }
-  return postToTokenEndpoint(provider, client, 'client_credentials', body, method, params);
+  return postToTokenEndpoint(provider, 'client_credentials', body, (form) => applyClientAuth(form, client, method), params);
 }
 
 /**
@@ -194,12 +232,12 @@ export async function processTokenResponse(response: Response, now: Clock = syst
   if (!response.ok) throw tokenEndpointError(response.status, body);
   if (!body.ok) throw invalidResponse(body.problem);
   const value = body.value;
-  if (!isJsonObject(value)) throw invalidResponse('not a JSON object');
+  if (!isJsonObject(value)) throw invalidResponse(DEV && 'not a JSON object');
 
   const accessToken = value.access_token;
-  if (typeof accessToken !== 'string' || accessToken === '') throw invalidResponse('no "access_token"');
+  if (typeof accessToken !== 'string' || accessToken === '') throw invalidResponse(DEV && 'no "access_token"');
   if (typeof value.token_type !== 'string' || value.token_type.toLowerCase() !== 'bearer') {
-    throw invalidResponse('"token_type" is not Bearer');
+    throw invalidResponse(DEV && '"token_type" is not Bearer');
   }
   const tokens: TokenSet = { accessToken, tokenType: 'Bearer' };
   for (const [field, key] of [
@@ -209,7 +247,7 @@ export async function processTokenResponse(response: Response, now: Clock = syst
   ] as const) {
     const item = value[field];
     if (item === undefined || item === null) continue;
-    if (typeof item !== 'string') throw invalidResponse(`"${field}" is not a string`);
+    if (typeof item !== 'string') throw invalidResponse(DEV && `"${field}" is not a string`);
     if (item !== '') tokens[key] = item;
   }
   const expiresAt = expiryOf(value.expires_in, accessToken, now);
@@ -257,14 +295,14 @@ export function expiryOf(expiresIn: unknown, accessToken: string, now: Clock = s
  */
 export function authMethodOf(client: ClientConfig, provider?: ProviderMetadata): ClientAuthMethod {
   if (typeof client?.clientId !== 'string' || client.clientId === '') {
-    throw new OidcError('invalid_options', 'client.clientId is required.');
+    throw new OidcError('invalid_options', DEV && 'client.clientId is required.');
   }
   const method = client.authMethod ?? (client.clientSecret ? providerAuthMethod(provider) : 'none');
   if (method !== 'none' && method !== 'client_secret_post' && method !== 'client_secret_basic') {
-    throw new OidcError('invalid_options', 'client.authMethod must be client_secret_post, client_secret_basic or none.');
+    throw new OidcError('invalid_options', DEV && 'client.authMethod must be client_secret_post, client_secret_basic or none.');
   }
   if (method !== 'none' && (typeof client.clientSecret !== 'string' || client.clientSecret === '')) {
-    throw new OidcError('invalid_options', `client.authMethod "${method}" needs client.clientSecret.`);
+    throw new OidcError('invalid_options', DEV && `client.authMethod "${method}" needs client.clientSecret.`);
   }
   return method;
 }
@@ -278,27 +316,51 @@ function providerAuthMethod(provider: ProviderMetadata | undefined): ClientAuthM
   if (listed.includes('client_secret_post')) return 'client_secret_post';
   throw new OidcError(
     'invalid_options',
-    'The provider lists neither client_secret_post nor client_secret_basic: set client.authMethod to the one it accepts.',
+    DEV && 'The provider lists neither client_secret_post nor client_secret_basic: set client.authMethod to the one it accepts.',
   );
+}
+
+/**
+ * Authenticates the client of a token or revocation request: adds to `body` what the method
+ * needs and returns the request headers. Throws `invalid_options` for a client it cannot
+ * authenticate, before any request.
+ */
+export type Authenticate = (body: URLSearchParams) => Headers;
+
+/**
+ * A public client (RFC 6749 2.1): its `client_id` in the body, no secret. Refuses a client
+ * configured with a secret or another method, which must not silently go unauthenticated.
+ */
+export function asPublicClient(client: ClientConfig): Authenticate {
+  return (body) => {
+    if (typeof client?.clientId !== 'string' || client.clientId === '') {
+      throw new OidcError('invalid_options', DEV && 'client.clientId is required.');
+    }
+    if (client.clientSecret !== undefined || (client.authMethod ?? 'none') !== 'none') {
+      throw new OidcError('invalid_options', DEV && 'This call is for public clients: a client with a secret uses exchangeCode, refreshTokens or revokeToken.');
+    }
+    body.set('client_id', client.clientId);
+    return formHeaders();
+  };
 }
 
 async function postToTokenEndpoint(
   provider: ProviderMetadata,
-  client: ClientConfig,
   grant: GrantType,
   body: URLSearchParams,
-  method: ClientAuthMethod,
+  authenticate: Authenticate,
   { http, now }: TokenCallBase,
 ): Promise<TokenSet> {
+  // Client first: a caller mistake there is reported before the endpoint's.
+  const headers = authenticate(body);
   const url = tokenEndpointFor(provider, grant);
-  if (typeof url !== 'string') throw new OidcError('invalid_options', 'The provider has no token_endpoint.');
-  assertSecureUrl(url, `The token endpoint for ${grant}`);
-  const headers = applyClientAuth(body, client, method);
+  if (typeof url !== 'string') throw new OidcError('invalid_options', DEV && 'The provider has no token_endpoint.');
+  assertSecureUrl(url, DEV && `The token endpoint for ${grant}`);
   return sendRequest(
     url,
     { method: 'POST', headers, body, redirect: 'manual' },
     http,
-    'The token endpoint',
+    DEV && 'The token endpoint',
     (response) => processTokenResponse(response, now),
   );
 }
@@ -308,7 +370,7 @@ async function postToTokenEndpoint(
  * the request headers. `client_secret_basic` encodes id and secret per RFC 6749 2.3.1.
  */
 export function applyClientAuth(body: URLSearchParams, client: ClientConfig, method: ClientAuthMethod): Headers {
-  const headers = new Headers({ 'Content-Type': FORM, Accept: 'application/json' });
+  const headers = formHeaders();
   if (method === 'client_secret_basic') {
     const credentials = `${formEncode(client.clientId)}:${formEncode(client.clientSecret ?? '')}`;
     headers.set('Authorization', `Basic ${btoa(credentials)}`);
@@ -319,15 +381,19 @@ export function applyClientAuth(body: URLSearchParams, client: ClientConfig, met
   return headers;
 }
 
+function formHeaders(): Headers {
+  return new Headers({ 'Content-Type': FORM, Accept: 'application/json' });
+}
+
 // application/x-www-form-urlencoded encoding of one value (spaces become "+"); ASCII out.
 function formEncode(value: string): string {
   return new URLSearchParams([['', value]]).toString().slice(1);
 }
 
-function requireString(value: unknown, name: string): void {
-  if (typeof value !== 'string' || value === '') throw new OidcError('invalid_options', `${name} is required.`);
+function requireString(value: unknown, name: string | false): void {
+  if (typeof value !== 'string' || value === '') throw new OidcError('invalid_options', DEV && `${name} is required.`);
 }
 
-function invalidResponse(what: string): OidcError {
-  return new OidcError('token_response_invalid', `Bad token response (${what}); check the token endpoint URL.`);
+function invalidResponse(what: string | boolean): OidcError {
+  return new OidcError('token_response_invalid', DEV && `Bad token response (${what}); check the token endpoint URL.`);
 }

@@ -1,5 +1,6 @@
 /** The UserInfo endpoint (OIDC Core 5.3): claims about the logged-in user. */
 
+import { DEV } from './dev';
 import { assertSecureUrl } from './discovery';
 import { OidcError } from './errors';
 import { discardBody, isJsonObject, readJson, sendRequest } from './http';
@@ -39,14 +40,14 @@ export async function fetchUserInfo(params: UserInfoParams): Promise<UserInfo> {
   const { provider, accessToken, expectedSubject } = params;
   const endpoint = provider.userinfo_endpoint;
   if (typeof endpoint !== 'string') {
-    throw new OidcError('invalid_options', 'The provider has no userinfo_endpoint.');
+    throw new OidcError('invalid_options', DEV && 'The provider has no userinfo_endpoint.');
   }
-  assertSecureUrl(endpoint, "The provider's userinfo_endpoint");
+  assertSecureUrl(endpoint, DEV && "The provider's userinfo_endpoint");
   if (typeof accessToken !== 'string' || accessToken === '') {
-    throw new OidcError('invalid_options', 'accessToken is required.');
+    throw new OidcError('invalid_options', DEV && 'accessToken is required.');
   }
   if (typeof expectedSubject !== 'string' || expectedSubject === '') {
-    throw new OidcError('invalid_options', "expectedSubject is required: pass the ID token's sub.");
+    throw new OidcError('invalid_options', DEV && "expectedSubject is required: pass the ID token's sub.");
   }
   const claims = await sendRequest(
     endpoint,
@@ -56,22 +57,22 @@ export async function fetchUserInfo(params: UserInfoParams): Promise<UserInfo> {
       redirect: 'manual',
     },
     params.http,
-    'The userinfo endpoint',
+    DEV && 'The userinfo endpoint',
     async (response) => {
       if (!response.ok) {
         await discardBody(response);
         const hint = response.status === 401 ? 'refresh the access token or log in again' : 'check the scopes and the provider';
-        throw new OidcError('userinfo_error', `The userinfo endpoint answered HTTP ${response.status}; ${hint}.`);
+        throw new OidcError('userinfo_error', DEV && `The userinfo endpoint answered HTTP ${response.status}; ${hint}.`);
       }
       const body = await readJson(response);
       if (!body.ok || !isJsonObject(body.value)) {
-        throw new OidcError('userinfo_error', 'The userinfo endpoint answered no JSON object (signed userinfo is unsupported).');
+        throw new OidcError('userinfo_error', DEV && 'The userinfo endpoint answered no JSON object (signed userinfo is unsupported).');
       }
       return body.value;
     },
   );
   if (typeof claims.sub !== 'string' || claims.sub !== expectedSubject) {
-    throw new OidcError('userinfo_sub_mismatch', 'The userinfo is about another user (sub differs); log in again.');
+    throw new OidcError('userinfo_sub_mismatch', DEV && 'The userinfo is about another user (sub differs); log in again.');
   }
   return claims as UserInfo;
 }

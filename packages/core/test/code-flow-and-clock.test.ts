@@ -7,6 +7,7 @@ import {
   buildCodeAuthorizationRequest,
   clearJwksCache,
   completeCodeAuthorization,
+  parseAuthorizationResponse,
   refreshTokens,
   serviceProvider,
   validateIdToken,
@@ -88,6 +89,40 @@ describe('completeCodeAuthorization', () => {
     });
     await expect(
       completeCodeAuthorization({ provider, client, input: `${REDIRECT}#state=${transaction.state}`, transaction }),
+    ).rejects.toMatchObject({ code: 'invalid_options', message: /completeAuthorization/ });
+  });
+});
+
+describe('completeCodeAuthorization: the response checks of the general parser, before any request', () => {
+  // Each bad callback fails with the same code as parseAuthorizationResponse gives it, and no token request is sent.
+  const cases: [string, (state: string) => string, string][] = [
+    ['a duplicate parameter', (state) => `code=c&code=d&state=${state}&iss=${encodeURIComponent(ISSUER)}`, 'authorization_response_invalid'],
+    ['no state', () => `code=c&iss=${encodeURIComponent(ISSUER)}`, 'state_missing'],
+    ['another login\'s state', () => `code=c&state=other&iss=${encodeURIComponent(ISSUER)}`, 'state_mismatch'],
+    ['another issuer', (state) => `code=c&state=${state}&iss=${encodeURIComponent('https://evil.example')}`, 'iss_mismatch'],
+    ['no iss from an RFC 9207 provider', (state) => `code=c&state=${state}`, 'iss_missing'],
+    ['the provider\'s error', (state) => `error=access_denied&state=${state}&iss=${encodeURIComponent(ISSUER)}`, 'authorization_error'],
+    ['no code', (state) => `state=${state}&iss=${encodeURIComponent(ISSUER)}`, 'authorization_response_invalid'],
+  ];
+  for (const [name, query, code] of cases) {
+    it(`refuses ${name} (${code})`, async () => {
+      let requests = 0;
+      server.use(http.post(`${ISSUER}/oidc/token`, () => {
+        requests += 1;
+        return HttpResponse.json({ error: 'invalid_grant' }, { status: 400 });
+      }));
+      const { transaction } = await buildCodeAuthorizationRequest({ provider, clientId: CLIENT_ID, redirectUri: REDIRECT, scope: 'openid' });
+      const input = new URL(`${REDIRECT}?${query(transaction.state)}`);
+      await expect(completeCodeAuthorization({ provider, client, input, transaction })).rejects.toMatchObject({ code });
+      expect(() => parseAuthorizationResponse(input, transaction, provider)).toThrow(expect.objectContaining({ code }));
+      expect(requests).toBe(0);
+    });
+  }
+
+  it('refuses a code flow answered elsewhere than in the query', async () => {
+    const { transaction } = await buildAuthorizationRequest({ provider, clientId: CLIENT_ID, redirectUri: REDIRECT, scope: 'openid', responseMode: 'form_post' });
+    await expect(
+      completeCodeAuthorization({ provider, client, input: new URLSearchParams({ code: 'c', state: transaction.state }), transaction }),
     ).rejects.toMatchObject({ code: 'invalid_options', message: /completeAuthorization/ });
   });
 });

@@ -1,0 +1,6 @@
+/** esbuild plugin: every `DEV` of core's and browser's sources becomes `process.env.NODE_ENV !== "production"`. */
+export declare const devMessagesPlugin: {
+  name: string;
+  // biome-ignore lint/suspicious/noExplicitAny: esbuild's PluginBuild, kept structural so no package needs esbuild's types
+  setup(build: any): void;
+};
