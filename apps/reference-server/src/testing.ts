@@ -4,7 +4,7 @@
  * (`completeLogin`, `CookieJar`) and the server in a child process (`startServerProcess`).
  */
 export { createTestServer } from './testing/test-server';
-export type { LoginAsOptions, LoginAsResult, TestServer, TestServerOptions, TestTokens } from './testing/test-server';
+export type { IdTokenClaims, LoginAsOptions, LoginAsResult, TestServer, TestServerOptions, TestTokens } from './testing/test-server';
 export { completeLogin, CookieJar } from './testing/complete-login';
 export type { CompleteLoginOptions, CompleteLoginResult } from './testing/complete-login';
 export { startServerProcess } from './testing/server-process';

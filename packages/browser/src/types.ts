@@ -136,7 +136,7 @@ export interface BrowserClient {
    * `forceRefresh`. A token whose lifetime the provider did not state (the contract's code
    * exchange) is given the lifetime learned from this client's last refresh that stated one;
    * before any such refresh it is returned as is, and a 401 from your API is the signal:
-   * call again with `forceRefresh: true` (or use {@link BrowserClient.fetch}, which does).
+   * call again with `forceRefresh: true` (or use the client's `fetch`, which does).
    * Throws `login_required` when there is no session.
    *
    * @example

@@ -14,8 +14,15 @@ export const AuthContext = createContext<BrowserClient | undefined>(undefined);
  */
 export type AuthProviderProps = AuthProviderSettings & ({ client: BrowserClient; options?: never } | { options: BrowserClientOptions; client?: never });
 
-/** The props of {@link AuthProvider} besides the client. */
-interface AuthProviderSettings {
+/**
+ * The props of {@link AuthProvider} besides the client.
+ *
+ * @example
+ * ```tsx
+ * const settings: AuthProviderSettings = { onRedirectCallback: () => navigate('/') };
+ * ```
+ */
+export interface AuthProviderSettings {
   /**
    * Called once when the page was opened as a login callback and the login completed, with the
    * `appState` given to `login()` (for {@link RequireAuth}: `{ returnTo }`). Use it to go back to

@@ -3,7 +3,7 @@
  * {@link withAuthenticationRequired}.
  * @packageDocumentation
  */
-export { AuthProvider, type AuthProviderProps } from './context';
+export { AuthProvider, type AuthProviderProps, type AuthProviderSettings } from './context';
 export { RequireAuth, type RequireAuthProps } from './require-auth';
 export { useAuth, type AuthState } from './use-auth';
 export { withAuthenticationRequired, type WithAuthenticationRequiredOptions } from './with-authentication-required';

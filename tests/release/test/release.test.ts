@@ -74,7 +74,7 @@ describe('an unbuilt clone', () => {
     const repo = join(work, 'clone');
     const pkgDir = join(repo, 'packages/react');
     mkdirSync(pkgDir, { recursive: true });
-    for (const file of ['tsup.shared.ts', 'tsconfig.base.json']) cpSync(join(ROOT, file), join(repo, file));
+    for (const file of ['tsup.shared.ts', 'tsconfig.base.json', 'scripts/lib']) cpSync(join(ROOT, file), join(repo, file), { recursive: true });
     for (const file of ['src', 'package.json', 'tsup.config.ts', 'tsconfig.json', 'README.md', 'LICENSE']) {
       cpSync(join(ROOT, 'packages/react', file), join(pkgDir, file), { recursive: true });
     }

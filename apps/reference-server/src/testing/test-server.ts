@@ -4,7 +4,7 @@
  * ID token claims through the real endpoints: authorize with PKCE, state and nonce, the login
  * form, the code exchange. The ID token is checked with jose, never with the SDK.
  */
-import { createLocalJWKSet, type JWTPayload, jwtVerify } from 'jose';
+import { createLocalJWKSet, jwtVerify } from 'jose';
 import { demoConfig } from '../config/demo';
 import type { Tenant, User } from '../config/model';
 import { ConfigError, type ServerConfig, validateConfig } from '../config/schema';
@@ -61,12 +61,29 @@ export interface TestTokens {
   scope?: string;
 }
 
+/**
+ * The validated claims of an ID token (declared here rather than taken from jose, whose types
+ * are ESM-only and would break CommonJS consumers of this entry's declarations).
+ *
+ * @example
+ * const { claims }: { claims: IdTokenClaims } = await op.loginAs('alice');
+ */
+export interface IdTokenClaims {
+  iss: string;
+  sub: string;
+  aud: string | string[];
+  exp: number;
+  iat: number;
+  nonce?: string;
+  [claim: string]: unknown;
+}
+
 /** What {@link TestServer.loginAs} returns. */
 export interface LoginAsResult {
   /** The token response, as the client received it. */
   tokens: TestTokens;
   /** The ID token's claims, after checking signature, `iss`, `aud`, `exp` and `nonce`. */
-  claims: JWTPayload & Record<string, unknown>;
+  claims: IdTokenClaims;
 }
 
 /** A server for tests. `await using op = await createTestServer()` closes it at the end of the scope. */
@@ -221,7 +238,7 @@ export async function createTestServer(options: TestServerOptions = {}): Promise
       ...(options.now ? { currentDate: new Date(options.now()) } : {}),
     });
     if (payload.nonce !== nonce) throw new Error('loginAs: the ID token nonce does not match the request');
-    return { tokens, claims: payload as JWTPayload & Record<string, unknown> };
+    return { tokens, claims: payload as IdTokenClaims };
   }
 
   const close = async (): Promise<void> => {
