@@ -18,10 +18,10 @@
  */
 
 export { createNodeClient } from './client';
-export type { EndSessionOptions, LoginStart, NodeClient, RefreshOptions, StartLoginOptions, UserInfoOptions } from './client';
+export type { EndSessionOptions, LoginStart, NodeClient, RefreshOptions, StartLoginOptions, UserInfoOptions } from './client-types';
 export type { NodeClientOptions, RetryOptions } from './options';
 export type { CallbackInput } from './callback-input';
-export type { CallbackResult, HandleLoginOptions } from './web-handlers';
+export type { CallbackResult, HandleLoginOptions } from './client-types';
 export type { ClientCredentialsOptions, InvalidateOptions } from './client-credentials';
 export { MemoryTokenCache } from './token-cache';
 export type { CachedToken, MemoryTokenCacheOptions, TokenCache, TokenCacheLock } from './token-cache';

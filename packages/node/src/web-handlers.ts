@@ -17,37 +17,7 @@
 import { OidcError } from '@oidc-rp/core';
 import type { AuthorizationTransaction, TokenSet } from '@oidc-rp/core';
 import { type CallbackParams, readCallbackRequest } from './callback-input';
-import type { NodeClient, StartLoginOptions } from './client';
-
-/**
- * Options of `handleLogin`: those of `startLogin`.
- *
- * @example
- * ```ts
- * app.get('/login', (c) => client.handleLogin(c.req.raw, { appState: { returnTo: c.req.query('returnTo') } }));
- * ```
- */
-export type HandleLoginOptions = StartLoginOptions;
-
-/**
- * What `handleCallback` returns on success.
- *
- * @example
- * ```ts
- * const { tokens, appState, clearCookie }: CallbackResult = await client.handleCallback(request);
- * const headers = new Headers({ Location: '/' });
- * headers.append('Set-Cookie', clearCookie);
- * ```
- */
-export interface CallbackResult {
-  /** The validated tokens, with the ID token claims in `tokens.claims`. */
-  tokens: TokenSet;
-  /** The `appState` given to `handleLogin`. Treat a URL in it as untrusted input (check it is one of yours). */
-  appState: unknown;
-  transaction: AuthorizationTransaction;
-  /** A `Set-Cookie` header value that deletes the used transaction cookie: send it with your response. */
-  clearCookie: string;
-}
+import type { CallbackResult, HandleLoginOptions, NodeClient } from './client-types';
 
 /** What the handlers need from the client. Internal. */
 export interface WebHandlerDeps {

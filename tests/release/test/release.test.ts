@@ -264,11 +264,14 @@ describe('the API reports', () => {
     const node = packed.find((p) => p.name === '@oidc-rp/node') as Packed;
     const copy = join(work, 'recommented-node');
     cpSync(node.unpacked, copy, { recursive: true });
-    const chunk = readdirSync(join(copy, 'dist')).find((f) => /^token-cache-.+\.d\.ts$/.test(f)) as string;
-    renameSync(join(copy, 'dist', chunk), join(copy, 'dist/token-cache-AbCd1234.d.ts'));
+    // The shared declaration chunk, whatever the bundler named it (`<name>-<hash>.d.ts`).
+    const chunk = readdirSync(join(copy, 'dist')).find((f) => /^[a-z-]+-[\w-]{8}\.d\.ts$/.test(f)) as string;
+    expect(chunk).toBeDefined();
+    const renamed = `${chunk.replace(/-[\w-]{8}\.d\.ts$/, '')}-AbCd1234`;
+    renameSync(join(copy, 'dist', chunk), join(copy, 'dist', `${renamed}.d.ts`));
     for (const entry of ['index.d.ts', 'redis.d.ts']) {
       const file = join(copy, 'dist', entry);
-      const text = readFileSync(file, 'utf8').split(chunk.replace('.d.ts', '')).join('token-cache-AbCd1234');
+      const text = readFileSync(file, 'utf8').split(chunk.replace('.d.ts', '')).join(renamed);
       writeFileSync(file, text.replace('interface ClientCredentialsOptions {', '/** Reworded. */\ninterface ClientCredentialsOptions {'));
     }
     expect(apiReport(copy)).toBe(apiReport(node.unpacked));

@@ -1,7 +1,7 @@
 /** The options of {@link createSessionAuth}, checked once at creation. */
 
 import { OidcError } from '@oidc-rp/core';
-import type { NodeClient, StartLoginOptions } from '../client';
+import type { NodeClient, StartLoginOptions } from '../client-types';
 import { secretsOf } from '../sealing';
 import type { SessionStore } from './session-store';
 

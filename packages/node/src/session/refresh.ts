@@ -7,7 +7,7 @@
  */
 
 import type { TokenSet } from '@oidc-rp/core';
-import type { NodeClient } from '../client';
+import type { NodeClient } from '../client-types';
 
 // How long a finished refresh is remembered for requests that still carry the old cookie.
 const GRACE_MS = 30_000;

@@ -4,7 +4,7 @@
  */
 
 import { type IdTokenClaims, OidcError, isOidcError } from '@oidc-rp/core';
-import type { StartLoginOptions } from '../client';
+import type { StartLoginOptions } from '../client-types';
 import { nowSeconds } from '../sealing';
 import { type CookieShape, parseCookies } from './cookies';
 import type { ResolvedSessionOptions } from './options';

@@ -11,7 +11,7 @@
  */
 
 import { OidcError, TokenEndpointError, isOidcError } from '@oidc-rp/core';
-import type { StartLoginOptions } from '../client';
+import type { StartLoginOptions } from '../client-types';
 import { nowSeconds } from '../sealing';
 import { type CookieShape, applyToCookieHeader, cookieShape, parseCookies } from './cookies';
 import { type SessionAuthOptions, resolveSessionOptions } from './options';

@@ -1,0 +1,148 @@
+/**
+ * The public types of the Node client: what `createNodeClient` returns and the options of its
+ * methods. Kept apart from the implementation so the web handlers and the session layer can
+ * name them without importing the client (imports point one way).
+ */
+
+import type { AuthorizationRequestParams, AuthorizationTransaction, ProviderMetadata, TokenSet, UserInfo } from '@oidc-rp/core';
+import type { CallbackInput } from './callback-input';
+import type { ClientCredentialsOptions, InvalidateOptions } from './client-credentials';
+
+/**
+ * Options of one login; unset ones fall back to the client's options.
+ *
+ * @example
+ * ```ts
+ * await client.startLogin({ responseType: 'code id_token', maxAge: 300, appState: { returnTo: '/orders' } });
+ * ```
+ */
+export type StartLoginOptions = Omit<AuthorizationRequestParams, 'provider' | 'clientId' | 'redirectUri' | 'scope'> & {
+  /** Default: the client's `scope` option. */
+  scope?: AuthorizationRequestParams['scope'];
+};
+
+/**
+ * The URL to send the user to, and the transaction to keep until the callback.
+ *
+ * @example
+ * ```ts
+ * const { url, transaction }: LoginStart = await client.startLogin();
+ * session.loginTransaction = transaction; // or: await client.sealTransaction(transaction) into a cookie
+ * return Response.redirect(url, 302);
+ * ```
+ */
+export interface LoginStart {
+  url: URL;
+  transaction: AuthorizationTransaction;
+}
+
+/**
+ * Options of `refresh`.
+ *
+ * @example
+ * ```ts
+ * const tokens = await client.refresh(session.refreshToken, { expectedSubject: session.sub });
+ * session.refreshToken = tokens.refreshToken; // rotated: the old one is now spent
+ * ```
+ */
+export interface RefreshOptions {
+  /** Ask for fewer scopes than originally granted. */
+  scope?: string;
+  /** The `sub` of the logged-in user: a returned ID token must be for the same user. */
+  expectedSubject?: string;
+}
+
+/**
+ * Options of `getUserInfo`.
+ *
+ * @example
+ * ```ts
+ * const profile = await client.getUserInfo(tokens.accessToken, { expectedSubject: tokens.claims!.sub });
+ * ```
+ */
+export interface UserInfoOptions {
+  /** The `sub` of the user's validated ID token: userinfo about anyone else is refused. */
+  expectedSubject: string;
+}
+
+/**
+ * Options of `endSessionUrl` (RP-initiated logout).
+ *
+ * @example
+ * ```ts
+ * const url = await client.endSessionUrl({ idTokenHint: session.idToken, postLogoutRedirectUri: 'https://app.example.com/' });
+ * return Response.redirect(url ?? 'https://app.example.com/', 302);
+ * ```
+ */
+export interface EndSessionOptions {
+  idTokenHint?: string;
+  postLogoutRedirectUri?: string;
+  state?: string;
+}
+
+/**
+ * A confidential OpenID Connect client for a backend. Create it with {@link createNodeClient}.
+ *
+ * @example
+ * ```ts
+ * const client: NodeClient = createNodeClient(options);
+ * app.get('/login', (c) => client.handleLogin(c.req.raw));
+ * const { accessToken } = await client.getClientCredentialsToken({ scope: 'api.read' });
+ * ```
+ */
+export interface NodeClient {
+  /** Builds the authorization request: send the user to `url`, keep `transaction` (e.g. sealed in a cookie). */
+  startLogin(options?: StartLoginOptions): Promise<LoginStart>;
+  /** Validates the provider's response, redeems the code and validates the ID token(s). */
+  finishLogin(input: CallbackInput, transaction: AuthorizationTransaction): Promise<TokenSet>;
+  /** Redeems a refresh token; the result carries the rotated refresh token (or the same one if the provider does not rotate). */
+  refresh(refreshToken: string, options?: RefreshOptions): Promise<TokenSet>;
+  /** A client-credentials access token, from the cache while fresh; one request per distinct request (scope, audience, resource, extra) however many callers. */
+  getClientCredentialsToken(options?: ClientCredentialsOptions): Promise<TokenSet>;
+  /** The provider's userinfo claims for the user's access token; `userinfo_sub_mismatch` when they are about another user. */
+  getUserInfo(accessToken: string, options: UserInfoOptions): Promise<UserInfo>;
+  /** Drops a cached client-credentials token (call it when a resource server answers 401). */
+  invalidate(options?: InvalidateOptions): Promise<void>;
+  /** Seals a transaction with `cookieSecret` into a compact encrypted string. */
+  sealTransaction(transaction: AuthorizationTransaction): Promise<string>;
+  /** Opens a sealed transaction; `transaction_expired` / `transaction_invalid` when it cannot be trusted. */
+  unsealTransaction(sealed: string): Promise<AuthorizationTransaction>;
+  /** Web-standard login route: a 302 to the provider with the sealed transaction cookie. */
+  handleLogin(request: Request, options?: HandleLoginOptions): Promise<Response>;
+  /** Web-standard callback route: finishes the login from the callback request and its cookie. */
+  handleCallback(request: Request): Promise<CallbackResult>;
+  /** The provider's RP-initiated logout URL, or undefined when it has none. */
+  endSessionUrl(options?: EndSessionOptions): Promise<URL | undefined>;
+  /** The provider metadata in use (discovered on first call when created with `issuer`). */
+  getProvider(): Promise<ProviderMetadata>;
+}
+
+/**
+ * Options of `handleLogin`: those of `startLogin`.
+ *
+ * @example
+ * ```ts
+ * app.get('/login', (c) => client.handleLogin(c.req.raw, { appState: { returnTo: c.req.query('returnTo') } }));
+ * ```
+ */
+export type HandleLoginOptions = StartLoginOptions;
+
+/**
+ * What `handleCallback` returns on success.
+ *
+ * @example
+ * ```ts
+ * const { tokens, appState, clearCookie }: CallbackResult = await client.handleCallback(request);
+ * const headers = new Headers({ Location: '/' });
+ * headers.append('Set-Cookie', clearCookie);
+ * ```
+ */
+export interface CallbackResult {
+  /** The validated tokens, with the ID token claims in `tokens.claims`. */
+  tokens: TokenSet;
+  /** The `appState` given to `handleLogin`. Treat a URL in it as untrusted input (check it is one of yours). */
+  appState: unknown;
+  transaction: AuthorizationTransaction;
+  /** A `Set-Cookie` header value that deletes the used transaction cookie: send it with your response. */
+  clearCookie: string;
+}
