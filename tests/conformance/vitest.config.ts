@@ -7,6 +7,9 @@ export default defineConfig(
   mergeConfig(sharedTestConfig, {
     test: {
       environmentOptions: { happyDOM: { url: 'http://127.0.0.1:5173/' } },
+      // oidc-provider (the interop peer) announces its development-only defaults and that it
+      // prefers Node 22 on every start: expected here, and noise a reader should not weigh.
+      onConsoleLog: (log: string) => !log.includes('oidc-provider WARNING'),
     },
   }),
 );
