@@ -24,3 +24,14 @@ export async function nextBuild(dir: string): Promise<string> {
   if (code !== 0) throw new Error(`next build ${dir} failed (exit ${String(code)}):\n${output}`);
   return output;
 }
+
+/**
+ * The warning lines of a build's output that concern the app. Next.js tells a CI run (`CI` set)
+ * that it found no build cache to reuse: advice for the pipeline, not about the code built.
+ */
+export function warningsIn(output: string): string[] {
+  return output
+    .split('\n')
+    .filter((line) => /warn|⚠/i.test(line))
+    .filter((line) => !/No build cache found/.test(line));
+}
