@@ -111,7 +111,7 @@ export type JsonBody = { ok: true; value: unknown } | { ok: false; problem: 'emp
 
 /** Reads at most `maxBytes` of the body and parses it as UTF-8 JSON. Never throws on bad content. */
 export async function readJson(response: Response, maxBytes = MAX_JSON_BYTES): Promise<JsonBody> {
-  const bytes = await readBounded(response, maxBytes);
+  const bytes = await readBoundedBody(response, maxBytes);
   if (bytes === undefined) return { ok: false, problem: DEV && 'too large' };
   if (bytes.length === 0) return { ok: false, problem: DEV && 'empty' };
   try {
@@ -130,19 +130,29 @@ export function isJsonObject(value: unknown): value is Record<string, unknown> {
  * Releases a body the caller does not need (keeps connections reusable). Not awaited:
  * some fetch implementations (mocks, proxies) never settle a cancel.
  */
-export async function discardBody(response: Response): Promise<void> {
+export async function discardBody(response: Pick<Response, 'body'>): Promise<void> {
   response.body?.cancel().catch(() => undefined);
 }
 
-/** The body's bytes, or undefined when it is larger than `maxBytes` (reading stops there). */
-async function readBounded(response: Response, maxBytes: number): Promise<Uint8Array | undefined> {
-  const declared = Number(response.headers.get('content-length'));
+/**
+ * The body of a response (or of a request a server receives) as bytes, or undefined when it is
+ * larger than `maxBytes`: a declared `Content-Length` over the limit is refused unread, and
+ * reading stops as soon as the limit is passed, so a huge body is never buffered.
+ *
+ * @example
+ * ```ts
+ * const bytes = await readBoundedBody(request, 64 * 1024);
+ * if (!bytes) return new Response('Too large', { status: 413 });
+ * ```
+ */
+export async function readBoundedBody(message: Pick<Response, 'body' | 'headers'>, maxBytes: number): Promise<Uint8Array | undefined> {
+  const declared = Number(message.headers.get('content-length'));
   if (Number.isFinite(declared) && declared > maxBytes) {
-    await discardBody(response);
+    await discardBody(message);
     return undefined;
   }
-  if (!response.body) return new Uint8Array(0);
-  const reader = response.body.getReader();
+  if (!message.body) return new Uint8Array(0);
+  const reader = message.body.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
   for (;;) {

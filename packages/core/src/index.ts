@@ -33,3 +33,4 @@ export { buildEndSessionUrl } from './logout';
 export type { EndSessionParams } from './logout';
 export { completeAuthorization, completeCodeAuthorization } from './authorization-flow';
 export type { CompleteAuthorizationParams } from './authorization-flow';
+export { readBoundedBody } from './http';

@@ -4,7 +4,7 @@
  * The protocol checks themselves (state, iss, error, tokens) all happen in core.
  */
 
-import { OidcError } from '@oidc-rp/core';
+import { OidcError, readBoundedBody } from '@oidc-rp/core';
 import type { ResponseMode } from '@oidc-rp/core';
 
 /**
@@ -54,35 +54,18 @@ export async function readCallbackRequest(request: Request): Promise<CallbackPar
 }
 
 /**
- * The body as UTF-8 text, read chunk by chunk and abandoned as soon as it passes
+ * The body as UTF-8 text, read with core's bounded reader: abandoned as soon as it passes
  * MAX_FORM_BYTES, so a huge unauthenticated POST is never buffered.
  */
 async function readCappedBody(request: Request): Promise<string> {
-  const tooLarge = () =>
-    new OidcError(
+  const bytes = await readBoundedBody(request, MAX_FORM_BYTES);
+  if (!bytes) {
+    throw new OidcError(
       'authorization_response_invalid',
       `The form_post callback body is over ${MAX_FORM_BYTES / 1024} KiB, too large to be an authorization response; reading stopped there.`,
     );
-  if (Number(request.headers.get('content-length')) > MAX_FORM_BYTES) {
-    request.body?.cancel().catch(() => undefined);
-    throw tooLarge();
   }
-  if (!request.body) return '';
-  const reader = request.body.getReader();
-  const decoder = new TextDecoder();
-  let text = '';
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > MAX_FORM_BYTES) {
-      reader.cancel().catch(() => undefined); // not awaited: some streams never settle a cancel
-      throw tooLarge();
-    }
-    text += decoder.decode(value, { stream: true });
-  }
-  return text + decoder.decode();
+  return new TextDecoder().decode(bytes);
 }
 
 /** Rejects a callback that did not arrive the way the login's response mode sends it. */
