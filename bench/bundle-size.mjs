@@ -41,6 +41,8 @@ const VARIANTS = [
   { name: '`popupLogin` (login in a popup)', entry: 'oidc-rp-browser-popup.js', group: 'opt-in', ours: true },
   { name: '`implicitFlow` (deprecated implicit flow)', entry: 'oidc-rp-browser-implicit.js', group: 'opt-in', ours: true },
   { name: '`userInfo` (getUserInfo)', entry: 'oidc-rp-browser-userinfo.js', group: 'opt-in', ours: true },
+  { name: '`crossTab` (tabs act as one; localStorage tokens)', entry: 'oidc-rp-browser-crosstab.js', group: 'opt-in', ours: true },
+  { name: '`authorizedFetch(client)` (fetch with a 401 retry)', entry: 'oidc-rp-browser-fetch.js', group: 'opt-in', ours: true },
 ];
 
 /** Budgets (issue 14), in bytes of min+gzip. */

@@ -1,4 +1,4 @@
-import { createBrowserClient, discover } from '@oidc-rp/browser';
+import { createBrowserClient, crossTab, discover } from '@oidc-rp/browser';
 import { AuthProvider } from '@oidc-rp/react';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
@@ -20,6 +20,7 @@ try {
     redirectUri: config.redirectUri,
     postLogoutRedirectUri: config.postLogoutRedirectUri,
     tokenStorage: config.tokenStorage,
+    crossTab, // opt-in part: the tabs act as one (a logout ends every tab; with localStorage they share refreshes)
   });
   root.render(
     <StrictMode>

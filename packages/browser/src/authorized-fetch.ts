@@ -1,43 +1,50 @@
 /**
- * `fetch` for the app's API: attaches the access token and, when the resource answers 401,
- * renews the token once and retries once. The retry is what makes access tokens of unknown
- * lifetime work (the service's code exchange gives no `expires_in`).
+ * `fetch` for the app's API, as a function of its own (an app that does not call it does not
+ * ship it): attaches the access token and, when the resource answers 401, renews the token
+ * once and retries once. The retry is what makes access tokens of unknown lifetime work (the
+ * service's code exchange gives no `expires_in`).
  */
 
-/** What the wrapper needs from the client. */
-export interface AuthorizedFetchContext {
-  /** A currently valid access token (refreshing ahead of a known expiry). */
-  accessToken: () => Promise<string>;
-  /** A new access token after `rejected` got a 401. */
-  renew: (rejected: string) => Promise<string>;
-  /** The fetch to send with; looked up on each call. */
-  fetch: () => typeof fetch;
+import type { BrowserClient } from './types';
+
+/** A `fetch` that sends the client's access token. */
+export type AuthorizedFetch = (input: RequestInfo | URL, init?: RequestInit) => Promise<Response>;
+
+/** Options of {@link authorizedFetch}. */
+export interface AuthorizedFetchOptions {
+  /** The fetch to send with. Default: the global `fetch`, looked up on each call. */
+  fetch?: typeof fetch;
 }
 
 /**
- * Creates the wrapper. Send it only to your own API: it gives the access token to every URL
- * it is called with. A failed renewal returns the first 401 response (the client's `error`
- * event and state say why); a second 401 is returned as is, never retried.
+ * Returns `fetch` with `Authorization: Bearer <access token>` from `client`; on a 401 it
+ * renews the token once (`getAccessToken({ rejected })`: a token another call or tab already
+ * renewed is used without a new refresh) and retries once. Send it only to your own API: it
+ * gives the access token to every URL it is called with. A failed renewal returns the first
+ * 401 response (the client's `error` event and state say why); a second 401 is returned as
+ * is, never retried.
  *
  * @example
  * ```ts
- * const authorizedFetch = createAuthorizedFetch({ accessToken, renew, fetch: () => fetch });
- * const response = await authorizedFetch('https://api.example.com/me');
+ * import { authorizedFetch } from '@oidc-rp/browser';
+ *
+ * const api = authorizedFetch(client);
+ * const response = await api('https://api.example.com/orders');
  * ```
  */
-export function createAuthorizedFetch(context: AuthorizedFetchContext) {
-  return async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
+export function authorizedFetch(client: Pick<BrowserClient, 'getAccessToken'>, options: AuthorizedFetchOptions = {}): AuthorizedFetch {
+  return async (input, init) => {
     const request = new Request(input, init);
     const send = (attempt: Request, token: string) => {
       attempt.headers.set('Authorization', `Bearer ${token}`);
-      return context.fetch()(attempt);
+      return (options.fetch ?? fetch)(attempt);
     };
-    const token = await context.accessToken();
+    const token = await client.getAccessToken();
     const first = await send(request.clone(), token);
     if (first.status !== 401) return first;
     let renewed: string;
     try {
-      renewed = await context.renew(token);
+      renewed = await client.getAccessToken({ rejected: token });
     } catch {
       return first;
     }

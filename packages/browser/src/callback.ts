@@ -67,22 +67,21 @@ export function createCallbackHandler(context: CallbackContext): CallbackHandler
   async function processCallback(callback: CallbackUrl | undefined): Promise<LoginResult> {
     const transactions = context.transactions();
     const now = options.now();
-    let transaction: AuthorizationTransaction | undefined;
+    let transaction: AuthorizationTransaction | 'used' | undefined;
     try {
       if (!callback) throw new OidcError('state_missing', DEV && 'This URL is not a login callback; start a new login.');
       transaction = await transactions.take(callback.state, now).finally(() => transactions.clean(now));
     } catch (error) {
       throw context.failed(error);
     }
+    if (transaction === 'used') {
+      context.replayed();
+      throw new OidcError('callback_replayed', DEV && 'This login response was already used (Back button or reload); nothing to do.');
+    }
     if (!transaction) {
-      if (await transactions.wasUsed(callback.state, now)) {
-        context.replayed();
-        throw new OidcError('callback_replayed', DEV && 'This login response was already used (Back button or reload); nothing to do.');
-      }
       options.popupLogin?.relay(callback.url.href); // inside a login popup, the opener holds the transaction
       throw context.failed(new OidcError('transaction_not_found', DEV && 'No login of this tab matches the state; start a new login.'));
     }
-    await transactions.markUsed(callback.state, now);
     try {
       return await context.finishLogin(callback.url, transaction);
     } catch (error) {

@@ -1,8 +1,8 @@
 /**
  * `createBrowserClient`: the stateful layer over `@oidc-rp/core` for single-page apps. It
- * assembles small parts (storage, lock, channel, navigation, clock; callback handling,
- * refresh and cross-tab messaging, each in its own module) and keeps one session. Popup
- * login, the implicit flow, userinfo and discovery are opt-in parts given in the options.
+ * assembles small parts (storage, navigation, clock; callback handling and refresh, each in
+ * its own module) and keeps one session. Popup login, the implicit flow, userinfo, discovery
+ * and cross-tab coordination are opt-in parts given in the options.
  */
 
 import { DEV } from './dev';
@@ -16,9 +16,8 @@ import {
   type ProviderMetadata,
   type UserInfo,
 } from '@oidc-rp/core';
-import { createAuthorizedFetch } from './authorized-fetch';
 import { createCallbackHandler } from './callback';
-import { createCrossTabListener } from './cross-tab';
+import type { ChannelMessage } from './channel';
 import { createEmitter } from './events';
 import { resolveOptions, type BrowserClientOptions } from './options';
 import { createRefresher, lifetimeOf } from './refresh';
@@ -47,7 +46,7 @@ const MAX_TIMER_MS = 2_147_483_647;
  * });
  *
  * await client.init();
- * const response = await client.fetch('http://127.0.0.1:4000/demo/oidc/userinfo');
+ * const token = await client.getAccessToken();
  * ```
  */
 export function createBrowserClient(options: BrowserClientOptions): BrowserClient {
@@ -66,12 +65,14 @@ export function createBrowserClient(options: BrowserClientOptions): BrowserClien
 
   const platform = () => {
     const parts = o.platform();
-    if (!listening) {
+    if (!listening && onMessage) {
       listening = true;
-      parts.channel.listen((message) => void onMessage(message).catch(() => undefined));
+      parts.channel?.listen((message) => void onMessage(message).catch(() => undefined));
     }
     return parts;
   };
+  // Other tabs hear of this one only with the crossTab part.
+  const post = (message: ChannelMessage) => platform().channel?.post(message);
   const tokens = () => (tokenStore ??= createTokenStore(platform().tokens, `oidc-rp.session:${o.clientId}:${o.issuer}`));
   const transactions = () => (transactionStore ??= createTransactionStore(platform().transactions));
   const provider = () =>
@@ -104,13 +105,13 @@ export function createBrowserClient(options: BrowserClientOptions): BrowserClien
     provider,
     adopt,
     announce(sessionId, refreshed) {
-      platform().channel.post({ type: 'session', sessionId });
+      post({ type: 'session', sessionId });
       if (refreshed) events.emit('tokenRefreshed', { expiresAt: refreshed.expiresAt });
     },
     failed: report,
   });
 
-  const onMessage = createCrossTabListener({
+  const onMessage = o.crossTab?.listener({
     tokens,
     session: () => session,
     adopt,
@@ -145,7 +146,7 @@ export function createBrowserClient(options: BrowserClientOptions): BrowserClien
     };
     await tokens().write(next);
     adopt(next);
-    platform().channel.post({ type: 'session', sessionId: next.id });
+    post({ type: 'session', sessionId: next.id });
     events.emit('login', { user: next.claims });
     return { appState: transaction.appState, user: next.claims };
   }
@@ -187,14 +188,9 @@ export function createBrowserClient(options: BrowserClientOptions): BrowserClien
 
   async function login(loginOptions: LoginOptions = {}): Promise<void> {
     const { navigate } = platform();
-    const part = loginOptions.popup ? o.popupLogin : undefined;
-    // Before any await: browsers allow popups only within the click's task.
-    const popup = part ? navigate.openPopup() : undefined;
-    try {
-      if (loginOptions.popup && !part) throw new OidcError('invalid_options', DEV && 'login({ popup: true }) needs the popupLogin part.');
-      if (popup === null) throw new OidcError('popup_blocked', DEV && 'The popup was blocked; call login() from a click handler.');
+    const request = async () => {
       const [provider_] = await Promise.all([provider(), transactions().clean(o.now())]);
-      const { url, transaction } = await o.request({
+      return o.request({
         provider: provider_,
         clientId: o.clientId,
         redirectUri: o.redirectUri,
@@ -206,34 +202,32 @@ export function createBrowserClient(options: BrowserClientOptions): BrowserClien
         extra: loginOptions.extra,
         now: o.now,
       });
-      if (!popup || !part) {
-        await transactions().save(transaction);
-        navigate.redirect(url.href);
-        return;
+    };
+    try {
+      if (loginOptions.popup) {
+        if (!o.popupLogin) throw new OidcError('invalid_options', DEV && 'login({ popup: true }) needs the popupLogin part.');
+        // Synchronously, within the click's task: the part opens the popup before any await.
+        return await o.popupLogin.login({ open: () => navigate.openPopup(), request, finish: finishLogin });
       }
-      // The popup's transaction stays in memory, so the app loaded in the popup relays the callback here.
-      popup.location.href = url.href;
-      await finishLogin(await part.wait(popup), transaction);
+      const { url, transaction } = await request();
+      await transactions().save(transaction);
+      navigate.redirect(url.href);
     } catch (error) {
-      popup?.close();
       throw report(error);
     }
   }
 
-  async function getAccessToken({ minValidity = o.refreshLeeway, forceRefresh }: GetAccessTokenOptions = {}): Promise<string> {
+  async function getAccessToken({ minValidity = o.refreshLeeway, forceRefresh, rejected }: GetAccessTokenOptions = {}): Promise<string> {
     await init();
     const current = session;
     if (!current) throw new OidcError('login_required', DEV && 'Nobody is logged in; call login().');
-    if (!forceRefresh && isFresh(current, minValidity, o.now())) return current.accessToken;
-    return (await refresh(current.accessToken, minValidity)).accessToken;
+    if (!forceRefresh && !rejected && isFresh(current, minValidity, o.now())) return current.accessToken;
+    return (await refresh(rejected ?? current.accessToken, minValidity)).accessToken;
   }
 
   async function getUserInfo(): Promise<UserInfo> {
     if (!o.userInfo) throw new OidcError('invalid_options', DEV && 'getUserInfo() needs the userInfo part.');
-    const accessToken = await getAccessToken();
-    const expectedSubject = session?.claims?.sub;
-    if (!expectedSubject) throw new OidcError('invalid_options', DEV && 'getUserInfo() needs a login with the openid scope.');
-    return o.userInfo.fetch({ provider: await provider(), accessToken, expectedSubject, http: o.http });
+    return o.userInfo.get({ accessToken: () => getAccessToken(), subject: () => session?.claims?.sub, provider, http: o.http });
   }
 
   async function revoke(provider_: ProviderMetadata, ended: Session): Promise<void> {
@@ -251,13 +245,13 @@ export function createBrowserClient(options: BrowserClientOptions): BrowserClien
   }
 
   async function logout({ returnTo, redirect = true }: LogoutOptions = {}): Promise<void> {
-    const { navigate, channel } = platform();
+    const { navigate } = platform();
     const ended = session ?? (await tokens().read());
     // Local state first: whatever happens at the provider, this app is logged out.
     await tokens().clear();
     adopt(undefined);
     if (ended) {
-      channel.post({ type: 'logout', sessionId: ended.id });
+      post({ type: 'logout', sessionId: ended.id });
       events.emit('logout', {});
     }
     const provider_ = await provider();
@@ -279,11 +273,6 @@ export function createBrowserClient(options: BrowserClientOptions): BrowserClien
     getAccessToken,
     getUser: () => session?.claims,
     getUserInfo,
-    fetch: createAuthorizedFetch({
-      accessToken: () => getAccessToken(),
-      renew: async (rejected) => (await refresh(rejected, 0)).accessToken,
-      fetch: () => o.http?.fetch ?? globalThis.fetch,
-    }),
     logout,
     subscribe: state.subscribe,
     getSnapshot: state.get,

@@ -1,10 +1,13 @@
 /**
- * What a tab does when another tab of the app says the session changed: adopt the tokens it
- * wrote (shared storage), or end the local session after a logout elsewhere.
+ * Tabs acting as one, as an opt-in part: refreshes serialised across tabs by a lock, and a
+ * channel on which each tab tells the others about logins, refreshes and logouts. What a tab
+ * does with such a message: adopt the tokens another tab wrote (shared storage), or end the
+ * local session after a logout elsewhere.
  */
 
-import type { ChannelMessage } from './channel';
+import { broadcastChannel, type Channel, type ChannelMessage } from './channel';
 import type { Emitter } from './events';
+import { webLock, type Lock } from './lock';
 import type { Session, TokenStore } from './token-store';
 
 /** What the cross-tab listener needs from the client. */
@@ -51,3 +54,33 @@ export function createCrossTabListener(context: CrossTabContext): (message: Chan
     }
   };
 }
+
+/**
+ * What the client needs to coordinate its tabs: the default lock and channel (the `lock` and
+ * `channel` options replace them) and the handler of the channel's messages.
+ *
+ * @example
+ * ```ts
+ * const part: CrossTabPart = crossTab;
+ * ```
+ */
+export interface CrossTabPart {
+  lock: () => Lock;
+  channel: (name: string) => Channel;
+  listener: typeof createCrossTabListener;
+}
+
+/**
+ * Makes the tabs of an app act as one session: one refresh at a time across tabs (Web Locks),
+ * tokens written by one tab adopted by the others (with `tokenStorage: 'localStorage'`), and a
+ * logout in one tab logging out every tab (BroadcastChannel). Required for `'localStorage'`:
+ * tabs that share a rotating refresh token must not refresh it side by side.
+ *
+ * @example
+ * ```ts
+ * import { createBrowserClient, crossTab } from '@oidc-rp/browser';
+ *
+ * const client = createBrowserClient({ ...options, tokenStorage: 'localStorage', crossTab });
+ * ```
+ */
+export const crossTab: CrossTabPart = { lock: webLock, channel: broadcastChannel, listener: createCrossTabListener };

@@ -1,4 +1,5 @@
 export { createBrowserClient } from './client';
+export { authorizedFetch, type AuthorizedFetch, type AuthorizedFetchOptions } from './authorized-fetch';
 export type { BrowserClient, GetAccessTokenOptions, LoginOptions, LoginResult, LogoutOptions } from './types';
 export type { AuthSnapshot } from './snapshot-store';
 export type { BrowserClientEventName, BrowserClientEvents } from './events';
@@ -11,6 +12,7 @@ export { browserNavigation, type Navigation } from './navigation';
 export { popupLogin, type PopupLoginPart } from './popup';
 export { implicitFlow, type ImplicitFlowPart } from './implicit';
 export { userInfo, type UserInfoPart } from './userinfo';
+export { crossTab, type CrossTabPart } from './cross-tab';
 export {
   OidcError,
   discover,

@@ -10,9 +10,10 @@ import {
   type HttpOptions,
   type ProviderMetadata,
 } from '@oidc-rp/core';
-import { broadcastChannel, type Channel } from './channel';
+import type { Channel } from './channel';
+import type { CrossTabPart } from './cross-tab';
 import type { ImplicitFlowPart } from './implicit';
-import { webLock, type Lock } from './lock';
+import type { Lock } from './lock';
 import { browserNavigation, type Navigation } from './navigation';
 import type { PopupLoginPart } from './popup';
 import { browserStorage, memoryStorage, type StorageAdapter } from './storage';
@@ -38,7 +39,7 @@ export type ImplicitResponseType = 'id_token token';
  *   reading tokens at rest, at the price of a new login after a reload.
  * - `'sessionStorage'`: survives reloads of this tab; readable by any script on the page.
  * - `'localStorage'`: shared by all tabs and kept after the browser closes; readable by any
- *   script on the page. Tabs then share one session and its refreshes.
+ *   script on the page. Tabs then share one session and its refreshes: needs the `crossTab` part.
  * - a {@link StorageAdapter} of your own.
  *
  * @example
@@ -61,8 +62,8 @@ export type Discover = (issuer: string, http?: HttpOptions) => Promise<ProviderM
 
 /**
  * Options of {@link createBrowserClient}. Either `provider`, or `issuer` with `discover`, is required.
- * Popup login, the implicit flow, userinfo and discovery are opt-in parts: an app that does not
- * pass them does not ship their code.
+ * Popup login, the implicit flow, userinfo, discovery and cross-tab coordination are opt-in
+ * parts: an app that does not pass them does not ship their code.
  *
  * @example
  * ```ts
@@ -99,6 +100,12 @@ export interface BrowserClientOptions {
   popupLogin?: PopupLoginPart;
   /** Opt-in part for `getUserInfo()` (pass `userInfo`). */
   userInfo?: UserInfoPart;
+  /**
+   * Opt-in part that makes the app's tabs act as one (pass `crossTab`): refreshes serialised
+   * across tabs, shared tokens adopted, a logout ending every tab. Required for
+   * `tokenStorage: 'localStorage'`. Without it each tab is a session of its own.
+   */
+  crossTab?: CrossTabPart;
   /** Default `'memory'`; see {@link TokenStorageOption} for the trade-offs. */
   tokenStorage?: TokenStorageOption;
   /** Seconds before expiry from which `getAccessToken()` refreshes. Default 30. */
@@ -109,9 +116,9 @@ export interface BrowserClientOptions {
   clockTolerance?: number;
   /** Where login transactions wait for the callback. Default: sessionStorage. */
   transactionStorage?: StorageAdapter;
-  /** Serialises refreshes. Default: {@link webLock} (Web Locks, in-tab fallback). */
+  /** With `crossTab`: serialises refreshes across tabs. Default: `webLock()` (Web Locks, in-tab fallback). */
   lock?: Lock;
-  /** Tells other tabs about logins, refreshes and logouts. Default: {@link broadcastChannel}. */
+  /** With `crossTab`: tells other tabs about logins, refreshes and logouts. Default: `broadcastChannel(…)`. */
   channel?: Channel;
   /** Location, history and popups. Default: {@link browserNavigation}. */
   navigate?: Navigation;
@@ -141,6 +148,7 @@ export interface ResolvedOptions {
   complete: ImplicitFlowPart['complete'];
   popupLogin: PopupLoginPart | undefined;
   userInfo: UserInfoPart | undefined;
+  crossTab: CrossTabPart | undefined;
   refreshLeeway: number;
   http: HttpOptions | undefined;
   clockTolerance: number | undefined;
@@ -152,8 +160,9 @@ export interface ResolvedOptions {
 export interface Platform {
   tokens: StorageAdapter;
   transactions: StorageAdapter;
-  lock: Lock;
-  channel: Channel;
+  /** Only with the crossTab part. */
+  lock?: Lock | undefined;
+  channel?: Channel | undefined;
   navigate: Navigation;
 }
 
@@ -181,6 +190,11 @@ export function resolveOptions(options: BrowserClientOptions): ResolvedOptions {
   if (typeof tokenStorage === 'string' && !/^(memory|sessionStorage|localStorage)$/.test(tokenStorage)) {
     invalid(DEV && 'tokenStorage must be memory, sessionStorage, localStorage or an adapter.');
   }
+  const { crossTab } = options;
+  // Tabs sharing a rotating refresh token must not refresh side by side.
+  if (!crossTab && (tokenStorage === 'localStorage' || options.lock || options.channel)) {
+    invalid(DEV && 'localStorage tokens (and the lock and channel options) need the crossTab part: pass crossTab.');
+  }
 
   let platform: Platform | undefined;
   return {
@@ -197,6 +211,7 @@ export function resolveOptions(options: BrowserClientOptions): ResolvedOptions {
     complete: options.implicitFlow?.complete ?? completeCodeAuthorization,
     popupLogin: options.popupLogin,
     userInfo: options.userInfo,
+    crossTab,
     refreshLeeway,
     http: options.http,
     clockTolerance: options.clockTolerance,
@@ -210,8 +225,8 @@ export function resolveOptions(options: BrowserClientOptions): ResolvedOptions {
               ? memoryStorage()
               : browserStorage(tokenStorage),
         transactions: options.transactionStorage ?? browserStorage('sessionStorage'),
-        lock: options.lock ?? webLock(),
-        channel: options.channel ?? broadcastChannel(`oidc-rp:${issuer}:${clientId}`),
+        lock: options.lock ?? crossTab?.lock(),
+        channel: options.channel ?? crossTab?.channel(`oidc-rp:${issuer}:${clientId}`),
         navigate: options.navigate ?? browserNavigation(),
       }),
   };

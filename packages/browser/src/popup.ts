@@ -5,7 +5,7 @@
  */
 
 import { DEV } from './dev';
-import { OidcError } from '@oidc-rp/core';
+import { OidcError, type AuthorizationTransaction } from '@oidc-rp/core';
 
 const MESSAGE_TYPE = 'oidc-rp:callback';
 const CLOSED_POLL_MS = 500;
@@ -53,6 +53,34 @@ export function relayToOpener(url: string): boolean {
   }
 }
 
+/** What a popup login needs from the client. */
+export interface PopupLoginContext {
+  /** Opens the (blank) popup; null when the browser blocked it. */
+  open: () => Window | null;
+  /** Builds the authorization request (its transaction stays in memory). */
+  request: () => Promise<{ url: URL; transaction: AuthorizationTransaction }>;
+  /** Finishes the login with the callback URL the popup relayed. */
+  finish: (callbackUrl: string, transaction: AuthorizationTransaction) => Promise<unknown>;
+}
+
+/**
+ * Runs a login in a popup: opens it at once (browsers allow popups only within the click's
+ * task, so before any await), points it at the provider, and finishes the login with the
+ * callback URL the app inside relays. The popup is closed on failure.
+ */
+async function loginInPopup({ open, request, finish }: PopupLoginContext): Promise<void> {
+  const popup = open();
+  try {
+    if (!popup) throw new OidcError('popup_blocked', DEV && 'The popup was blocked; call login() from a click handler.');
+    const { url, transaction } = await request();
+    popup.location.href = url.href;
+    await finish(await waitForPopupCallback(popup), transaction);
+  } catch (error) {
+    popup?.close();
+    throw error;
+  }
+}
+
 /**
  * The opt-in part that lets `login({ popup: true })` work. Without it the client carries no
  * popup code. Give it to the client of every page of the app (the app loaded inside the
@@ -64,8 +92,8 @@ export function relayToOpener(url: string): boolean {
  * ```
  */
 export interface PopupLoginPart {
-  /** Resolves with the callback URL the app inside `popup` relays; closes the popup. */
-  wait(popup: Window): Promise<string>;
+  /** Logs in in a popup (see {@link PopupLoginContext}). */
+  login(context: PopupLoginContext): Promise<void>;
   /** Inside the popup: hands a callback URL this page cannot finish to the opener. */
   relay(url: string): boolean;
 }
@@ -81,4 +109,4 @@ export interface PopupLoginPart {
  * button.onclick = () => client.login({ popup: true });
  * ```
  */
-export const popupLogin: PopupLoginPart = { wait: waitForPopupCallback, relay: relayToOpener };
+export const popupLogin: PopupLoginPart = { login: loginInPopup, relay: relayToOpener };

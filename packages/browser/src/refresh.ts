@@ -1,6 +1,6 @@
 /**
  * Renewing the access token with the refresh token, one refresh at a time in the tab and,
- * through the lock, across tabs. Inside the lock the shared token storage is read again: if
+ * through the lock of the crossTab part, across tabs. Inside the lock the shared token storage is read again: if
  * another tab rotated the refresh token meanwhile, its result is used and no request is sent,
  * so rotation never hands a used refresh token to the provider.
  */
@@ -102,10 +102,13 @@ export function createRefresher(context: RefreshContext): (rejected: string | un
     return next;
   }
 
+  const locked = <T>(task: () => Promise<T>) => {
+    const { lock } = options.platform();
+    return lock ? lock.run(lockName, task) : task(); // without crossTab, `running` is enough
+  };
+
   return (rejected, minValidity) =>
-    (running ??= options
-      .platform()
-      .lock.run(lockName, () => underLock(rejected, minValidity))
+    (running ??= locked(() => underLock(rejected, minValidity))
       .catch((error: unknown) => {
         context.failed(error);
         throw error;

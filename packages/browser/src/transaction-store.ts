@@ -1,8 +1,8 @@
 /**
  * Login transactions (state, nonce, PKCE verifier) between the redirect to the provider and
  * the callback, one entry per `state`. Entries older than {@link TRANSACTION_TTL} seconds are
- * refused and cleaned on every login and callback. The states of handled callbacks are
- * remembered for a day, as hashes (one small entry, at most {@link USED_STATES} of them), so
+ * refused and cleaned on every login and callback. Taking a transaction leaves a tombstone in
+ * its place (its state and when it was handled, nothing else) for {@link USED_TTL} seconds, so
  * that a replayed callback URL (Back button, reload) is told apart from a forged one.
  */
 
@@ -12,24 +12,25 @@ import type { StorageAdapter } from './storage';
 
 /** Seconds a login may take between the redirect and the callback. */
 export const TRANSACTION_TTL = 600;
+/** Seconds the state of a handled callback is remembered. */
+export const USED_TTL = 86_400;
 
 const PREFIX = 'oidc-rp.tx.';
-const USED_KEY = 'oidc-rp.used';
-/** How many finished states are remembered, and for how long (seconds). */
-export const USED_STATES = 20;
-const USED_TTL = 86_400;
+
+/** A stored entry: a transaction waiting for its callback, or the tombstone of a handled one. */
+type Entry = AuthorizationTransaction & { used?: true };
 
 /** Stores, takes (read once) and cleans login transactions. */
 export interface TransactionStore {
   save(transaction: AuthorizationTransaction): Promise<void>;
-  /** Reads and removes the transaction for `state`: undefined when there is none. Throws when it is expired or unreadable. */
-  take(state: string, now: number): Promise<AuthorizationTransaction | undefined>;
-  /** Removes every expired or unreadable transaction. */
+  /**
+   * Takes the transaction for `state`: `'used'` when its callback was handled already (in the
+   * last {@link USED_TTL} seconds), undefined when there is none. Throws when it is expired or
+   * unreadable.
+   */
+  take(state: string, now: number): Promise<AuthorizationTransaction | 'used' | undefined>;
+  /** Removes every expired or unreadable entry. */
   clean(now: number): Promise<void>;
-  /** Remembers that the callback for `state` was handled. */
-  markUsed(state: string, now: number): Promise<void>;
-  /** Whether the callback for `state` was handled in the last day. */
-  wasUsed(state: string, now: number): Promise<boolean>;
 }
 
 /**
@@ -45,22 +46,13 @@ export interface TransactionStore {
 export function createTransactionStore(storage: StorageAdapter): TransactionStore {
   const read = async (key: string) => {
     try {
-      const value = JSON.parse((await storage.get(key)) ?? 'null') as AuthorizationTransaction | null;
+      const value = JSON.parse((await storage.get(key)) ?? 'null') as Entry | null;
       return value && typeof value.state === 'string' && typeof value.createdAt === 'number' ? value : null;
     } catch {
       return null;
     }
   };
-  const expired = (transaction: AuthorizationTransaction, now: number) => now - transaction.createdAt > TRANSACTION_TTL;
-  // [hash of a state, epoch seconds] pairs, newest last; anything unreadable counts as none.
-  const used = async (now: number): Promise<[string, number][]> => {
-    try {
-      const list = JSON.parse((await storage.get(USED_KEY)) ?? '[]') as [string, number][];
-      return Array.isArray(list) ? list.filter((entry) => Array.isArray(entry) && now - entry[1] <= USED_TTL) : [];
-    } catch {
-      return [];
-    }
-  };
+  const expired = (entry: Entry, now: number) => now - entry.createdAt > (entry.used ? USED_TTL : TRANSACTION_TTL);
 
   return {
     save: (transaction) => storage.set(PREFIX + transaction.state, JSON.stringify(transaction)),
@@ -68,39 +60,25 @@ export function createTransactionStore(storage: StorageAdapter): TransactionStor
     async take(state, now) {
       const key = PREFIX + state;
       if ((await storage.get(key)) === null) return undefined;
-      const transaction = await read(key);
-      await storage.remove(key); // single use, whatever happens next
-      if (!transaction || transaction.state !== state) {
+      const entry = await read(key);
+      if (entry?.used) return expired(entry, now) ? undefined : 'used';
+      // Single use, whatever happens next: the tombstone keeps the state and nothing else.
+      await storage.set(key, JSON.stringify({ state, createdAt: now, used: true }));
+      if (!entry || entry.state !== state) {
         throw new OidcError('transaction_invalid', DEV && 'The stored login is unreadable; start a new login.');
       }
-      if (expired(transaction, now)) {
+      if (expired(entry, now)) {
         throw new OidcError('transaction_expired', DEV && 'The login took too long; start a new login.');
       }
-      return transaction;
+      return entry;
     },
 
     async clean(now) {
       for (const key of await storage.keys()) {
         if (!key.startsWith(PREFIX)) continue;
-        const transaction = await read(key);
-        if (!transaction || expired(transaction, now)) await storage.remove(key);
+        const entry = await read(key);
+        if (!entry || expired(entry, now)) await storage.remove(key);
       }
     },
-
-    async markUsed(state, now) {
-      const list = [...(await used(now)), [await hash(state), now] as [string, number]].slice(-USED_STATES);
-      await storage.set(USED_KEY, JSON.stringify(list));
-    },
-
-    async wasUsed(state, now) {
-      const hashed = await hash(state);
-      return (await used(now)).some(([entry]) => entry === hashed);
-    },
   };
-}
-
-// Nothing of a callback is kept in storage: only 96 bits of the SHA-256 of its state, in hex.
-async function hash(state: string): Promise<string> {
-  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(state)));
-  return Array.from(digest.subarray(0, 12), (byte) => byte.toString(16).padStart(2, '0')).join('');
 }

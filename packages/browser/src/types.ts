@@ -60,18 +60,23 @@ export interface LoginResult {
  *
  * @example
  * ```ts
- * const token = await client.getAccessToken({ forceRefresh: true }); // after your API answered 401
+ * const token = await client.getAccessToken({ rejected: refusedToken }); // after your API answered 401
  * ```
  */
 export interface GetAccessTokenOptions {
   /** Refresh when the token expires within this many seconds. Default `refreshLeeway` (capped at half the token's lifetime). */
   minValidity?: number;
   /**
-   * Refresh now, whatever the known expiry: for an access token your API just rejected with
-   * 401 (its lifetime may be unknown: the contract's code exchange states none). When another
-   * tab already refreshed, its newer token is returned without a second request.
+   * Refresh now, whatever the known expiry. When another tab already refreshed, its newer
+   * token is returned without a second request.
    */
   forceRefresh?: boolean;
+  /**
+   * The access token your API just refused with 401 (its lifetime may be unknown: the
+   * contract's code exchange states none): a different valid token is returned, refreshed
+   * unless another call or tab renewed it already (then no second request is sent).
+   */
+  rejected?: string;
 }
 
 /**
@@ -136,7 +141,7 @@ export interface BrowserClient {
    * `forceRefresh`. A token whose lifetime the provider did not state (the contract's code
    * exchange) is given the lifetime learned from this client's last refresh that stated one;
    * before any such refresh it is returned as is, and a 401 from your API is the signal:
-   * call again with `forceRefresh: true` (or use the client's `fetch`, which does).
+   * call again with `rejected` set to the refused token (or use `authorizedFetch`, which does).
    * Throws `login_required` when there is no session.
    *
    * @example
@@ -167,18 +172,7 @@ export interface BrowserClient {
    */
   getUserInfo(): Promise<UserInfo>;
   /**
-   * `fetch` with `Authorization: Bearer <access token>`; on a 401 it refreshes once and
-   * retries once: the 401-recovery helper for access tokens of unknown lifetime. Use it for
-   * your own API only: every URL it is given receives the token.
-   *
-   * @example
-   * ```ts
-   * const response = await client.fetch('https://api.example.com/orders');
-   * ```
-   */
-  fetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response>;
-  /**
-   * Clears the local session (in every tab of the app), revokes the refresh token, and goes
+   * Clears the local session (in every tab of the app, with the crossTab part), revokes the refresh token, and goes
    * to the provider's logout page when it offers one.
    *
    * @example

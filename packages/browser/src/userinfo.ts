@@ -1,9 +1,20 @@
 /** The UserInfo endpoint as an opt-in part: `getUserInfo()` works only with it. */
 
-import { fetchUserInfo } from '@oidc-rp/core';
+import { DEV } from './dev';
+import { OidcError, fetchUserInfo, type HttpOptions, type ProviderMetadata, type UserInfo } from '@oidc-rp/core';
+
+/** What `getUserInfo()` needs from the client. */
+export interface UserInfoContext {
+  /** A valid access token (refreshed first when due). */
+  accessToken: () => Promise<string>;
+  /** The `sub` of the logged-in user's ID token. */
+  subject: () => string | undefined;
+  provider: () => Promise<ProviderMetadata>;
+  http: HttpOptions | undefined;
+}
 
 /**
- * What the client needs for `getUserInfo()`: core's checked userinfo call.
+ * What the client needs for `getUserInfo()`: core's checked userinfo call, given the session.
  *
  * @example
  * ```ts
@@ -11,7 +22,7 @@ import { fetchUserInfo } from '@oidc-rp/core';
  * ```
  */
 export interface UserInfoPart {
-  fetch: typeof fetchUserInfo;
+  get(context: UserInfoContext): Promise<UserInfo>;
 }
 
 /**
@@ -25,4 +36,11 @@ export interface UserInfoPart {
  * const { email } = await client.getUserInfo();
  * ```
  */
-export const userInfo: UserInfoPart = { fetch: fetchUserInfo };
+export const userInfo: UserInfoPart = {
+  async get(context) {
+    const accessToken = await context.accessToken();
+    const expectedSubject = context.subject();
+    if (!expectedSubject) throw new OidcError('invalid_options', DEV && 'getUserInfo() needs a login with the openid scope.');
+    return fetchUserInfo({ provider: await context.provider(), accessToken, expectedSubject, http: context.http });
+  },
+};

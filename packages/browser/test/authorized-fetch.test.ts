@@ -1,6 +1,14 @@
 import { OidcError } from '@oidc-rp/core';
 import { describe, expect, it, vi } from 'vitest';
-import { createAuthorizedFetch } from '../src/authorized-fetch';
+import type { GetAccessTokenOptions } from '../src/index';
+import { authorizedFetch } from '../src/index';
+
+/** A client whose current token is `current`; a call with `rejected` renews with `renew`. */
+function client(current: () => Promise<string>, renew: (rejected: string) => Promise<string>) {
+  return {
+    getAccessToken: vi.fn((options?: GetAccessTokenOptions) => (options?.rejected ? renew(options.rejected) : current())),
+  };
+}
 
 // A resource that accepts exactly the tokens in `valid` and echoes the request body.
 function resource(valid: Set<string>) {
@@ -19,7 +27,7 @@ describe('authorized fetch', () => {
   it('sends the access token as a Bearer header and keeps the caller headers', async () => {
     const api = resource(new Set(['t1']));
     const renew = vi.fn();
-    const authorized = createAuthorizedFetch({ accessToken: async () => 't1', renew, fetch: () => api.fetch });
+    const authorized = authorizedFetch(client(async () => 't1', renew), { fetch: api.fetch });
     const response = await authorized('http://127.0.0.1:9/api', { headers: { 'x-app': '1' } });
     expect(response.status).toBe(200);
     expect(api.seen[0]?.auth).toBe('Bearer t1');
@@ -34,7 +42,7 @@ describe('authorized fetch', () => {
       expect(rejected).toBe('t1');
       return 't2';
     });
-    const authorized = createAuthorizedFetch({ accessToken: async () => 't1', renew, fetch: () => api.fetch });
+    const authorized = authorizedFetch(client(async () => 't1', renew), { fetch: api.fetch });
     const response = await authorized('http://127.0.0.1:9/api', { method: 'POST', body: 'payload' });
     expect(response.status).toBe(200);
     expect(renew).toHaveBeenCalledTimes(1);
@@ -47,7 +55,7 @@ describe('authorized fetch', () => {
   it('never loops: a second 401 is returned as is', async () => {
     const api = resource(new Set());
     const renew = vi.fn(async () => 't2');
-    const authorized = createAuthorizedFetch({ accessToken: async () => 't1', renew, fetch: () => api.fetch });
+    const authorized = authorizedFetch(client(async () => 't1', renew), { fetch: api.fetch });
     const response = await authorized('http://127.0.0.1:9/api');
     expect(response.status).toBe(401);
     expect(renew).toHaveBeenCalledTimes(1);
@@ -59,21 +67,29 @@ describe('authorized fetch', () => {
     const renew = vi.fn(async () => {
       throw new OidcError('login_required', 'no session');
     });
-    const authorized = createAuthorizedFetch({ accessToken: async () => 't1', renew, fetch: () => api.fetch });
+    const authorized = authorizedFetch(client(async () => 't1', renew), { fetch: api.fetch });
     const response = await authorized('http://127.0.0.1:9/api');
     expect(response.status).toBe(401);
     expect(await response.text()).toBe('denied');
     expect(api.calls).toHaveBeenCalledTimes(1);
   });
 
+  it('uses the global fetch, looked up on each call, without the fetch option', async () => {
+    const api = resource(new Set(['t1']));
+    const authorized = authorizedFetch(client(async () => 't1', vi.fn()));
+    vi.stubGlobal('fetch', api.fetch);
+    try {
+      expect((await authorized('http://127.0.0.1:9/api')).status).toBe(200);
+    } finally {
+      vi.unstubAllGlobals();
+    }
+    expect(api.seen[0]?.auth).toBe('Bearer t1');
+  });
+
   it('does not retry other failures', async () => {
     const fetch = vi.fn(async () => new Response('nope', { status: 403 }));
     const renew = vi.fn();
-    const authorized = createAuthorizedFetch({
-      accessToken: async () => 't1',
-      renew,
-      fetch: () => fetch as unknown as typeof globalThis.fetch,
-    });
+    const authorized = authorizedFetch(client(async () => 't1', renew), { fetch: fetch as unknown as typeof globalThis.fetch });
     expect((await authorized('http://127.0.0.1:9/api')).status).toBe(403);
     expect(renew).not.toHaveBeenCalled();
     expect(fetch).toHaveBeenCalledTimes(1);
@@ -81,13 +97,10 @@ describe('authorized fetch', () => {
 
   it('sends nothing when there is no access token', async () => {
     const api = resource(new Set());
-    const authorized = createAuthorizedFetch({
-      accessToken: async () => {
-        throw new OidcError('login_required', 'No user is logged in');
-      },
-      renew: vi.fn(),
-      fetch: () => api.fetch,
-    });
+    const noSession = async (): Promise<string> => {
+      throw new OidcError('login_required', 'No user is logged in');
+    };
+    const authorized = authorizedFetch(client(noSession, vi.fn()), { fetch: api.fetch });
     await expect(authorized('http://127.0.0.1:9/api')).rejects.toMatchObject({ code: 'login_required' });
     expect(api.calls).not.toHaveBeenCalled();
   });

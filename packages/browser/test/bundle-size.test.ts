@@ -50,10 +50,11 @@ describe('bundle size of the SPA usage (min+gzip, bench settings)', () => {
     expect(gzip).toBeLessThanOrEqual(budget.browserGzipCeiling);
   });
 
-  it('ships none of the opt-in parts (popup, implicit, userinfo, discovery) nor jose unless the app imports them', async () => {
+  it('ships none of the opt-in parts (popup, implicit, userinfo, discovery, cross-tab, authorized fetch) nor jose unless the app imports them', async () => {
     const { inputs, code } = await bundle('oidc-rp-browser.js');
     const shipped = inputs.join('\n');
-    for (const module of ['browser/src/popup.ts', 'browser/src/implicit.ts', 'browser/src/userinfo.ts', 'core/src/userinfo.ts', 'jose/']) {
+    const optIn = ['popup', 'implicit', 'userinfo', 'cross-tab', 'lock', 'channel', 'authorized-fetch'].map((name) => `browser/src/${name}.ts`);
+    for (const module of [...optIn, 'core/src/userinfo.ts', 'jose/']) {
       expect(shipped).not.toContain(module);
     }
     expect(code).not.toContain('.well-known/openid-configuration'); // discovery
@@ -62,6 +63,8 @@ describe('bundle size of the SPA usage (min+gzip, bench settings)', () => {
     expect(code).not.toContain('start a new login'); // development-only message text
     // ...and an app that opts in gets the part.
     expect((await bundle('oidc-rp-browser-popup.js')).inputs.join('\n')).toContain('browser/src/popup.ts');
+    expect((await bundle('oidc-rp-browser-crosstab.js')).inputs.join('\n')).toContain('browser/src/cross-tab.ts');
+    expect((await bundle('oidc-rp-browser-fetch.js')).inputs.join('\n')).toContain('browser/src/authorized-fetch.ts');
     expect((await bundle('oidc-rp-browser-discover.js')).code).toContain('.well-known/openid-configuration');
   });
 

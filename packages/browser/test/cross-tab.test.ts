@@ -1,6 +1,6 @@
 import { refreshTokens, serviceProvider } from '@oidc-rp/core';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { memoryStorage, mutexLock, type BrowserClient, type BrowserClientEvents, type StorageAdapter } from '../src/index';
+import { authorizedFetch, crossTab, memoryStorage, mutexLock, type BrowserClient, type BrowserClientEvents, type StorageAdapter } from '../src/index';
 import { channelHub, createTab, fakeClock, loggedInTab, startProvider, userinfoStatus, type Provider, type TabParts } from './harness';
 
 let provider: Provider;
@@ -37,7 +37,7 @@ async function twoTabs(shared = browser()) {
   const clock = fakeClock(provider);
   await clock.advance(61);
   const heard = next(b.client, 'tokenRefreshed');
-  expect((await a.client.fetch(`${provider.issuer}/oidc/userinfo`)).status).toBe(200);
+  expect((await authorizedFetch(a.client)(`${provider.issuer}/oidc/userinfo`)).status).toBe(200);
   await heard;
   return { a, b, clock };
 }
@@ -67,8 +67,8 @@ describe('tabs sharing a session', () => {
     await clock.advance(61);
     const before = await provider.count('/oauth/token');
     const responses = await Promise.all([
-      a.client.fetch(`${provider.issuer}/oidc/userinfo`),
-      b.client.fetch(`${provider.issuer}/oidc/userinfo`),
+      authorizedFetch(a.client)(`${provider.issuer}/oidc/userinfo`),
+      authorizedFetch(b.client)(`${provider.issuer}/oidc/userinfo`),
     ]);
     expect(responses.map((r) => r.status)).toEqual([200, 200]);
     expect(await provider.count('/oauth/token')).toBe(before + 1);
@@ -164,8 +164,41 @@ describe('tabs with sessions of their own (memory storage)', () => {
     const tokenB = await b.client.getAccessToken();
     const clock = fakeClock(provider);
     await clock.advance(61);
-    expect((await a.client.fetch(`${provider.issuer}/oidc/userinfo`)).status).toBe(200);
+    expect((await authorizedFetch(a.client)(`${provider.issuer}/oidc/userinfo`)).status).toBe(200);
     expect(await b.client.getAccessToken()).toBe(tokenB);
-    expect((await b.client.fetch(`${provider.issuer}/oidc/userinfo`)).status).toBe(200); // its own refresh works
+    expect((await authorizedFetch(b.client)(`${provider.issuer}/oidc/userinfo`)).status).toBe(200); // its own refresh works
+  });
+});
+
+describe('tabs without the crossTab part', () => {
+  it('are sessions of their own: no channel is opened, and a logout in one leaves the other logged in', async () => {
+    const opened = vi.fn();
+    vi.stubGlobal(
+      'BroadcastChannel',
+      class {
+        constructor(name: string) {
+          opened(name);
+        }
+        postMessage() {}
+        addEventListener() {}
+        removeEventListener() {}
+      },
+    );
+    try {
+      const a = await loggedInTab(provider);
+      const b = await loggedInTab(provider);
+      await a.client.logout({ redirect: false });
+      expect(a.client.getSnapshot().status).toBe('unauthenticated');
+      expect(b.client.getSnapshot().status).toBe('authenticated');
+      expect(await userinfoStatus(provider, await b.client.getAccessToken())).toBe(200);
+      expect(opened).not.toHaveBeenCalled();
+
+      // The same tab with the part uses the browser's channel.
+      const c = createTab(provider, {}, { crossTab });
+      await c.client.init();
+      expect(opened).toHaveBeenCalledWith(`oidc-rp:${provider.issuer}:spa`);
+    } finally {
+      vi.unstubAllGlobals();
+    }
   });
 });

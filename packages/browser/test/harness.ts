@@ -1,7 +1,8 @@
 /**
  * Test parts: the reference server in a child process (startServerProcess), reached over
  * real HTTP from the DOM environment (so CORS applies as in a browser), with its real login
- * form driven there; and "tabs": browser clients over storage, lock and channel a test may share.
+ * form driven there; and "tabs": browser clients over storage, lock and channel a test may share
+ * (a tab given a lock or a channel has the crossTab part).
  */
 
 import { demoConfig } from '@oidc-rp/reference-server';
@@ -9,6 +10,7 @@ import { startServerProcess } from '@oidc-rp/reference-server/testing';
 import { vi } from 'vitest';
 import {
   createBrowserClient,
+  crossTab,
   discover,
   memoryStorage,
   mutexLock,
@@ -122,8 +124,8 @@ export function createTab(provider: Provider, parts: TabParts = {}, options: Par
     navigate,
     tokenStorage: parts.tokenStorage ?? memoryStorage(),
     transactionStorage: parts.transactionStorage ?? memoryStorage(),
-    lock: parts.lock ?? mutexLock(),
-    channel: parts.channel ?? channelHub()(),
+    // Tabs given a lock or a channel act as one (the crossTab part); others are sessions of their own.
+    ...(parts.lock || parts.channel ? { crossTab, lock: parts.lock ?? mutexLock(), channel: parts.channel ?? channelHub()() } : {}),
     ...options,
   });
   return tab;

@@ -4,7 +4,7 @@
  * fetch (cross-origin, so the provider's CORS answers matter).
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createBrowserClient, discover, type BrowserClientOptions } from '../src/index';
+import { authorizedFetch, createBrowserClient, crossTab, discover, type BrowserClientOptions } from '../src/index';
 import { PAGE, REDIRECT_URI, fakeClock, startProvider, userinfoStatus, type Provider } from './harness';
 
 let provider: Provider;
@@ -27,6 +27,7 @@ function appClient(redirects: string[], extra: Partial<BrowserClientOptions> = {
     clientId: 'spa',
     redirectUri: REDIRECT_URI,
     postLogoutRedirectUri: PAGE,
+    crossTab, // the real Web Locks and BroadcastChannel
     // Leaving the page is the one thing a test page cannot do.
     navigate: { ...real, redirect: (url) => void redirects.push(url), openPopup: () => null },
     ...extra,
@@ -53,7 +54,7 @@ describe('browser client against the reference server over HTTP', () => {
     expect(location.href).toBe(REDIRECT_URI);
 
     // A protected, cross-origin API call.
-    const me = await callbackPage.fetch(`${provider.issuer}/oidc/userinfo`);
+    const me = await authorizedFetch(callbackPage)(`${provider.issuer}/oidc/userinfo`);
     expect(me.status).toBe(200);
     expect(((await me.json()) as { email: string }).email).toBe('alice@example.com');
 
@@ -61,7 +62,7 @@ describe('browser client against the reference server over HTTP', () => {
     const clock = fakeClock(provider);
     const first = await callbackPage.getAccessToken();
     await clock.advance(61);
-    expect((await callbackPage.fetch(`${provider.issuer}/oidc/userinfo`)).status).toBe(200);
+    expect((await authorizedFetch(callbackPage)(`${provider.issuer}/oidc/userinfo`)).status).toBe(200);
     const second = await callbackPage.getAccessToken();
     expect(second).not.toBe(first);
 

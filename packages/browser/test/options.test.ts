@@ -1,6 +1,6 @@
 import { type OidcError, isOidcError, serviceProvider } from '@oidc-rp/core';
 import { describe, expect, it } from 'vitest';
-import { type BrowserClientOptions, createBrowserClient, discover, implicitFlow } from '../src/index';
+import { type BrowserClientOptions, createBrowserClient, crossTab, discover, implicitFlow, mutexLock } from '../src/index';
 
 const base: BrowserClientOptions = {
   issuer: 'http://127.0.0.1:4000/demo',
@@ -41,6 +41,10 @@ describe('options', () => {
     ['the implicit flow without its part', { ...base, responseType: 'id_token token' }, /implicitFlow/],
     ['a negative refresh leeway', { ...base, refreshLeeway: -1 }, /refreshLeeway/],
     ['an unknown token storage', { ...base, tokenStorage: 'cookies' }, /tokenStorage/],
+    // Tabs sharing a rotating refresh token must refresh one at a time.
+    ['localStorage tokens without the crossTab part', { ...base, tokenStorage: 'localStorage' }, /crossTab/],
+    ['a lock without the crossTab part', { ...base, lock: mutexLock() }, /crossTab/],
+    ['a channel without the crossTab part', { ...base, channel: { post() {}, listen: () => () => undefined } }, /crossTab/],
   ])('refuses %s with invalid_options', (_name, options, message) => {
     const error = refusal(options);
     expect(error.code).toBe('invalid_options');
@@ -51,5 +55,6 @@ describe('options', () => {
     expect(createBrowserClient(base).getSnapshot().status).toBe('loading');
     expect(createBrowserClient({ ...base, responseType: 'id_token token', implicitFlow }).getSnapshot().status).toBe('loading');
     expect(createBrowserClient({ ...base, issuer: undefined, provider: serviceProvider(base.issuer!) })).toBeDefined();
+    expect(createBrowserClient({ ...base, tokenStorage: 'localStorage', crossTab }).getSnapshot().status).toBe('loading');
   });
 });

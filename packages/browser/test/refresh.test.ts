@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { memoryStorage } from '../src/index';
+import { authorizedFetch, memoryStorage } from '../src/index';
 import { fakeClock, loggedInTab, startProvider, userinfoStatus, type Provider } from './harness';
 
 // Access tokens live 60 s; the code exchange says nothing about it (no expires_in), refreshes do.
@@ -35,7 +35,7 @@ describe('access tokens of unknown lifetime (the first one)', () => {
 
     await clock.advance(61); // the provider expired the token; the client could not know
     expect(await userinfoStatus(provider, first)).toBe(401);
-    const response = await tab.client.fetch(`${provider.issuer}/oidc/userinfo`);
+    const response = await authorizedFetch(tab.client)(`${provider.issuer}/oidc/userinfo`);
 
     expect(response.status).toBe(200);
     expect(((await response.json()) as { sub: string }).sub).toBe('alice');
@@ -54,7 +54,7 @@ describe('access tokens of known lifetime', () => {
     const tab = await loggedInTab(provider);
     const clock = fakeClock(provider);
     await clock.advance(61);
-    expect((await tab.client.fetch(`${provider.issuer}/oidc/userinfo`)).status).toBe(200);
+    expect((await authorizedFetch(tab.client)(`${provider.issuer}/oidc/userinfo`)).status).toBe(200);
     expect(tab.client.getSnapshot().expiresAt).toBe(now() + 60);
     return { tab, clock };
   }
@@ -112,9 +112,22 @@ describe('refreshing', () => {
     const clock = fakeClock(provider);
     await clock.advance(61);
     const refreshes = await provider.count('/oauth/token');
-    const responses = await Promise.all([1, 2, 3].map(() => tab.client.fetch(`${provider.issuer}/oidc/userinfo`)));
+    const responses = await Promise.all([1, 2, 3].map(() => authorizedFetch(tab.client)(`${provider.issuer}/oidc/userinfo`)));
     expect(responses.map((r) => r.status)).toEqual([200, 200, 200]);
     expect(await provider.count('/oauth/token')).toBe(refreshes + 1);
+  });
+
+  it('getAccessToken({ rejected }) renews a refused token once; a later caller with the same refused token gets the new one, no second refresh', async () => {
+    const tab = await loggedInTab(provider);
+    const refused = await tab.client.getAccessToken();
+    const clock = fakeClock(provider);
+    await clock.advance(61);
+    const refreshes = await provider.count('/oauth/token');
+    const renewed = await tab.client.getAccessToken({ rejected: refused });
+    expect(renewed).not.toBe(refused);
+    expect(await tab.client.getAccessToken({ rejected: refused })).toBe(renewed); // a 401 that arrived late
+    expect(await provider.count('/oauth/token')).toBe(refreshes + 1);
+    expect(await userinfoStatus(provider, renewed)).toBe(200);
   });
 
   it('ends the session when the provider refuses the refresh token (invalid_grant)', async () => {
@@ -124,13 +137,13 @@ describe('refreshing', () => {
     const [key] = await storage.keys();
     const original = (await storage.get(key!))!;
     await clock.advance(61);
-    await tab.client.fetch(`${provider.issuer}/oidc/userinfo`); // rotates the refresh token
+    await authorizedFetch(tab.client)(`${provider.issuer}/oidc/userinfo`); // rotates the refresh token
     await clock.advance(61);
     await storage.set(key!, original); // someone replays the first, already used, refresh token
     const errors = vi.fn();
     tab.client.on('error', errors);
 
-    const response = await tab.client.fetch(`${provider.issuer}/oidc/userinfo`);
+    const response = await authorizedFetch(tab.client)(`${provider.issuer}/oidc/userinfo`);
 
     expect(response.status).toBe(401); // the first 401, not retried
     expect(tab.client.getSnapshot()).toMatchObject({ status: 'unauthenticated', error: { code: 'token_endpoint_error', error: 'invalid_grant' } });
@@ -158,12 +171,12 @@ describe('refreshing', () => {
     tab.client.on('error', errors);
 
     offline = true;
-    const failed = await tab.client.fetch(`${provider.issuer}/oidc/userinfo`);
+    const failed = await authorizedFetch(tab.client)(`${provider.issuer}/oidc/userinfo`);
     expect(failed.status).toBe(401);
     expect(errors).toHaveBeenCalledWith(expect.objectContaining({ code: 'network_error' }));
     expect(tab.client.getSnapshot().status).toBe('authenticated');
 
     offline = false;
-    expect((await tab.client.fetch(`${provider.issuer}/oidc/userinfo`)).status).toBe(200);
+    expect((await authorizedFetch(tab.client)(`${provider.issuer}/oidc/userinfo`)).status).toBe(200);
   });
 });

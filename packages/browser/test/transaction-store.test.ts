@@ -1,7 +1,7 @@
 import type { AuthorizationTransaction } from '@oidc-rp/core';
 import { describe, expect, it } from 'vitest';
 import { memoryStorage } from '../src/storage';
-import { TRANSACTION_TTL, USED_STATES, createTransactionStore } from '../src/transaction-store';
+import { TRANSACTION_TTL, USED_TTL, createTransactionStore } from '../src/transaction-store';
 
 const NOW = 1_700_000_000;
 
@@ -25,9 +25,9 @@ describe('transaction store', () => {
     const store = createTransactionStore(memoryStorage());
     await store.save(transaction('one'));
     await store.save(transaction('two'));
-    expect((await store.take('two', NOW))?.nonce).toBe('nonce-two');
-    expect(await store.take('two', NOW)).toBeUndefined();
-    expect((await store.take('one', NOW))?.nonce).toBe('nonce-one');
+    expect(await store.take('two', NOW)).toMatchObject({ nonce: 'nonce-two' });
+    expect(await store.take('two', NOW)).toBe('used');
+    expect(await store.take('one', NOW)).toMatchObject({ nonce: 'nonce-one' });
   });
 
   it('returns undefined for an unknown state', async () => {
@@ -41,20 +41,20 @@ describe('transaction store', () => {
     const store = createTransactionStore(storage);
     await store.save(transaction('old', NOW - TRANSACTION_TTL - 1));
     await expect(store.take('old', NOW)).rejects.toMatchObject({ code: 'transaction_expired' });
-    expect(await storage.keys()).toEqual([]);
+    expect(JSON.parse((await storage.get('oidc-rp.tx.old')) ?? '')).toEqual({ state: 'old', createdAt: NOW, used: true });
   });
 
   it('accepts a transaction exactly at the TTL', async () => {
     const store = createTransactionStore(memoryStorage());
     await store.save(transaction('edge', NOW - TRANSACTION_TTL));
-    expect((await store.take('edge', NOW))?.state).toBe('edge');
+    expect(await store.take('edge', NOW)).toMatchObject({ state: 'edge' });
   });
 
   it('refuses an unreadable entry with transaction_invalid', async () => {
     const storage = memoryStorage();
     await storage.set('oidc-rp.tx.bad', '{not json');
     await expect(createTransactionStore(storage).take('bad', NOW)).rejects.toMatchObject({ code: 'transaction_invalid' });
-    expect(await storage.get('oidc-rp.tx.bad')).toBeNull();
+    expect(await storage.get('oidc-rp.tx.bad')).not.toContain('not json'); // a tombstone took its place
   });
 
   it('clean removes expired and unreadable transactions only, and never foreign keys', async () => {
@@ -68,23 +68,27 @@ describe('transaction store', () => {
     expect((await storage.keys()).sort()).toEqual(['app-setting', 'oidc-rp.tx.fresh']);
   });
 
-  it('remembers handled states for a day, as hashes only, and at most USED_STATES of them', async () => {
+  it('leaves a tombstone for a day: its state and when, nothing else of the transaction', async () => {
     const storage = memoryStorage();
     const store = createTransactionStore(storage);
-    await store.markUsed('state-one', NOW);
-    expect(await store.wasUsed('state-one', NOW + 86_400)).toBe(true);
-    expect(await store.wasUsed('state-one', NOW + 86_401)).toBe(false);
-    expect(await store.wasUsed('state-two', NOW)).toBe(false);
-    for (const key of await storage.keys()) expect(await storage.get(key)).not.toContain('state-one');
-
-    for (let i = 0; i < USED_STATES; i++) await store.markUsed(`later-${i}`, NOW + 1);
-    expect(await store.wasUsed('state-one', NOW + 1)).toBe(false); // the oldest made room
-    expect(await store.wasUsed(`later-${USED_STATES - 1}`, NOW + 1)).toBe(true);
+    await store.save(transaction('state-one'));
+    await store.take('state-one', NOW + 5);
+    const stored = (await storage.get('oidc-rp.tx.state-one')) ?? '';
+    expect(JSON.parse(stored)).toEqual({ state: 'state-one', createdAt: NOW + 5, used: true });
+    expect(stored).not.toContain('nonce');
+    expect(stored).not.toContain('v'.repeat(43));
+    expect(await store.take('state-one', NOW + 5 + USED_TTL)).toBe('used');
+    expect(await store.take('state-one', NOW + 6 + USED_TTL)).toBeUndefined(); // forgotten after a day
   });
 
-  it('reads an unreadable record of handled states as none', async () => {
+  it('clean keeps tombstones for a day, then removes them', async () => {
     const storage = memoryStorage();
-    await storage.set('oidc-rp.used', '{broken');
-    expect(await createTransactionStore(storage).wasUsed('s', NOW)).toBe(false);
+    const store = createTransactionStore(storage);
+    await store.save(transaction('done'));
+    await store.take('done', NOW);
+    await store.clean(NOW + TRANSACTION_TTL + 1); // older than a transaction may be, yet kept
+    expect(await storage.keys()).toEqual(['oidc-rp.tx.done']);
+    await store.clean(NOW + USED_TTL + 1);
+    expect(await storage.keys()).toEqual([]);
   });
 });

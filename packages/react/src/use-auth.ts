@@ -1,4 +1,4 @@
-import { OidcError, type AuthSnapshot, type BrowserClient, type IdTokenClaims } from '@oidc-rp/browser';
+import { OidcError, authorizedFetch, type AuthorizedFetch, type AuthSnapshot, type BrowserClient, type IdTokenClaims } from '@oidc-rp/browser';
 import { useCallback, useContext, useMemo, useSyncExternalStore } from 'react';
 import { AuthContext } from './context';
 
@@ -26,8 +26,8 @@ export interface AuthState<Claims extends object = Record<string, unknown>> {
   login: BrowserClient['login'];
   logout: BrowserClient['logout'];
   getAccessToken: BrowserClient['getAccessToken'];
-  /** `fetch` with the access token attached; refreshes and retries once on a 401. */
-  fetch: BrowserClient['fetch'];
+  /** `fetch` with the access token attached; refreshes and retries once on a 401 (`authorizedFetch` of the client). */
+  fetch: AuthorizedFetch;
   /** The client itself, for events (`client.on(...)`) and less common calls. */
   client: BrowserClient;
 }
@@ -71,7 +71,7 @@ export function useAuth<Claims extends object = Record<string, unknown>>(): Auth
       login: ((options) => client.login(options)) as BrowserClient['login'],
       logout: ((options) => client.logout(options)) as BrowserClient['logout'],
       getAccessToken: ((options) => client.getAccessToken(options)) as BrowserClient['getAccessToken'],
-      fetch: ((input, init) => client.fetch(input, init)) as BrowserClient['fetch'],
+      fetch: authorizedFetch(client),
       client,
     }),
     [client],

@@ -16,7 +16,6 @@ export function fakeClient(initial: AuthSnapshot = { status: 'loading' }) {
     getAccessToken: vi.fn(async () => 'access-token'),
     getUser: () => snapshot.user,
     getUserInfo: vi.fn(async () => ({ sub: 'alice' })),
-    fetch: vi.fn(async (_input: RequestInfo | URL, _init?: RequestInit) => new Response('ok')),
     logout: vi.fn(async () => {}),
     subscribe: vi.fn((listener: () => void) => {
       listeners.add(listener);

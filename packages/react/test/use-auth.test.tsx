@@ -89,9 +89,17 @@ describe('useAuth', () => {
       wrapper: ({ children }) => <AuthProvider client={fake.client}>{children}</AuthProvider>,
     });
 
-    const response = await result.current.fetch('http://127.0.0.1:4000/demo/oidc/userinfo', { method: 'GET' });
-    expect(await response.text()).toBe('ok');
-    expect(fake.client.fetch).toHaveBeenCalledWith('http://127.0.0.1:4000/demo/oidc/userinfo', { method: 'GET' });
+    // fetch is the browser package's authorizedFetch over this client: its token, the global fetch.
+    const api = vi.fn(async (request: Request) => new Response(request.headers.get('authorization')));
+    vi.stubGlobal('fetch', api);
+    try {
+      const response = await result.current.fetch('http://127.0.0.1:4000/demo/oidc/userinfo', { method: 'GET' });
+      expect(await response.text()).toBe('Bearer access-token');
+    } finally {
+      vi.unstubAllGlobals();
+    }
+    expect(api.mock.calls[0]?.[0].url).toBe('http://127.0.0.1:4000/demo/oidc/userinfo');
+    fake.client.getAccessToken.mockClear();
 
     await expect(result.current.getAccessToken({ minValidity: 10 })).resolves.toBe('access-token');
     expect(fake.client.getAccessToken).toHaveBeenCalledWith({ minValidity: 10 });
