@@ -9,7 +9,6 @@ import { DEV } from './dev';
 import {
   OidcError,
   buildEndSessionUrl,
-  createState,
   isOidcError,
   revokeTokenAsPublicClient,
   type AuthorizationTransaction,
@@ -20,9 +19,9 @@ import { createCallbackHandler } from './callback';
 import type { ChannelMessage } from './channel';
 import { createEmitter } from './events';
 import { resolveOptions, type BrowserClientOptions } from './options';
-import { createRefresher, lifetimeOf } from './refresh';
+import { createRefresher } from './refresh';
 import { createSnapshotStore, type AuthSnapshot } from './snapshot-store';
-import { createTokenStore, isFresh, type Session, type TokenStore } from './token-store';
+import { createTokenStore, isFresh, sessionFrom, type Session, type TokenStore } from './token-store';
 import { createTransactionStore, type TransactionStore } from './transaction-store';
 import type { BrowserClient, GetAccessTokenOptions, LoginOptions, LoginResult, LogoutOptions } from './types';
 
@@ -54,7 +53,7 @@ export function createBrowserClient(options: BrowserClientOptions): BrowserClien
   const state = createSnapshotStore();
   const events = createEmitter();
   let session: Session | undefined;
-  // Access-token lifetime learned from a token response that stated one (see lifetimeOf).
+  // Access-token lifetime learned from a token response that stated one (see sessionFrom).
   let learnedLifetime: number | undefined;
   let metadata: Promise<ProviderMetadata> | undefined;
   let tokenStore: TokenStore | undefined;
@@ -124,26 +123,8 @@ export function createBrowserClient(options: BrowserClientOptions): BrowserClien
     if (transaction.clientId !== o.clientId || transaction.issuer !== provider_.issuer) {
       throw new OidcError('transaction_invalid', DEV && 'The login is for another client or provider; start a new login.');
     }
-    const set = await o.complete({
-      provider: provider_,
-      client: { clientId: o.clientId },
-      input,
-      transaction,
-      http: o.http,
-      clockTolerance: o.clockTolerance,
-      now: o.now,
-    });
-    const now = o.now();
-    const next: Session = {
-      id: createState(),
-      ...lifetimeOf(set.expiresAt, learnedLifetime, now),
-      accessToken: set.accessToken,
-      receivedAt: now,
-      refreshToken: set.refreshToken,
-      idToken: set.idToken,
-      claims: set.claims,
-      scope: set.scope,
-    };
+    const set = await o.complete({ ...o.core, provider: provider_, input, transaction });
+    const next = sessionFrom(set, undefined, learnedLifetime, o.now());
     await tokens().write(next);
     adopt(next);
     post({ type: 'session', sessionId: next.id });
@@ -207,7 +188,7 @@ export function createBrowserClient(options: BrowserClientOptions): BrowserClien
       if (loginOptions.popup) {
         if (!o.popupLogin) throw new OidcError('invalid_options', DEV && 'login({ popup: true }) needs the popupLogin part.');
         // Synchronously, within the click's task: the part opens the popup before any await.
-        return await o.popupLogin.login({ open: () => navigate.openPopup(), request, finish: finishLogin });
+        return await o.popupLogin.login({ open: navigate.openPopup?.bind(navigate), request, finish: finishLogin });
       }
       const { url, transaction } = await request();
       await transactions().save(transaction);
@@ -233,11 +214,10 @@ export function createBrowserClient(options: BrowserClientOptions): BrowserClien
   async function revoke(provider_: ProviderMetadata, ended: Session): Promise<void> {
     try {
       await revokeTokenAsPublicClient({
+        ...o.core,
         provider: provider_,
-        client: { clientId: o.clientId },
         token: ended.refreshToken ?? ended.accessToken,
         tokenTypeHint: ended.refreshToken ? 'refresh_token' : 'access_token',
-        http: o.http,
       });
     } catch (error) {
       report(error); // the local session is gone anyway

@@ -15,8 +15,11 @@ export interface Navigation {
   redirect(url: string): void;
   /** Rewrites the address bar without navigating (removes `code` and `state` after a login). */
   replaceUrl(url: string): void;
-  /** Opens an empty popup window; null when the browser blocked it. Called synchronously in `login()`. */
-  openPopup(): Window | null;
+  /**
+   * Opens an empty popup window; null when the browser blocked it. Called synchronously in
+   * `login({ popup: true })`. Default (with the `popupLogin` part): `window.open`.
+   */
+  openPopup?(): Window | null;
 }
 
 /**
@@ -33,6 +36,5 @@ export function browserNavigation(): Navigation {
     currentUrl: () => location.href,
     redirect: (url) => location.assign(url),
     replaceUrl: (url) => history.replaceState(history.state, '', url),
-    openPopup: () => window.open('', 'oidc-rp-login', 'popup,width=520,height=680'),
   };
 }

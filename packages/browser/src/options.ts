@@ -153,6 +153,8 @@ export interface ResolvedOptions {
   http: HttpOptions | undefined;
   clockTolerance: number | undefined;
   now: Clock;
+  /** What every call into core takes: the client, its network settings and its one clock. */
+  core: { client: { clientId: string }; http: HttpOptions | undefined; clockTolerance: number | undefined; now: Clock };
   platform: () => Platform;
 }
 
@@ -196,6 +198,7 @@ export function resolveOptions(options: BrowserClientOptions): ResolvedOptions {
     invalid(DEV && 'localStorage tokens (and the lock and channel options) need the crossTab part: pass crossTab.');
   }
 
+  const now = options.now ?? systemClock;
   let platform: Platform | undefined;
   return {
     issuer,
@@ -215,7 +218,8 @@ export function resolveOptions(options: BrowserClientOptions): ResolvedOptions {
     refreshLeeway,
     http: options.http,
     clockTolerance: options.clockTolerance,
-    now: options.now ?? systemClock,
+    now,
+    core: { client: { clientId }, http: options.http, clockTolerance: options.clockTolerance, now },
     platform: () =>
       (platform ??= {
         tokens:

@@ -55,20 +55,22 @@ export function relayToOpener(url: string): boolean {
 
 /** What a popup login needs from the client. */
 export interface PopupLoginContext {
-  /** Opens the (blank) popup; null when the browser blocked it. */
-  open: () => Window | null;
+  /** Opens the (blank) popup; null when the browser blocked it. Default: `window.open`. */
+  open: (() => Window | null) | undefined;
   /** Builds the authorization request (its transaction stays in memory). */
   request: () => Promise<{ url: URL; transaction: AuthorizationTransaction }>;
   /** Finishes the login with the callback URL the popup relayed. */
   finish: (callbackUrl: string, transaction: AuthorizationTransaction) => Promise<unknown>;
 }
 
+const openPopup = () => window.open('', 'oidc-rp-login', 'popup,width=520,height=680');
+
 /**
  * Runs a login in a popup: opens it at once (browsers allow popups only within the click's
  * task, so before any await), points it at the provider, and finishes the login with the
  * callback URL the app inside relays. The popup is closed on failure.
  */
-async function loginInPopup({ open, request, finish }: PopupLoginContext): Promise<void> {
+async function loginInPopup({ open = openPopup, request, finish }: PopupLoginContext): Promise<void> {
   const popup = open();
   try {
     if (!popup) throw new OidcError('popup_blocked', DEV && 'The popup was blocked; call login() from a click handler.');

@@ -15,7 +15,7 @@ import {
   type TokenSet,
 } from '@oidc-rp/core';
 import type { ResolvedOptions } from './options';
-import { isFresh, type Session, type TokenStore } from './token-store';
+import { isFresh, sessionFrom, type Session, type TokenStore } from './token-store';
 
 /** What the refresher needs from the client. */
 export interface RefreshContext {
@@ -68,13 +68,10 @@ export function createRefresher(context: RefreshContext): (rejected: string | un
     let renewed: TokenSet;
     try {
       renewed = await refreshTokensAsPublicClient({
+        ...options.core,
         provider,
-        client: { clientId: options.clientId },
         refreshToken: stored.refreshToken,
         expectedSubject: stored.claims?.sub,
-        http: options.http,
-        clockTolerance: options.clockTolerance,
-        now: options.now,
       });
     } catch (error) {
       if (isOidcError(error) && error.code === 'token_endpoint_error' && (error as TokenEndpointError).error === 'invalid_grant') {
@@ -85,17 +82,7 @@ export function createRefresher(context: RefreshContext): (rejected: string | un
       }
       throw error;
     }
-    const now = options.now();
-    const next: Session = {
-      ...stored,
-      ...lifetimeOf(renewed.expiresAt, stored.lifetime, now),
-      accessToken: renewed.accessToken,
-      receivedAt: now,
-      refreshToken: renewed.refreshToken ?? stored.refreshToken,
-      idToken: renewed.idToken ?? stored.idToken,
-      claims: renewed.claims ?? stored.claims,
-      scope: renewed.scope ?? stored.scope,
-    };
+    const next = sessionFrom(renewed, stored, stored.lifetime, options.now());
     await tokens.write(next);
     context.adopt(next);
     context.announce(next.id, next);
@@ -116,23 +103,4 @@ export function createRefresher(context: RefreshContext): (rejected: string | un
       .finally(() => {
         running = undefined;
       }));
-}
-
-/**
- * The expiry of a token received `now`: the stated one, else `now` plus the learned lifetime.
- * A stated expiry teaches the lifetime (the code exchange of the service states none, its
- * refreshes do), so later tokens without one are still refreshed in time.
- *
- * @example
- * ```ts
- * lifetimeOf(undefined, 300, 1_000); // { expiresAt: 1_300, lifetime: 300 }
- * ```
- */
-export function lifetimeOf(
-  expiresAt: number | undefined,
-  learned: number | undefined,
-  now: number,
-): Pick<Session, 'expiresAt' | 'lifetime'> {
-  const lifetime = expiresAt !== undefined ? Math.max(0, expiresAt - now) : learned;
-  return { expiresAt: expiresAt ?? (lifetime !== undefined ? now + lifetime : undefined), lifetime };
 }

@@ -1,6 +1,6 @@
 /** The session: tokens and validated claims, kept in the storage chosen by `tokenStorage`. */
 
-import type { IdTokenClaims } from '@oidc-rp/core';
+import { createState, type IdTokenClaims, type TokenSet } from '@oidc-rp/core';
 import type { StorageAdapter } from './storage';
 
 /** What the client keeps about a logged-in user. */
@@ -59,7 +59,7 @@ export function createTokenStore(storage: StorageAdapter, key: string): TokenSto
  * Whether the session's access token stays valid for more than `minValidity` seconds. The
  * margin is capped at half the token's lifetime, so a short-lived token (say 5 s) is not
  * refreshed on every call. A token of unknown lifetime counts as fresh: the resource's 401
- * will tell (see the client's `fetch`).
+ * will tell (see `authorizedFetch`).
  *
  * @example
  * ```ts
@@ -70,4 +70,47 @@ export function isFresh(session: Session, minValidity: number, now: number): boo
   if (session.expiresAt === undefined) return true;
   const lifetime = Math.max(0, session.expiresAt - session.receivedAt);
   return session.expiresAt - now > Math.min(minValidity, lifetime / 2);
+}
+
+/**
+ * The session after a token response received `now`: a new one after a login (`previous`
+ * undefined), else `previous` with the renewed tokens, keeping what the response left out (a
+ * refresh need not return a new refresh token or ID token). Without a stated expiry the
+ * access token gets `learned`, the lifetime of the last token that stated one.
+ *
+ * @example
+ * ```ts
+ * const session = sessionFrom(tokenSet, undefined, 300, Math.floor(Date.now() / 1000));
+ * ```
+ */
+export function sessionFrom(set: TokenSet, previous: Session | undefined, learned: number | undefined, now: number): Session {
+  return {
+    id: previous?.id ?? createState(),
+    ...lifetimeOf(set.expiresAt, learned, now),
+    accessToken: set.accessToken,
+    receivedAt: now,
+    refreshToken: set.refreshToken ?? previous?.refreshToken,
+    idToken: set.idToken ?? previous?.idToken,
+    claims: set.claims ?? previous?.claims,
+    scope: set.scope ?? previous?.scope,
+  };
+}
+
+/**
+ * The expiry of a token received `now`: the stated one, else `now` plus the learned lifetime.
+ * A stated expiry teaches the lifetime (the code exchange of the service states none, its
+ * refreshes do), so later tokens without one are still refreshed in time.
+ *
+ * @example
+ * ```ts
+ * lifetimeOf(undefined, 300, 1_000); // { expiresAt: 1_300, lifetime: 300 }
+ * ```
+ */
+export function lifetimeOf(
+  expiresAt: number | undefined,
+  learned: number | undefined,
+  now: number,
+): Pick<Session, 'expiresAt' | 'lifetime'> {
+  const lifetime = expiresAt !== undefined ? Math.max(0, expiresAt - now) : learned;
+  return { expiresAt: expiresAt ?? (lifetime !== undefined ? now + lifetime : undefined), lifetime };
 }

@@ -81,6 +81,17 @@ describe('login in a popup', () => {
     expect(errors).toHaveBeenCalledWith(expect.objectContaining({ code: 'popup_blocked' }));
   });
 
+  it('opens the popup with window.open when the navigation has no openPopup of its own', async () => {
+    const open = vi.spyOn(window, 'open').mockReturnValue(null);
+    try {
+      const tab = createTab(provider, { navigate: { openPopup: undefined } }, { popupLogin });
+      await expect(tab.client.login({ popup: true })).rejects.toMatchObject({ code: 'popup_blocked' });
+      expect(open).toHaveBeenCalledWith('', 'oidc-rp-login', expect.stringContaining('popup'));
+    } finally {
+      open.mockRestore();
+    }
+  });
+
   it('reports a popup closed by the user with popup_closed, and stays logged out', async () => {
     const popup = fakePopup();
     const tab = createTab(provider, { navigate: { openPopup: () => popup as unknown as Window } }, { popupLogin });
