@@ -2,8 +2,9 @@
  * Login transactions (state, nonce, PKCE verifier) between the redirect to the provider and
  * the callback, one entry per `state`. Entries older than {@link TRANSACTION_TTL} seconds are
  * refused and cleaned on every login and callback. Taking a transaction leaves a tombstone in
- * its place (its state and when it was handled, nothing else) for {@link USED_TTL} seconds, so
- * that a replayed callback URL (Back button, reload) is told apart from a forged one.
+ * its place for {@link USED_TTL} seconds (when it was handled, nothing else: no value of the
+ * callback or the transaction), so that a replayed callback URL (Back button, reload) is told
+ * apart from a forged one.
  */
 
 import { DEV } from './dev';
@@ -18,7 +19,7 @@ export const USED_TTL = 86_400;
 const PREFIX = 'oidc-rp.tx.';
 
 /** A stored entry: a transaction waiting for its callback, or the tombstone of a handled one. */
-type Entry = AuthorizationTransaction & { used?: true };
+type Entry = AuthorizationTransaction | { used: true; createdAt: number };
 
 /** Stores, takes (read once) and cleans login transactions. */
 export interface TransactionStore {
@@ -47,12 +48,12 @@ export function createTransactionStore(storage: StorageAdapter): TransactionStor
   const read = async (key: string) => {
     try {
       const value = JSON.parse((await storage.get(key)) ?? 'null') as Entry | null;
-      return value && typeof value.state === 'string' && typeof value.createdAt === 'number' ? value : null;
+      return value && typeof value.createdAt === 'number' && ('used' in value || typeof value.state === 'string') ? value : null;
     } catch {
       return null;
     }
   };
-  const expired = (entry: Entry, now: number) => now - entry.createdAt > (entry.used ? USED_TTL : TRANSACTION_TTL);
+  const expired = (entry: Entry, now: number) => now - entry.createdAt > ('used' in entry ? USED_TTL : TRANSACTION_TTL);
 
   return {
     save: (transaction) => storage.set(PREFIX + transaction.state, JSON.stringify(transaction)),
@@ -61,9 +62,10 @@ export function createTransactionStore(storage: StorageAdapter): TransactionStor
       const key = PREFIX + state;
       if ((await storage.get(key)) === null) return undefined;
       const entry = await read(key);
-      if (entry?.used) return expired(entry, now) ? undefined : 'used';
-      // Single use, whatever happens next: the tombstone keeps the state and nothing else.
-      await storage.set(key, JSON.stringify({ state, createdAt: now, used: true }));
+      if (entry && 'used' in entry) return expired(entry, now) ? undefined : 'used';
+      // Single use, whatever happens next. The key (the state) was there before; the value keeps
+      // nothing of the callback or the transaction.
+      await storage.set(key, JSON.stringify({ used: true, createdAt: now }));
       if (!entry || entry.state !== state) {
         throw new OidcError('transaction_invalid', DEV && 'The stored login is unreadable; start a new login.');
       }
