@@ -21,8 +21,8 @@ export function base64url(bytes: Uint8Array): string {
 /** Decodes base64url (padding optional); throws a TypeError on characters outside the alphabet. */
 export function fromBase64url(text: string): Uint8Array<ArrayBuffer> {
   if (!/^[A-Za-z0-9_-]*={0,2}$/.test(text)) throw new TypeError('not base64url');
-  const base64 = text.replace(/=+$/, '').replace(/-/g, '+').replace(/_/g, '/');
-  const binary = atob(base64 + '='.repeat((4 - (base64.length % 4)) % 4));
+  // atob decodes unpadded input (forgiving-base64), so the padding is simply dropped.
+  const binary = atob(text.replace(/=+$/, '').replace(/-/g, '+').replace(/_/g, '/'));
   const bytes = new Uint8Array(binary.length);
   for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
   return bytes;
@@ -33,6 +33,7 @@ export function randomBase64url(n: number): string {
   return base64url(crypto.getRandomValues(new Uint8Array(n)));
 }
 
-export async function sha256(text: string): Promise<Uint8Array> {
-  return new Uint8Array(await crypto.subtle.digest('SHA-256', utf8(text)));
+/** The `hash` ('SHA-256', 'SHA-384', 'SHA-512') of the UTF-8 bytes of `text`. */
+export async function digest(hash: string, text: string): Promise<Uint8Array> {
+  return new Uint8Array(await crypto.subtle.digest(hash, utf8(text)));
 }

@@ -84,14 +84,15 @@ const OIDC_ERROR_MARK = Symbol.for('oidc-rp.error');
  * message is the code with a pointer to the README's table of codes.
  */
 export class OidcError extends Error {
-  readonly code: OidcErrorCode;
-  override readonly cause?: unknown;
+  // `declare`: assigned in the constructor, so no class-field initialisers are emitted.
+  declare readonly code: OidcErrorCode;
+  declare readonly cause?: unknown;
 
   constructor(code: OidcErrorCode, message?: string | boolean, options?: { cause?: unknown }) {
     super((message as string) || `${code} (oidc-rp error code: see the README's list of codes; development builds say more)`);
     this.name = 'OidcError';
     this.code = code;
-    if (options && 'cause' in options) this.cause = options.cause;
+    this.cause = options?.cause;
     Object.defineProperty(this, OIDC_ERROR_MARK, { value: true });
   }
 
@@ -113,9 +114,9 @@ export class OidcError extends Error {
 
 /** The provider redirected back with `error` (RFC 6749 4.1.2.1). */
 export class AuthorizationResponseError extends OidcError {
-  readonly error: string;
-  readonly error_description: string | undefined;
-  readonly state: string | undefined;
+  declare readonly error: string;
+  declare readonly error_description: string | undefined;
+  declare readonly state: string | undefined;
 
   constructor(params: { error: string; error_description?: string | undefined; state?: string | undefined }) {
     super(
@@ -135,9 +136,9 @@ export class AuthorizationResponseError extends OidcError {
 
 /** The token endpoint answered with an OAuth error body (RFC 6749 5.2) or an unexpected status. */
 export class TokenEndpointError extends OidcError {
-  readonly status: number;
-  readonly error: string;
-  readonly error_description: string | undefined;
+  declare readonly status: number;
+  declare readonly error: string;
+  declare readonly error_description: string | undefined;
 
   constructor(params: { status: number; error: string; error_description?: string | undefined }) {
     super(

@@ -30,7 +30,7 @@ export async function sendRequest<T>(
   read: (response: Response) => Promise<T>,
 ): Promise<T> {
   const timeout = http?.timeout ?? DEFAULT_TIMEOUT_MS;
-  if (typeof timeout !== 'number' || Number.isNaN(timeout) || timeout <= 0) {
+  if (typeof timeout !== 'number' || !(timeout > 0)) {
     throw new OidcError('invalid_options', DEV && 'timeout must be a positive number of milliseconds.');
   }
   const fetchFn = http?.fetch ?? globalThis.fetch;
@@ -41,35 +41,28 @@ export async function sendRequest<T>(
   const callerSignal = http?.signal;
   if (callerSignal?.aborted) throw abortedError(where, callerSignal.reason);
 
+  // One signal for the request, aborted by the timeout or by the caller.
   const controller = new AbortController();
-  let timedOut = false;
-  const timer =
-    timeout <= MAX_TIMER_MS
-      ? setTimeout(() => {
-          timedOut = true;
-          controller.abort();
-        }, timeout)
-      : undefined;
-  const onCallerAbort = () => controller.abort(callerSignal?.reason);
-  callerSignal?.addEventListener('abort', onCallerAbort, { once: true });
-  // A custom fetch may ignore the signal: the race makes the timeout hold regardless.
-  const abandoned = new Promise<never>((_, reject) => {
-    controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true });
-  });
-
+  const { signal } = controller;
+  const abort = () => controller.abort(callerSignal?.reason);
+  const timer = timeout <= MAX_TIMER_MS ? setTimeout(abort, timeout) : undefined;
+  callerSignal?.addEventListener('abort', abort);
   try {
-    const work = (async () => read(await fetchSameOrigin(fetchFn, url, { ...init, signal: controller.signal }, where)))();
-    return await Promise.race([work, abandoned]);
+    return await new Promise<T>((resolve, reject) => {
+      // A custom fetch may ignore the signal: rejecting on abort makes the timeout hold regardless.
+      signal.addEventListener('abort', () => reject(signal.reason));
+      fetchSameOrigin(fetchFn, url, { ...init, signal }, where).then(read).then(resolve, reject);
+    });
   } catch (error) {
-    if (timedOut) {
+    if (callerSignal?.aborted) throw abortedError(where, callerSignal.reason);
+    if (signal.aborted) {
       throw new OidcError('request_timeout', DEV && `${where} timed out after ${timeout} ms; check the provider or raise timeout.`);
     }
-    if (callerSignal?.aborted) throw abortedError(where, callerSignal.reason);
     if (isOidcError(error)) throw error;
     throw new OidcError('network_error', DEV && `${where} failed; check the network and the provider URL.`, { cause: error });
   } finally {
     clearTimeout(timer);
-    callerSignal?.removeEventListener('abort', onCallerAbort);
+    callerSignal?.removeEventListener('abort', abort);
   }
 }
 
@@ -82,10 +75,9 @@ const MAX_REDIRECTS = 5;
  * hide a redirect's target (`opaqueredirect`), so there every redirect is refused.
  */
 async function fetchSameOrigin(fetchFn: typeof fetch, url: string, init: RequestInit, where: string | false): Promise<Response> {
-  if (init.redirect !== undefined) return fetchFn(url, init);
+  if (init.redirect) return fetchFn(url, init);
   const origin = new URL(url).origin;
-  let current = url;
-  for (let hop = 0; ; hop += 1) {
+  for (let hop = 0, current = url; ; hop += 1) {
     const response = await fetchFn(current, { ...init, redirect: 'manual' });
     const location = response.headers.get('location');
     if (response.type !== 'opaqueredirect' && (response.status < 300 || response.status > 399 || location === null)) {
@@ -112,13 +104,12 @@ export type JsonBody = { ok: true; value: unknown } | { ok: false; problem: 'emp
 /** Reads at most `maxBytes` of the body and parses it as UTF-8 JSON. Never throws on bad content. */
 export async function readJson(response: Response, maxBytes = MAX_JSON_BYTES): Promise<JsonBody> {
   const bytes = await readBoundedBody(response, maxBytes);
-  if (bytes === undefined) return { ok: false, problem: DEV && 'too large' };
-  if (bytes.length === 0) return { ok: false, problem: DEV && 'empty' };
   try {
-    return { ok: true, value: JSON.parse(fromUtf8(bytes)) };
+    if (bytes?.length) return { ok: true, value: JSON.parse(fromUtf8(bytes)) };
   } catch {
     return { ok: false, problem: DEV && 'not JSON' };
   }
+  return { ok: false, problem: DEV && (bytes ? 'empty' : 'too large') };
 }
 
 /** True for a JSON object (not null, not an array). */
@@ -153,7 +144,7 @@ export async function readBoundedBody(message: Pick<Response, 'body' | 'headers'
   }
   if (!message.body) return new Uint8Array(0);
   const reader = message.body.getReader();
-  const chunks: Uint8Array[] = [];
+  const chunks: BlobPart[] = [];
   let total = 0;
   for (;;) {
     const { done, value } = await reader.read();
@@ -165,13 +156,7 @@ export async function readBoundedBody(message: Pick<Response, 'body' | 'headers'
     }
     chunks.push(value);
   }
-  const bytes = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return bytes;
+  return new Uint8Array(await new Blob(chunks).arrayBuffer());
 }
 
 function abortedError(where: string | false, reason: unknown): OidcError {

@@ -15,7 +15,7 @@
 import { DEV } from './dev';
 import type { JWK } from 'jose';
 import { OidcError, isOidcError } from './errors';
-import { type JsonBody, discardBody, isJsonObject, readJson, sendRequest } from './http';
+import { discardBody, isJsonObject, readJson, sendRequest } from './http';
 import type { HttpOptions } from './types';
 
 /** How long a fetched key set is trusted before it is fetched again. */
@@ -117,24 +117,25 @@ function load(entry: JwksCacheEntry, jwksUri: string, http: HttpOptions | undefi
 }
 
 async function fetchJwks(jwksUri: string, http: HttpOptions | undefined): Promise<JWK[]> {
-  let body: JsonBody;
   try {
-    body = await sendRequest(jwksUri, { headers: { accept: 'application/json' } }, http, DEV && 'The JWKS endpoint', readJwks);
+    return await sendRequest(jwksUri, { headers: { accept: 'application/json' } }, http, DEV && 'The JWKS endpoint', readJwks);
   } catch (cause) {
     if (isOidcError(cause) && (cause.code === 'request_timeout' || cause.code === 'network_error')) {
       throw new OidcError('jwks_fetch_failed', cause.message, { cause });
     }
     throw cause;
   }
+}
+
+async function readJwks(response: Response): Promise<JWK[]> {
+  if (!response.ok) {
+    void discardBody(response); // not awaited: some fetch implementations never settle a cancel
+    throw new OidcError('jwks_fetch_failed', DEV && `jwks_uri answered HTTP ${response.status}; check jwks_uri and the provider.`);
+  }
+  const body = await readJson(response);
   const keys = body.ok && isJsonObject(body.value) ? body.value.keys : undefined;
   if (!Array.isArray(keys)) {
     throw new OidcError('jwks_invalid', DEV && `jwks_uri answered no key set (${body.ok ? 'no "keys" array' : body.problem}); check jwks_uri.`);
   }
   return keys.filter(isJsonObject) as JWK[];
-}
-
-async function readJwks(response: Response): Promise<JsonBody> {
-  if (response.ok) return readJson(response);
-  void discardBody(response); // not awaited: some fetch implementations never settle a cancel
-  throw new OidcError('jwks_fetch_failed', DEV && `jwks_uri answered HTTP ${response.status}; check jwks_uri and the provider.`);
 }

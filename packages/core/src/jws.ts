@@ -29,28 +29,22 @@ function paramsFor(alg: string, crv: string | undefined): Partial<Params> | unde
 }
 
 // Keyed by the JWK objects of the cached key set: a refetched set brings new objects.
-const imported = new WeakMap<JWK, Map<string, Promise<CryptoKey>>>();
+const imported = new WeakMap<JWK, Record<string, Promise<CryptoKey>>>();
 
+// `alg` is one paramsFor knows, so it is safe as a property name.
 function importKey(jwk: JWK, alg: string, params: Partial<Params>): Promise<CryptoKey> {
-  let byAlg = imported.get(jwk);
-  if (!byAlg) {
-    byAlg = new Map();
-    imported.set(jwk, byAlg);
-  }
-  let key = byAlg.get(alg);
-  if (!key) {
-    // Key material only: `alg`, `use` and `key_ops` were checked when the key was selected.
-    const { kty, crv, n, e, x, y } = jwk;
-    key = crypto.subtle
-      .importKey('jwk', { kty, crv, n, e, x, y } as JsonWebKey, params as Params, false, ['verify'])
-      .then((cryptoKey) => {
-        const { modulusLength } = cryptoKey.algorithm as Partial<RsaHashedKeyAlgorithm>;
-        if (modulusLength !== undefined && modulusLength < 2048) throw new TypeError(`${alg} needs an RSA key of 2048 bits or more`);
-        return cryptoKey;
-      });
-    byAlg.set(alg, key);
-  }
-  return key;
+  const byAlg = imported.get(jwk) ?? {};
+  imported.set(jwk, byAlg);
+  // Key material only: `alg`, `use` and `key_ops` were checked when the key was selected.
+  const { kty, crv, n, e, x, y } = jwk;
+  byAlg[alg] ??= crypto.subtle
+    .importKey('jwk', { kty, crv, n, e, x, y } as JsonWebKey, params as Params, false, ['verify'])
+    .then((cryptoKey) => {
+      const { modulusLength } = cryptoKey.algorithm as Partial<RsaHashedKeyAlgorithm>;
+      if (modulusLength !== undefined && modulusLength < 2048) throw new TypeError(`${alg} needs an RSA key of 2048 bits or more`);
+      return cryptoKey;
+    });
+  return byAlg[alg];
 }
 
 /**

@@ -14,9 +14,9 @@ export interface UnverifiedJwt {
   payload: Record<string, unknown>;
 }
 
-// Unpadded base64url. The signature may be empty (`alg: none`), so that the validator, not
-// the parser, is the one that refuses unsigned tokens, with its own error.
-const SEGMENT = /^[A-Za-z0-9_-]*$/;
+// Three segments of unpadded base64url. The signature may be empty (`alg: none`), so that the
+// validator, not the parser, is the one that refuses unsigned tokens, with its own error.
+const COMPACT_JWS = /^[\w-]*\.[\w-]*\.[\w-]*$/;
 
 /**
  * Splits a compact JWS and parses its header and payload as JSON objects.
@@ -24,21 +24,9 @@ const SEGMENT = /^[A-Za-z0-9_-]*$/;
  * The result is NOT verified: use it to choose a key, never as claims.
  */
 export function decodeUnverifiedJwt(token: string): UnverifiedJwt | undefined {
-  const parts = token.split('.');
-  if (parts.length !== 3 || !parts.every((part) => SEGMENT.test(part))) return undefined;
-  const header = decodeJsonSegment(parts[0] as string);
-  const payload = decodeJsonSegment(parts[1] as string);
+  if (!COMPACT_JWS.test(token)) return undefined;
+  const [header, payload] = token.split('.', 2).map(decodeJsonSegment);
   return header && payload ? { header, payload } : undefined;
-}
-
-/** Parses UTF-8 bytes as a JSON object; undefined for invalid UTF-8, invalid JSON or a non-object. */
-export function parseJsonObject(bytes: Uint8Array): Record<string, unknown> | undefined {
-  try {
-    const value: unknown = JSON.parse(fromUtf8(bytes));
-    return isJsonObject(value) ? value : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /**
@@ -50,12 +38,12 @@ export function readUnverifiedJwtExpiry(token: string): number | undefined {
   return typeof exp === 'number' && Number.isFinite(exp) ? exp : undefined;
 }
 
+// A JSON object, or undefined for a length no base64 string can have, invalid UTF-8, invalid JSON or a non-object.
 function decodeJsonSegment(segment: string): Record<string, unknown> | undefined {
-  let bytes: Uint8Array;
   try {
-    bytes = fromBase64url(segment);
+    const value: unknown = JSON.parse(fromUtf8(fromBase64url(segment)));
+    return isJsonObject(value) ? value : undefined;
   } catch {
-    return undefined; // a length no base64 string can have
+    return undefined;
   }
-  return parseJsonObject(bytes);
 }

@@ -6,9 +6,12 @@
 
 import { DEV } from './dev';
 import { OidcError } from './errors';
-import { base64url, randomBase64url, sha256 } from './encoding';
+import { base64url, digest, randomBase64url } from './encoding';
 
-const RANDOM_BYTES = 32;
+/** 32 random bytes (256 bits), base64url: 43 characters. The three values below are all this. */
+function randomValue(): string {
+  return randomBase64url(32);
+}
 
 // RFC 7636 4.1: 43-128 characters of the unreserved set.
 const VERIFIER = /^[A-Za-z0-9\-._~]{43,128}$/;
@@ -23,9 +26,7 @@ const VERIFIER = /^[A-Za-z0-9\-._~]{43,128}$/;
  * const challenge = await codeChallengeS256(verifier);
  * ```
  */
-export function createCodeVerifier(): string {
-  return randomBase64url(RANDOM_BYTES);
-}
+export const createCodeVerifier: () => string = randomValue;
 
 /**
  * The S256 code challenge of a verifier: base64url(SHA-256(ASCII(verifier))).
@@ -42,7 +43,7 @@ export async function codeChallengeS256(verifier: string): Promise<string> {
   if (typeof verifier !== 'string' || !VERIFIER.test(verifier)) {
     throw new OidcError('invalid_options', DEV && 'A code verifier must be 43-128 of A-Za-z0-9-._~: use createCodeVerifier().');
   }
-  return base64url(await sha256(verifier));
+  return base64url(await digest('SHA-256', verifier));
 }
 
 /**
@@ -53,9 +54,7 @@ export async function codeChallengeS256(verifier: string): Promise<string> {
  * const state = createState(); // e.g. 'q3W0...' (43 characters)
  * ```
  */
-export function createState(): string {
-  return randomBase64url(RANDOM_BYTES);
-}
+export const createState: () => string = randomValue;
 
 /**
  * A fresh `nonce` for an authorization request that asks for an ID token (256 bits, base64url).
@@ -65,6 +64,4 @@ export function createState(): string {
  * const nonce = createNonce();
  * ```
  */
-export function createNonce(): string {
-  return randomBase64url(RANDOM_BYTES);
-}
+export const createNonce: () => string = randomValue;

@@ -3,7 +3,7 @@
  * access token and code delivered next to it, so neither can be swapped for another.
  */
 
-import { base64url, utf8 } from './encoding';
+import { base64url, digest } from './encoding';
 
 /**
  * The hash of the ID token's signing algorithm: SHA-256/384/512 by the algorithm's size,
@@ -19,6 +19,6 @@ function hashFor(alg: string): string {
  * left-most half of the hash of the value's ASCII bytes.
  */
 export async function tokenHash(value: string, alg: string): Promise<string> {
-  const digest = new Uint8Array(await crypto.subtle.digest(hashFor(alg), utf8(value)));
-  return base64url(digest.subarray(0, digest.length / 2));
+  const hash = await digest(hashFor(alg), value);
+  return base64url(hash.subarray(0, hash.length / 2));
 }
