@@ -92,7 +92,8 @@ export class OidcError extends Error {
     super((message as string) || `${code} (oidc-rp error code: see the README's list of codes; development builds say more)`);
     this.name = 'OidcError';
     this.code = code;
-    this.cause = options?.cause;
+    // Only when given: an error without a cause prints without a `[cause]: undefined` line.
+    if (options && 'cause' in options) this.cause = options.cause;
     Object.defineProperty(this, OIDC_ERROR_MARK, { value: true });
   }
 
