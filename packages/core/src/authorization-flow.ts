@@ -5,6 +5,7 @@
  */
 
 import { DEV } from './dev';
+import { invalidOptions } from './options';
 import { type AuthorizationResponse, parseAuthorizationResponse, parseCodeResponse } from './authorization-response';
 import type { Clock } from './clock';
 import { OidcError } from './errors';
@@ -100,7 +101,7 @@ export async function completeAuthorization(params: CompleteAuthorizationParams)
  */
 export async function completeCodeAuthorization(params: CompleteAuthorizationParams): Promise<TokenSet> {
   if (params.transaction.responseType !== 'code' || params.transaction.responseMode !== 'query') {
-    throw new OidcError('invalid_options', DEV && 'This login is not a code flow answered in the query: use completeAuthorization.');
+    throw invalidOptions(DEV && 'This login is not a code flow answered in the query: use completeAuthorization.');
   }
   const response = checkedResponse(params, parseCodeResponse);
   return redeemCode(params, response.code as string, validationOptions(params), exchangeCodeAsPublicClient);
@@ -113,7 +114,7 @@ function checkedResponse(
 ): AuthorizationResponse {
   const { provider, client, transaction } = params;
   if (transaction.clientId !== client.clientId) {
-    throw new OidcError('invalid_options', DEV && 'The transaction is for another client: pass the one the login began with.');
+    throw invalidOptions(DEV && 'The transaction is for another client: pass the one the login began with.');
   }
   const response = parse(params.input, transaction, provider);
   if ((isOpenId(transaction) || response.idToken !== undefined) && !transaction.nonce) {

@@ -6,6 +6,7 @@
  */
 
 import { DEV } from './dev';
+import { invalidOptions } from './options';
 import { type Clock, systemClock } from './clock';
 import { type OidcErrorCode, OidcError } from './errors';
 import { findJwksKey, selectVerificationKey } from './jwks';
@@ -94,7 +95,7 @@ function allowedAlgorithms({ algorithms, provider }: IdTokenValidationOptions): 
     return Array.isArray(advertised) ? ASYMMETRIC_ALGORITHMS.filter((alg) => advertised.includes(alg)) : ['RS256'];
   }
   if (algorithms.length && algorithms.every((alg) => ASYMMETRIC_ALGORITHMS.includes(alg))) return algorithms;
-  throw new OidcError('invalid_options', DEV && `algorithms may list only ${ASYMMETRIC_ALGORITHMS}.`);
+  throw invalidOptions(DEV && `algorithms may list only ${ASYMMETRIC_ALGORITHMS}.`);
 }
 
 // The key comes from the provider's JWKS (cached; refetched for an unknown `kid`).
@@ -187,7 +188,7 @@ function numericDate(claims: Record<string, unknown>, name: string): number | un
 
 function seconds(value: number | undefined, name: string | false): number | undefined {
   if (value === undefined || (Number.isFinite(value) && value >= 0)) return value;
-  throw new OidcError('invalid_options', DEV && `${name} must be a number of seconds >= 0.`);
+  throw invalidOptions(DEV && `${name} must be a number of seconds >= 0.`);
 }
 
 const CHECK_CLOCK = "check this machine's clock";

@@ -2,7 +2,7 @@
 
 import { DEV } from './dev';
 import { assertSecureUrl } from './discovery';
-import { OidcError } from './errors';
+import { invalidOptions, requireString } from './options';
 import type { ProviderMetadata } from './types';
 
 /** Input of {@link buildEndSessionUrl}. */
@@ -36,12 +36,12 @@ export function buildEndSessionUrl(params: EndSessionParams): URL | undefined {
   const endpoint = provider.end_session_endpoint;
   if (endpoint === undefined) return undefined;
   assertSecureUrl(endpoint, DEV && "The provider's end_session_endpoint");
-  if (typeof clientId !== 'string' || clientId === '') throw new OidcError('invalid_options', DEV && 'clientId is required.');
+  requireString(clientId, DEV && 'clientId');
   if (postLogoutRedirectUri !== undefined) {
     try {
       new URL(postLogoutRedirectUri);
     } catch {
-      throw new OidcError('invalid_options', DEV && 'postLogoutRedirectUri must be an absolute URL.');
+      throw invalidOptions(DEV && 'postLogoutRedirectUri must be an absolute URL.');
     }
   }
   const url = new URL(endpoint);
