@@ -7,6 +7,7 @@ import { DEV } from './dev';
 import { type Clock, systemClock } from './clock';
 import { assertSecureUrl, tryParseUrl } from './discovery';
 import { invalidOptions, requireString } from './options';
+import { setDefined } from './search-params';
 import { codeChallengeS256, createCodeVerifier, createNonce, createState } from './pkce';
 import type { AuthorizationTransaction, ProviderMetadata, ResponseMode, ResponseType } from './types';
 
@@ -166,23 +167,22 @@ async function createRequest(
   const codeVerifier = usePkce ? createCodeVerifier() : undefined;
 
   const url = new URL(provider.authorization_endpoint);
-  const query = url.searchParams;
-  query.set('response_type', responseType);
-  query.set('client_id', clientId);
-  query.set('redirect_uri', redirectUri);
-  query.set('scope', scope);
-  query.set('state', state);
-  if (nonce !== undefined) query.set('nonce', nonce);
-  if (codeVerifier !== undefined) {
-    query.set('code_challenge', await codeChallengeS256(codeVerifier));
-    query.set('code_challenge_method', 'S256');
-  }
-  // Sent only when it differs from the response type's default (OAuth 2.0 Multiple Response Types).
-  if (responseMode !== (responseType === 'code' ? 'query' : 'fragment')) query.set('response_mode', responseMode);
-  if (params.maxAge !== undefined) query.set('max_age', String(params.maxAge));
-  if (params.prompt !== undefined) query.set('prompt', params.prompt);
-  if (params.loginHint !== undefined) query.set('login_hint', params.loginHint);
-  for (const [name, value] of extra) query.set(name, value);
+  setDefined(url.searchParams, {
+    response_type: responseType,
+    client_id: clientId,
+    redirect_uri: redirectUri,
+    scope,
+    state,
+    nonce,
+    code_challenge: codeVerifier && (await codeChallengeS256(codeVerifier)),
+    code_challenge_method: codeVerifier && 'S256',
+    // Sent only when it differs from the response type's default (OAuth 2.0 Multiple Response Types).
+    response_mode: responseMode !== (responseType === 'code' ? 'query' : 'fragment') ? responseMode : undefined,
+    max_age: params.maxAge?.toString(),
+    prompt: params.prompt,
+    login_hint: params.loginHint,
+    ...extra,
+  });
 
   const transaction: AuthorizationTransaction = {
     state,
@@ -226,15 +226,14 @@ function checkOptionalString(value: unknown, name: string | false): void {
   if (value !== undefined && typeof value !== 'string') throw invalidOptions(DEV && `${name} must be a string.`);
 }
 
-function checkExtra(extra: Record<string, string> | undefined): [string, string][] {
-  if (extra === undefined) return [];
+function checkExtra(extra: Record<string, string> | undefined): Record<string, string> | undefined {
+  if (extra === undefined) return undefined;
   if (typeof extra !== 'object' || extra === null) throw invalidOptions(DEV && 'extra must be an object of strings.');
-  const entries = Object.entries(extra);
-  for (const [name, value] of entries) {
+  for (const [name, value] of Object.entries(extra)) {
     if (PROTECTED.has(name)) {
       throw invalidOptions(DEV && `extra may not set "${name}": use the matching option.`);
     }
     if (typeof value !== 'string') throw invalidOptions(DEV && `extra.${name} must be a string.`);
   }
-  return entries;
+  return extra;
 }

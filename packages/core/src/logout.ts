@@ -3,6 +3,7 @@
 import { DEV } from './dev';
 import { assertSecureUrl } from './discovery';
 import { invalidOptions, requireString } from './options';
+import { setDefined } from './search-params';
 import type { ProviderMetadata } from './types';
 
 /** Input of {@link buildEndSessionUrl}. */
@@ -45,9 +46,11 @@ export function buildEndSessionUrl(params: EndSessionParams): URL | undefined {
     }
   }
   const url = new URL(endpoint);
-  url.searchParams.set('client_id', clientId);
-  if (idTokenHint !== undefined) url.searchParams.set('id_token_hint', idTokenHint);
-  if (postLogoutRedirectUri !== undefined) url.searchParams.set('post_logout_redirect_uri', postLogoutRedirectUri);
-  if (state !== undefined) url.searchParams.set('state', state);
+  setDefined(url.searchParams, {
+    client_id: clientId,
+    id_token_hint: idTokenHint,
+    post_logout_redirect_uri: postLogoutRedirectUri,
+    state,
+  });
   return url;
 }

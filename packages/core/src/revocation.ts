@@ -3,6 +3,7 @@
 import { DEV } from './dev';
 import { assertSecureUrl } from './discovery';
 import { invalidOptions, requireString } from './options';
+import { setDefined } from './search-params';
 import { discardBody, readJson, sendRequest } from './http';
 import {
   type Authenticate,
@@ -67,8 +68,7 @@ async function revoke(params: RevokeTokenParams, authenticate: Authenticate): Pr
   if (tokenTypeHint !== undefined && tokenTypeHint !== 'refresh_token' && tokenTypeHint !== 'access_token') {
     throw invalidOptions(DEV && 'tokenTypeHint must be refresh_token or access_token.');
   }
-  const body = new URLSearchParams({ token });
-  if (tokenTypeHint !== undefined) body.set('token_type_hint', tokenTypeHint);
+  const body = setDefined(new URLSearchParams(), { token, token_type_hint: tokenTypeHint });
   const headers = authenticate(body);
 
   return sendRequest(

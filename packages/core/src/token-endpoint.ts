@@ -10,6 +10,7 @@ import { type Clock, systemClock } from './clock';
 import { assertSecureUrl, tokenEndpointFor } from './discovery';
 import { OidcError, TokenEndpointError } from './errors';
 import { invalidOptions, requireString } from './options';
+import { setDefined } from './search-params';
 import { type JsonBody, isJsonObject, readJson, sendRequest } from './http';
 import { validateIdToken } from './id-token';
 import { readUnverifiedJwtExpiry } from './jwt';
@@ -115,8 +116,12 @@ async function postCodeGrant(params: ExchangeCodeParams, authenticate: Authentic
   requireString(code, DEV && 'code');
   requireString(redirectUri, DEV && 'redirectUri');
   if (codeVerifier !== undefined) requireString(codeVerifier, DEV && 'codeVerifier');
-  const body = new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: redirectUri });
-  if (codeVerifier !== undefined) body.set('code_verifier', codeVerifier);
+  const body = setDefined(new URLSearchParams(), {
+    grant_type: 'authorization_code',
+    code,
+    redirect_uri: redirectUri,
+    code_verifier: codeVerifier,
+  });
   return postToTokenEndpoint(params.provider, 'authorization_code', body, authenticate, params);
 }
 
@@ -163,8 +168,7 @@ export async function refreshTokensAsPublicClient(params: RefreshTokensParams): 
 async function refresh(params: RefreshTokensParams, authenticate: Authenticate): Promise<TokenSet> {
   const { provider, client, refreshToken } = params;
   requireString(refreshToken, DEV && 'refreshToken');
-  const body = new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken });
-  if (params.scope !== undefined) body.set('scope', params.scope);
+  const body = setDefined(new URLSearchParams(), { grant_type: 'refresh_token', refresh_token: refreshToken, scope: params.scope });
   const tokens = await postToTokenEndpoint(provider, 'refresh_token', body, authenticate, params);
   if (tokens.idToken === undefined) return tokens;
 
@@ -200,8 +204,7 @@ export async function clientCredentials(params: ClientCredentialsParams): Promis
   if (method === 'none') {
     throw invalidOptions(DEV && 'Client credentials need client.clientSecret.');
   }
-  const body = new URLSearchParams({ grant_type: 'client_credentials' });
-  if (params.scope !== undefined) body.set('scope', params.scope);
+  const body = setDefined(new URLSearchParams(), { grant_type: 'client_credentials', scope: params.scope });
   for (const [name, value] of Object.entries(params.extra ?? {})) {
     if (PROTECTED_BODY.has(name)) {
       throw invalidOptions(DEV && `extra may not set "${name}": use the matching option.`);
