@@ -145,15 +145,8 @@ async function redeemCode(
   exchange: typeof exchangeCode,
 ): Promise<TokenSet> {
   const { transaction } = params;
-  const tokens = await exchange({
-    provider: params.provider,
-    client: params.client,
-    code,
-    redirectUri: transaction.redirectUri,
-    codeVerifier: transaction.codeVerifier,
-    http: params.http,
-    now: params.now,
-  });
+  // The exchange reads provider, client, http and now from params; the rest of params it ignores.
+  const tokens = await exchange({ ...params, code, redirectUri: transaction.redirectUri, codeVerifier: transaction.codeVerifier });
   if (tokens.idToken === undefined) {
     if (isOpenId(transaction)) {
       throw new OidcError('id_token_missing', DEV && 'No ID token came for the "openid" scope; check the client may use it.');

@@ -167,22 +167,25 @@ async function createRequest(
   const codeVerifier = usePkce ? createCodeVerifier() : undefined;
 
   const url = new URL(provider.authorization_endpoint);
-  setDefined(url.searchParams, {
-    response_type: responseType,
-    client_id: clientId,
-    redirect_uri: redirectUri,
-    scope,
-    state,
-    nonce,
-    code_challenge: codeVerifier && (await codeChallengeS256(codeVerifier)),
-    code_challenge_method: codeVerifier && 'S256',
-    // Sent only when it differs from the response type's default (OAuth 2.0 Multiple Response Types).
-    response_mode: responseMode !== (responseType === 'code' ? 'query' : 'fragment') ? responseMode : undefined,
-    max_age: params.maxAge?.toString(),
-    prompt: params.prompt,
-    login_hint: params.loginHint,
-    ...extra,
-  });
+  setDefined(
+    {
+      response_type: responseType,
+      client_id: clientId,
+      redirect_uri: redirectUri,
+      scope,
+      state,
+      nonce,
+      code_challenge: codeVerifier && (await codeChallengeS256(codeVerifier)),
+      code_challenge_method: codeVerifier && 'S256',
+      // Sent only when it differs from the response type's default (OAuth 2.0 Multiple Response Types).
+      response_mode: responseMode !== (responseType === 'code' ? 'query' : 'fragment') ? responseMode : undefined,
+      max_age: params.maxAge?.toString(),
+      prompt: params.prompt,
+      login_hint: params.loginHint,
+      ...extra,
+    },
+    url.searchParams,
+  );
 
   const transaction: AuthorizationTransaction = {
     state,

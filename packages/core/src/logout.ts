@@ -46,11 +46,9 @@ export function buildEndSessionUrl(params: EndSessionParams): URL | undefined {
     }
   }
   const url = new URL(endpoint);
-  setDefined(url.searchParams, {
-    client_id: clientId,
-    id_token_hint: idTokenHint,
-    post_logout_redirect_uri: postLogoutRedirectUri,
-    state,
-  });
+  setDefined(
+    { client_id: clientId, id_token_hint: idTokenHint, post_logout_redirect_uri: postLogoutRedirectUri, state },
+    url.searchParams,
+  );
   return url;
 }

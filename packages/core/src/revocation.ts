@@ -68,7 +68,7 @@ async function revoke(params: RevokeTokenParams, authenticate: Authenticate): Pr
   if (tokenTypeHint !== undefined && tokenTypeHint !== 'refresh_token' && tokenTypeHint !== 'access_token') {
     throw invalidOptions(DEV && 'tokenTypeHint must be refresh_token or access_token.');
   }
-  const body = setDefined(new URLSearchParams(), { token, token_type_hint: tokenTypeHint });
+  const body = setDefined({ token, token_type_hint: tokenTypeHint });
   const headers = authenticate(body);
 
   return sendRequest(

@@ -55,7 +55,6 @@ export interface ClientCredentialsParams extends TokenCallBase {
   extra?: Record<string, string | string[]>;
 }
 
-const FORM = 'application/x-www-form-urlencoded';
 const PROTECTED_BODY = new Set([
   'grant_type',
   'client_id',
@@ -116,13 +115,13 @@ async function postCodeGrant(params: ExchangeCodeParams, authenticate: Authentic
   requireString(code, DEV && 'code');
   requireString(redirectUri, DEV && 'redirectUri');
   if (codeVerifier !== undefined) requireString(codeVerifier, DEV && 'codeVerifier');
-  const body = setDefined(new URLSearchParams(), {
+  const body = setDefined({
     grant_type: 'authorization_code',
     code,
     redirect_uri: redirectUri,
     code_verifier: codeVerifier,
   });
-  return postToTokenEndpoint(params.provider, 'authorization_code', body, authenticate, params);
+  return postToTokenEndpoint(params, 'authorization_code', body, authenticate);
 }
 
 /**
@@ -168,8 +167,8 @@ export async function refreshTokensAsPublicClient(params: RefreshTokensParams): 
 async function refresh(params: RefreshTokensParams, authenticate: Authenticate): Promise<TokenSet> {
   const { provider, client, refreshToken } = params;
   requireString(refreshToken, DEV && 'refreshToken');
-  const body = setDefined(new URLSearchParams(), { grant_type: 'refresh_token', refresh_token: refreshToken, scope: params.scope });
-  const tokens = await postToTokenEndpoint(provider, 'refresh_token', body, authenticate, params);
+  const body = setDefined({ grant_type: 'refresh_token', refresh_token: refreshToken, scope: params.scope });
+  const tokens = await postToTokenEndpoint(params, 'refresh_token', body, authenticate);
   if (tokens.idToken === undefined) return tokens;
 
   const claims = await validateIdToken(tokens.idToken, {
@@ -204,7 +203,7 @@ export async function clientCredentials(params: ClientCredentialsParams): Promis
   if (method === 'none') {
     throw invalidOptions(DEV && 'Client credentials need client.clientSecret.');
   }
-  const body = setDefined(new URLSearchParams(), { grant_type: 'client_credentials', scope: params.scope });
+  const body = setDefined({ grant_type: 'client_credentials', scope: params.scope });
   for (const [name, value] of Object.entries(params.extra ?? {})) {
     if (PROTECTED_BODY.has(name)) {
       throw invalidOptions(DEV && `extra may not set "${name}": use the matching option.`);
@@ -216,7 +215,7 @@ export async function clientCredentials(params: ClientCredentialsParams): Promis
     body.delete(name);
     for (const v of values) body.append(name, v);
   }
-  return postToTokenEndpoint(provider, 'client_credentials', body, (form) => applyClientAuth(form, client, method), params);
+  return postToTokenEndpoint(params, 'client_credentials', body, (form) => applyClientAuth(form, client, method));
 }
 
 /**
@@ -345,11 +344,10 @@ export function asPublicClient(client: ClientConfig): Authenticate {
 }
 
 async function postToTokenEndpoint(
-  provider: ProviderMetadata,
+  { provider, http, now }: TokenCallBase,
   grant: GrantType,
   body: URLSearchParams,
   authenticate: Authenticate,
-  { http, now }: TokenCallBase,
 ): Promise<TokenSet> {
   // Client first: a caller mistake there is reported before the endpoint's.
   const headers = authenticate(body);
@@ -382,7 +380,7 @@ export function applyClientAuth(body: URLSearchParams, client: ClientConfig, met
 }
 
 function formHeaders(): Headers {
-  return new Headers({ 'Content-Type': FORM, Accept: 'application/json' });
+  return new Headers({ 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'application/json' });
 }
 
 // application/x-www-form-urlencoded encoding of one value (spaces become "+"); ASCII out.
