@@ -61,12 +61,11 @@ export interface CompleteAuthorizationParams {
  */
 export async function completeAuthorization(params: CompleteAuthorizationParams): Promise<TokenSet> {
   const response = checkedResponse(params, parseAuthorizationResponse);
-  const validation = validationOptions(params);
 
   let frontClaims: IdTokenClaims | undefined;
   if (response.idToken !== undefined) {
     frontClaims = await validateIdToken(response.idToken, {
-      ...validation,
+      ...validationOptions(params),
       code: response.code,
       accessToken: response.accessToken,
       frontChannel: true,
@@ -75,7 +74,7 @@ export async function completeAuthorization(params: CompleteAuthorizationParams)
 
   if (response.code === undefined) return frontChannelTokens(response, frontClaims, params.now);
 
-  const tokens = await redeemCode(params, response.code, validation, exchangeCode);
+  const tokens = await redeemCode(params, response.code, exchangeCode);
   if (frontClaims !== undefined && tokens.claims !== undefined && frontClaims.sub !== tokens.claims.sub) {
     throw new OidcError('id_token_sub_mismatch', DEV && 'The two ID tokens name different users; start a new login.');
   }
@@ -104,14 +103,14 @@ export async function completeCodeAuthorization(params: CompleteAuthorizationPar
     throw invalidOptions(DEV && 'This login is not a code flow answered in the query: use completeAuthorization.');
   }
   const response = checkedResponse(params, parseCodeResponse);
-  return redeemCode(params, response.code as string, validationOptions(params), exchangeCodeAsPublicClient);
+  return redeemCode(params, response.code, exchangeCodeAsPublicClient);
 }
 
 // The response checked against the transaction, which must belong to this client and carry a nonce for an ID token.
-function checkedResponse(
+function checkedResponse<Parsed extends Partial<AuthorizationResponse>>(
   params: CompleteAuthorizationParams,
-  parse: typeof parseAuthorizationResponse,
-): AuthorizationResponse {
+  parse: (input: CompleteAuthorizationParams['input'], transaction: AuthorizationTransaction, provider: ProviderMetadata) => Parsed,
+): Parsed {
   const { provider, client, transaction } = params;
   if (transaction.clientId !== client.clientId) {
     throw invalidOptions(DEV && 'The transaction is for another client: pass the one the login began with.');
@@ -141,7 +140,6 @@ const isOpenId = (transaction: AuthorizationTransaction) => transaction.scope.sp
 async function redeemCode(
   params: CompleteAuthorizationParams,
   code: string,
-  validation: IdTokenValidationOptions,
   exchange: typeof exchangeCode,
 ): Promise<TokenSet> {
   const { transaction } = params;
@@ -153,7 +151,7 @@ async function redeemCode(
     }
     return tokens;
   }
-  const claims = await validateIdToken(tokens.idToken, { ...validation, accessToken: tokens.accessToken });
+  const claims = await validateIdToken(tokens.idToken, { ...validationOptions(params), accessToken: tokens.accessToken });
   return { ...tokens, claims };
 }
 

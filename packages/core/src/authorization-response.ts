@@ -60,19 +60,19 @@ export function parseAuthorizationResponse(
 /**
  * {@link parseAuthorizationResponse} for the code flow with the response in the query, the
  * same checks in the same order, without the other modes and response types (so a bundle of
- * the code flow does not carry them). Internal: {@link completeCodeAuthorization} calls it.
+ * the code flow does not carry them); only the code comes back, the one thing the exchange
+ * needs. Internal: {@link completeCodeAuthorization} calls it.
  */
 export function parseCodeResponse(
   input: URL | string | URLSearchParams,
   transaction: AuthorizationTransaction,
   provider: ProviderMetadata,
-): AuthorizationResponse & { code: string } {
+): { code: string } {
   const url = input instanceof URL ? input : tryParseUrl(input);
   if (!url) throw wrongInput('query');
-  const { state, iss, params } = checkResponse(url.searchParams, transaction, provider);
-  const code = params.get('code');
+  const code = checkResponse(url.searchParams, transaction, provider).params.get('code');
   if (!code) throw malformed(DEV && '"code" is missing');
-  return iss === undefined ? { code, state } : { code, state, iss };
+  return { code };
 }
 
 /**
