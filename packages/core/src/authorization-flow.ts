@@ -5,6 +5,7 @@
  */
 
 import { DEV } from './dev';
+import { invalidOptions } from './options';
 import { type AuthorizationResponse, parseAuthorizationResponse, parseCodeResponse } from './authorization-response';
 import type { Clock } from './clock';
 import { OidcError } from './errors';
@@ -60,12 +61,11 @@ export interface CompleteAuthorizationParams {
  */
 export async function completeAuthorization(params: CompleteAuthorizationParams): Promise<TokenSet> {
   const response = checkedResponse(params, parseAuthorizationResponse);
-  const validation = validationOptions(params);
 
   let frontClaims: IdTokenClaims | undefined;
   if (response.idToken !== undefined) {
     frontClaims = await validateIdToken(response.idToken, {
-      ...validation,
+      ...validationOptions(params),
       code: response.code,
       accessToken: response.accessToken,
       frontChannel: true,
@@ -74,7 +74,7 @@ export async function completeAuthorization(params: CompleteAuthorizationParams)
 
   if (response.code === undefined) return frontChannelTokens(response, frontClaims, params.now);
 
-  const tokens = await redeemCode(params, response.code, validation, exchangeCode);
+  const tokens = await redeemCode(params, response.code, exchangeCode);
   if (frontClaims !== undefined && tokens.claims !== undefined && frontClaims.sub !== tokens.claims.sub) {
     throw new OidcError('id_token_sub_mismatch', DEV && 'The two ID tokens name different users; start a new login.');
   }
@@ -100,20 +100,20 @@ export async function completeAuthorization(params: CompleteAuthorizationParams)
  */
 export async function completeCodeAuthorization(params: CompleteAuthorizationParams): Promise<TokenSet> {
   if (params.transaction.responseType !== 'code' || params.transaction.responseMode !== 'query') {
-    throw new OidcError('invalid_options', DEV && 'This login is not a code flow answered in the query: use completeAuthorization.');
+    throw invalidOptions(DEV && 'This login is not a code flow answered in the query: use completeAuthorization.');
   }
   const response = checkedResponse(params, parseCodeResponse);
-  return redeemCode(params, response.code as string, validationOptions(params), exchangeCodeAsPublicClient);
+  return redeemCode(params, response.code, exchangeCodeAsPublicClient);
 }
 
 // The response checked against the transaction, which must belong to this client and carry a nonce for an ID token.
-function checkedResponse(
+function checkedResponse<Parsed extends Partial<AuthorizationResponse>>(
   params: CompleteAuthorizationParams,
-  parse: typeof parseAuthorizationResponse,
-): AuthorizationResponse {
+  parse: (input: CompleteAuthorizationParams['input'], transaction: AuthorizationTransaction, provider: ProviderMetadata) => Parsed,
+): Parsed {
   const { provider, client, transaction } = params;
   if (transaction.clientId !== client.clientId) {
-    throw new OidcError('invalid_options', DEV && 'The transaction is for another client: pass the one the login began with.');
+    throw invalidOptions(DEV && 'The transaction is for another client: pass the one the login began with.');
   }
   const response = parse(params.input, transaction, provider);
   if ((isOpenId(transaction) || response.idToken !== undefined) && !transaction.nonce) {
@@ -140,26 +140,18 @@ const isOpenId = (transaction: AuthorizationTransaction) => transaction.scope.sp
 async function redeemCode(
   params: CompleteAuthorizationParams,
   code: string,
-  validation: IdTokenValidationOptions,
   exchange: typeof exchangeCode,
 ): Promise<TokenSet> {
   const { transaction } = params;
-  const tokens = await exchange({
-    provider: params.provider,
-    client: params.client,
-    code,
-    redirectUri: transaction.redirectUri,
-    codeVerifier: transaction.codeVerifier,
-    http: params.http,
-    now: params.now,
-  });
+  // The exchange reads provider, client, http and now from params; the rest of params it ignores.
+  const tokens = await exchange({ ...params, code, redirectUri: transaction.redirectUri, codeVerifier: transaction.codeVerifier });
   if (tokens.idToken === undefined) {
     if (isOpenId(transaction)) {
       throw new OidcError('id_token_missing', DEV && 'No ID token came for the "openid" scope; check the client may use it.');
     }
     return tokens;
   }
-  const claims = await validateIdToken(tokens.idToken, { ...validation, accessToken: tokens.accessToken });
+  const claims = await validateIdToken(tokens.idToken, { ...validationOptions(params), accessToken: tokens.accessToken });
   return { ...tokens, claims };
 }
 

@@ -6,7 +6,8 @@
 import { DEV } from './dev';
 import { type Clock, systemClock } from './clock';
 import { assertSecureUrl, tryParseUrl } from './discovery';
-import { OidcError } from './errors';
+import { invalidOptions, requireString } from './options';
+import { setDefined } from './search-params';
 import { codeChallengeS256, createCodeVerifier, createNonce, createState } from './pkce';
 import type { AuthorizationTransaction, ProviderMetadata, ResponseMode, ResponseType } from './types';
 
@@ -94,21 +95,21 @@ const PROTECTED = new Set([
 export async function buildAuthorizationRequest(params: AuthorizationRequestParams): Promise<AuthorizationRequest> {
   const responseType = params.responseType ?? 'code';
   if (!RESPONSE_TYPES.includes(responseType)) {
-    throw invalid(DEV && `responseType must be one of: ${RESPONSE_TYPES.join(', ')}.`);
+    throw invalidOptions(DEV && `responseType must be one of: ${RESPONSE_TYPES.join(', ')}.`);
   }
   const responseMode = params.responseMode ?? defaultResponseMode(responseType);
   if (!RESPONSE_MODES.includes(responseMode)) {
-    throw invalid(DEV && `responseMode must be one of: ${RESPONSE_MODES.join(', ')}.`);
+    throw invalidOptions(DEV && `responseMode must be one of: ${RESPONSE_MODES.join(', ')}.`);
   }
   const hasCode = responseType.split(' ').includes('code');
   if (responseType === 'id_token' && responseMode !== 'form_post') {
-    throw invalid(DEV && 'responseType "id_token" needs responseMode "form_post".');
+    throw invalidOptions(DEV && 'responseType "id_token" needs responseMode "form_post".');
   }
   if (responseType !== 'code' && responseMode === 'query') {
-    throw invalid(DEV && `responseType "${responseType}" returns tokens: use responseMode "fragment" or "form_post".`);
+    throw invalidOptions(DEV && `responseType "${responseType}" returns tokens: use responseMode "fragment" or "form_post".`);
   }
   if (params.pkce === true && !hasCode) {
-    throw invalid(DEV && `PKCE needs a code, which responseType "${responseType}" lacks: remove pkce: true.`);
+    throw invalidOptions(DEV && `PKCE needs a code, which responseType "${responseType}" lacks: remove pkce: true.`);
   }
   return createRequest(params, responseType, responseMode, hasCode && params.pkce !== false);
 }
@@ -142,20 +143,20 @@ async function createRequest(
   usePkce: boolean,
 ): Promise<AuthorizationRequest> {
   const { provider, clientId, redirectUri } = params;
-  if (typeof clientId !== 'string' || clientId === '') throw invalid(DEV && 'clientId is required.');
+  requireString(clientId, DEV && 'clientId');
   checkRedirectUri(redirectUri);
   if (typeof provider?.authorization_endpoint !== 'string') {
-    throw invalid(DEV && 'The provider has no authorization_endpoint.');
+    throw invalidOptions(DEV && 'The provider has no authorization_endpoint.');
   }
   assertSecureUrl(provider.authorization_endpoint, DEV && "The provider's authorization_endpoint");
 
   const scope = normaliseScope(params.scope);
   const scopes = scope.split(' ');
   if (responseType.split(' ').includes('id_token') && !scopes.includes('openid')) {
-    throw invalid(DEV && `responseType "${responseType}" returns an ID token: add "openid" to the scope.`);
+    throw invalidOptions(DEV && `responseType "${responseType}" returns an ID token: add "openid" to the scope.`);
   }
   if (params.maxAge !== undefined && !(Number.isInteger(params.maxAge) && params.maxAge >= 0)) {
-    throw invalid(DEV && 'maxAge must be whole seconds >= 0.');
+    throw invalidOptions(DEV && 'maxAge must be whole seconds >= 0.');
   }
   checkOptionalString(params.prompt, DEV && 'prompt');
   checkOptionalString(params.loginHint, DEV && 'loginHint');
@@ -166,23 +167,25 @@ async function createRequest(
   const codeVerifier = usePkce ? createCodeVerifier() : undefined;
 
   const url = new URL(provider.authorization_endpoint);
-  const query = url.searchParams;
-  query.set('response_type', responseType);
-  query.set('client_id', clientId);
-  query.set('redirect_uri', redirectUri);
-  query.set('scope', scope);
-  query.set('state', state);
-  if (nonce !== undefined) query.set('nonce', nonce);
-  if (codeVerifier !== undefined) {
-    query.set('code_challenge', await codeChallengeS256(codeVerifier));
-    query.set('code_challenge_method', 'S256');
-  }
-  // Sent only when it differs from the response type's default (OAuth 2.0 Multiple Response Types).
-  if (responseMode !== (responseType === 'code' ? 'query' : 'fragment')) query.set('response_mode', responseMode);
-  if (params.maxAge !== undefined) query.set('max_age', String(params.maxAge));
-  if (params.prompt !== undefined) query.set('prompt', params.prompt);
-  if (params.loginHint !== undefined) query.set('login_hint', params.loginHint);
-  for (const [name, value] of extra) query.set(name, value);
+  setDefined(
+    {
+      response_type: responseType,
+      client_id: clientId,
+      redirect_uri: redirectUri,
+      scope,
+      state,
+      nonce,
+      code_challenge: codeVerifier && (await codeChallengeS256(codeVerifier)),
+      code_challenge_method: codeVerifier && 'S256',
+      // Sent only when it differs from the response type's default (OAuth 2.0 Multiple Response Types).
+      response_mode: responseMode !== (responseType === 'code' ? 'query' : 'fragment') ? responseMode : undefined,
+      max_age: params.maxAge?.toString(),
+      prompt: params.prompt,
+      login_hint: params.loginHint,
+      ...extra,
+    },
+    url.searchParams,
+  );
 
   const transaction: AuthorizationTransaction = {
     state,
@@ -209,36 +212,31 @@ function defaultResponseMode(responseType: ResponseType): ResponseMode {
 function normaliseScope(scope: string | string[]): string {
   const list = typeof scope === 'string' ? scope.split(/\s+/) : Array.isArray(scope) ? scope : undefined;
   if (!list?.every((item) => typeof item === 'string')) {
-    throw invalid(DEV && 'scope must be a string or a list of strings.');
+    throw invalidOptions(DEV && 'scope must be a string or a list of strings.');
   }
   const unique = [...new Set(list.map((item) => item.trim()).filter((item) => item !== ''))];
-  if (unique.length === 0) throw invalid(DEV && 'scope is required, e.g. "openid profile".');
-  if (unique.some((item) => /\s|"|\\/.test(item))) throw invalid(DEV && 'scope values may not contain spaces, quotes or backslashes.');
+  if (unique.length === 0) throw invalidOptions(DEV && 'scope is required, e.g. "openid profile".');
+  if (unique.some((item) => /\s|"|\\/.test(item))) throw invalidOptions(DEV && 'scope values may not contain spaces, quotes or backslashes.');
   return unique.join(' ');
 }
 
 function checkRedirectUri(redirectUri: string): void {
   const url = tryParseUrl(redirectUri);
-  if (!url || url.hash || redirectUri.includes('#')) throw invalid(DEV && 'redirectUri must be an absolute URL without #fragment.');
+  if (!url || url.hash || redirectUri.includes('#')) throw invalidOptions(DEV && 'redirectUri must be an absolute URL without #fragment.');
 }
 
 function checkOptionalString(value: unknown, name: string | false): void {
-  if (value !== undefined && typeof value !== 'string') throw invalid(DEV && `${name} must be a string.`);
+  if (value !== undefined && typeof value !== 'string') throw invalidOptions(DEV && `${name} must be a string.`);
 }
 
-function checkExtra(extra: Record<string, string> | undefined): [string, string][] {
-  if (extra === undefined) return [];
-  if (typeof extra !== 'object' || extra === null) throw invalid(DEV && 'extra must be an object of strings.');
-  const entries = Object.entries(extra);
-  for (const [name, value] of entries) {
+function checkExtra(extra: Record<string, string> | undefined): Record<string, string> | undefined {
+  if (extra === undefined) return undefined;
+  if (typeof extra !== 'object' || extra === null) throw invalidOptions(DEV && 'extra must be an object of strings.');
+  for (const [name, value] of Object.entries(extra)) {
     if (PROTECTED.has(name)) {
-      throw invalid(DEV && `extra may not set "${name}": use the matching option.`);
+      throw invalidOptions(DEV && `extra may not set "${name}": use the matching option.`);
     }
-    if (typeof value !== 'string') throw invalid(DEV && `extra.${name} must be a string.`);
+    if (typeof value !== 'string') throw invalidOptions(DEV && `extra.${name} must be a string.`);
   }
-  return entries;
-}
-
-function invalid(message: string | boolean): OidcError {
-  return new OidcError('invalid_options', message);
+  return extra;
 }

@@ -5,6 +5,7 @@
  */
 
 import { DEV } from './dev';
+import { invalidOptions } from './options';
 import { tryParseUrl } from './discovery';
 import { AuthorizationResponseError, OidcError } from './errors';
 import type { AuthorizationTransaction, ProviderMetadata, ResponseType } from './types';
@@ -59,19 +60,19 @@ export function parseAuthorizationResponse(
 /**
  * {@link parseAuthorizationResponse} for the code flow with the response in the query, the
  * same checks in the same order, without the other modes and response types (so a bundle of
- * the code flow does not carry them). Internal: {@link completeCodeAuthorization} calls it.
+ * the code flow does not carry them); only the code comes back, the one thing the exchange
+ * needs. Internal: {@link completeCodeAuthorization} calls it.
  */
 export function parseCodeResponse(
   input: URL | string | URLSearchParams,
   transaction: AuthorizationTransaction,
   provider: ProviderMetadata,
-): AuthorizationResponse & { code: string } {
+): { code: string } {
   const url = input instanceof URL ? input : tryParseUrl(input);
   if (!url) throw wrongInput('query');
-  const { state, iss, params } = checkResponse(url.searchParams, transaction, provider);
-  const code = params.get('code');
+  const code = checkResponse(url.searchParams, transaction, provider).params.get('code');
   if (!code) throw malformed(DEV && '"code" is missing');
-  return iss === undefined ? { code, state } : { code, state, iss };
+  return { code };
 }
 
 /**
@@ -84,7 +85,7 @@ function checkResponse(
   provider: ProviderMetadata,
 ): { state: string; iss: string | undefined; params: URLSearchParams } {
   if (transaction.issuer !== provider.issuer) {
-    throw new OidcError('invalid_options', DEV && 'The transaction is for another provider: pass the one the login began with.');
+    throw invalidOptions(DEV && 'The transaction is for another provider: pass the one the login began with.');
   }
 
   const seen = new Set<string>();
@@ -138,7 +139,7 @@ function responseParameters(input: URL | string | URLSearchParams, transaction: 
   const url = input instanceof URL ? input : tryParseUrl(input);
   if (mode === 'form_post') {
     if (url || typeof input !== 'string') {
-      throw new OidcError('invalid_options', DEV && 'This login uses form_post: pass the POST body, not a URL.');
+      throw invalidOptions(DEV && 'This login uses form_post: pass the POST body, not a URL.');
     }
     return new URLSearchParams(input);
   }
@@ -190,7 +191,7 @@ function requiredParameters(
 }
 
 function wrongInput(mode: string): OidcError {
-  return new OidcError('invalid_options', DEV && `This login uses ${mode} mode: pass the full callback URL.`);
+  return invalidOptions(DEV && `This login uses ${mode} mode: pass the full callback URL.`);
 }
 
 function malformed(what: string | boolean): OidcError {

@@ -1,12 +1,12 @@
 /**
  * ID token validation (OIDC Core 3.1.3.7, 3.2.2.11, 3.3.2.12) as one straight line of
- * small checks, each throwing an {@link OidcError} with its own code. Messages name the
+ * one-line checks, each throwing an {@link OidcError} with its own code. Messages name the
  * claim, what was expected and what came, and never contain the token, a nonce, a code,
  * an access token or a hash.
  */
 
 import { DEV } from './dev';
-import type { JWK } from 'jose';
+import { invalidOptions } from './options';
 import { type Clock, systemClock } from './clock';
 import { type OidcErrorCode, OidcError } from './errors';
 import { findJwksKey, selectVerificationKey } from './jwks';
@@ -71,25 +71,21 @@ export async function validateIdToken(idToken: string, options: IdTokenValidatio
 
   const token = typeof idToken === 'string' ? decodeUnverifiedJwt(idToken) : undefined;
   if (!token) fail('id_token_malformed', DEV && 'not a JWS of three base64url JSON parts');
-  const { alg, kid } = checkHeader(token.header, allowed);
-  const key = await findSigningKey(alg, kid, options);
-  await verifySignature(idToken, key, alg);
+  // The header is checked before any key lookup: `none` and HMAC never reach the JWKS.
+  const { alg, kid, crit } = token.header;
+  if (typeof alg !== 'string' || (kid !== undefined && typeof kid !== 'string')) {
+    fail('id_token_malformed', DEV && 'header "alg" or "kid" is not a string');
+  }
+  // No JWS extension is understood here, so none may be critical (RFC 7515 section 4.1.11).
+  if (crit !== undefined) fail('id_token_malformed', DEV && 'header "crit" names extensions this client does not support');
+  if (!allowed.includes(alg)) {
+    fail('id_token_alg_not_allowed', DEV && `"alg" ${show(alg)} is not in [${allowed}] (never none/HMAC)`, DEV && 'set the algorithms option');
+  }
+  await verifySignature(idToken, alg, kid, options);
   // The signature covers the very segments these claims were decoded from.
   const claims = token.payload;
 
-  const now = (options.now ?? systemClock)();
-  const clock = DEV && `now ${now}, tolerance ${tolerance} s`;
-  checkIssuer(claims, options.provider.issuer);
-  checkAudience(claims, options.clientId);
-  checkAuthorizedParty(claims, options.clientId);
-  checkExpiry(claims, now - tolerance, clock);
-  checkIssuedAt(claims, now + tolerance, clock);
-  checkNotBefore(claims, now + tolerance, clock);
-  checkSubject(claims);
-  checkNonce(claims, options.nonce);
-  checkAuthTime(claims, maxAge, now - tolerance, clock);
-  await checkTokenHash(claims, 'at_hash', options.accessToken, alg, options.frontChannel);
-  await checkTokenHash(claims, 'c_hash', options.code, alg, options.frontChannel);
+  await checkClaims(claims, options, alg, tolerance, maxAge);
   return claims as IdTokenClaims;
 }
 
@@ -99,26 +95,11 @@ function allowedAlgorithms({ algorithms, provider }: IdTokenValidationOptions): 
     return Array.isArray(advertised) ? ASYMMETRIC_ALGORITHMS.filter((alg) => advertised.includes(alg)) : ['RS256'];
   }
   if (algorithms.length && algorithms.every((alg) => ASYMMETRIC_ALGORITHMS.includes(alg))) return algorithms;
-  throw new OidcError('invalid_options', DEV && `algorithms may list only ${ASYMMETRIC_ALGORITHMS}.`);
+  throw invalidOptions(DEV && `algorithms may list only ${ASYMMETRIC_ALGORITHMS}.`);
 }
 
-// Runs before any key lookup: `none` and HMAC never reach the JWKS.
-function checkHeader(
-  { alg, kid, crit }: Record<string, unknown>,
-  allowed: string[],
-): { alg: string; kid: string | undefined } {
-  if (typeof alg !== 'string' || (kid !== undefined && typeof kid !== 'string')) {
-    fail('id_token_malformed', DEV && 'header "alg" or "kid" is not a string');
-  }
-  // No JWS extension is understood here, so none may be critical (RFC 7515 section 4.1.11).
-  if (crit !== undefined) fail('id_token_malformed', DEV && 'header "crit" names extensions this client does not support');
-  if (!allowed.includes(alg)) {
-    fail('id_token_alg_not_allowed', DEV && `"alg" ${show(alg)} is not in [${allowed}] (never none/HMAC)`, DEV && 'set the algorithms option');
-  }
-  return { alg, kid };
-}
-
-async function findSigningKey(alg: string, kid: string | undefined, options: IdTokenValidationOptions): Promise<JWK> {
+// The key comes from the provider's JWKS (cached; refetched for an unknown `kid`).
+async function verifySignature(idToken: string, alg: string, kid: string | undefined, options: IdTokenValidationOptions): Promise<void> {
   const jwksUri = options.provider.jwks_uri;
   if (typeof jwksUri !== 'string') {
     throw new OidcError('invalid_provider_metadata', DEV && 'The provider has no jwks_uri: add it to verify ID tokens.');
@@ -127,87 +108,59 @@ async function findSigningKey(alg: string, kid: string | undefined, options: IdT
     http: options.http,
     refetchCooldown: seconds(options.jwksRefetchCooldown, DEV && 'jwksRefetchCooldown') ?? 30,
   });
-  if (key) return key;
-  return fail('id_token_unknown_kid', DEV && `the JWKS has no ${alg} key with "kid" ${show(kid)}`, DEV && 'retry later');
-}
-
-async function verifySignature(idToken: string, key: JWK, alg: string): Promise<void> {
-  let valid: boolean;
+  if (!key) fail('id_token_unknown_kid', DEV && `the JWKS has no ${alg} key with "kid" ${show(kid)}`, DEV && 'retry later');
   let cause: unknown;
-  try {
-    valid = await verifyCompactJws(idToken, key, alg);
-  } catch (error) {
-    valid = false;
+  const valid = await verifyCompactJws(idToken, key, alg).catch((error: unknown) => {
     cause = error;
-  }
+    return false;
+  });
   if (!valid) throw new OidcError('id_token_signature_invalid', DEV && message('the signature does not verify'), { cause });
 }
 
-function checkIssuer({ iss }: Record<string, unknown>, issuer: string): void {
-  if (iss !== issuer) fail('id_token_iss_mismatch', DEV && `"iss" is ${show(iss)}, not ${show(issuer)}`);
-}
-
-function checkAudience({ aud }: Record<string, unknown>, clientId: string): void {
+/**
+ * The claim rules of OIDC Core 3.1.3.7, one line each, in order of precedence: the first rule
+ * broken names the error. Times are judged by the caller's clock with `tolerance` either way.
+ */
+async function checkClaims(
+  claims: Record<string, unknown>,
+  { provider, clientId, nonce, accessToken, code, frontChannel, now: clock }: IdTokenValidationOptions,
+  alg: string,
+  tolerance: number,
+  maxAge: number | undefined,
+): Promise<void> {
+  const { iss, aud, azp, sub } = claims;
+  const now = (clock ?? systemClock)();
+  const earliest = now - tolerance;
+  const latest = now + tolerance;
+  const at = DEV && `now ${now}, tolerance ${tolerance} s`;
+  if (iss !== provider.issuer) fail('id_token_iss_mismatch', DEV && `"iss" is ${show(iss)}, not ${show(provider.issuer)}`);
   if (typeof aud === 'string' ? aud !== clientId : !Array.isArray(aud) || !aud.includes(clientId)) {
     fail('id_token_aud_mismatch', DEV && `"aud" is ${show(aud)}, not ${show(clientId)}`);
   }
-}
+  if (azp === undefined && Array.isArray(aud) && aud.length > 1) fail('id_token_azp_missing', DEV && 'several audiences and no "azp"');
+  if (azp !== undefined && azp !== clientId) fail('id_token_azp_mismatch', DEV && `"azp" is ${show(azp)}, not ${show(clientId)}`);
 
-function checkAuthorizedParty({ aud, azp }: Record<string, unknown>, clientId: string): void {
-  if (azp === undefined && Array.isArray(aud) && aud.length > 1) {
-    fail('id_token_azp_missing', DEV && 'several audiences and no "azp"');
-  }
-  if (azp !== undefined && azp !== clientId) {
-    fail('id_token_azp_mismatch', DEV && `"azp" is ${show(azp)}, not ${show(clientId)}`);
-  }
-}
-
-function checkExpiry(claims: Record<string, unknown>, earliest: number, clock: string | boolean): void {
   const exp = numericDate(claims, 'exp') ?? fail('id_token_malformed', DEV && 'no "exp"');
-  if (exp <= earliest) fail('id_token_expired', DEV && `"exp" ${exp} has passed (${clock})`);
-}
-
-function checkIssuedAt(claims: Record<string, unknown>, latest: number, clock: string | boolean): void {
+  if (exp <= earliest) fail('id_token_expired', DEV && `"exp" ${exp} has passed (${at})`);
   const iat = numericDate(claims, 'iat') ?? fail('id_token_iat_missing', DEV && 'no "iat"');
-  if (iat > latest) fail('id_token_iat_future', DEV && `"iat" ${iat} is in the future (${clock})`, DEV && CHECK_CLOCK);
-}
-
-function checkNotBefore(claims: Record<string, unknown>, latest: number, clock: string | boolean): void {
-  const nbf = numericDate(claims, 'nbf');
-  if (nbf !== undefined && nbf > latest) {
-    fail('id_token_nbf_future', DEV && `"nbf" ${nbf} is in the future (${clock})`, DEV && CHECK_CLOCK);
-  }
-}
-
-function checkSubject({ sub }: Record<string, unknown>): void {
+  if (iat > latest) fail('id_token_iat_future', DEV && `"iat" ${iat} is in the future (${at})`, DEV && CHECK_CLOCK);
+  const nbf = numericDate(claims, 'nbf') ?? now; // absent: no lower bound
+  if (nbf > latest) fail('id_token_nbf_future', DEV && `"nbf" ${nbf} is in the future (${at})`, DEV && CHECK_CLOCK);
   if (typeof sub !== 'string' || !sub) fail('id_token_sub_missing', DEV && 'no "sub"');
-}
 
-// Never echoes either nonce.
-function checkNonce(claims: Record<string, unknown>, nonce: string | undefined): void {
-  if (nonce === undefined) return;
-  if (claims.nonce === undefined) {
-    fail('id_token_nonce_missing', DEV && 'no "nonce", though the login sent one');
-  }
-  if (claims.nonce !== nonce) {
-    fail('id_token_nonce_mismatch', DEV && '"nonce" is not the one this login sent');
-  }
-}
+  // Never echoes either nonce.
+  if (nonce !== undefined && claims.nonce === undefined) fail('id_token_nonce_missing', DEV && 'no "nonce", though the login sent one');
+  if (nonce !== undefined && claims.nonce !== nonce) fail('id_token_nonce_mismatch', DEV && '"nonce" is not the one this login sent');
 
-function checkAuthTime(
-  claims: Record<string, unknown>,
-  maxAge: number | undefined,
-  earliest: number,
-  clock: string | boolean,
-): void {
   const authTime = numericDate(claims, 'auth_time');
-  if (maxAge === undefined) return;
-  if (authTime === undefined) {
-    fail('id_token_auth_time_missing', DEV && `no "auth_time", which max_age requires`);
+  if (maxAge !== undefined) {
+    if (authTime === undefined) fail('id_token_auth_time_missing', DEV && 'no "auth_time", which max_age requires');
+    if (authTime + maxAge < earliest) {
+      fail('id_token_auth_time_too_old', DEV && `"auth_time" ${authTime} is over max_age ${maxAge} s ago (${at})`);
+    }
   }
-  if (authTime + maxAge < earliest) {
-    fail('id_token_auth_time_too_old', DEV && `"auth_time" ${authTime} is over max_age ${maxAge} s ago (${clock})`);
-  }
+  await checkTokenHash(claims, 'at_hash', accessToken, alg, frontChannel);
+  await checkTokenHash(claims, 'c_hash', code, alg, frontChannel);
 }
 
 // Never echoes the hash or the value it binds.
@@ -235,7 +188,7 @@ function numericDate(claims: Record<string, unknown>, name: string): number | un
 
 function seconds(value: number | undefined, name: string | false): number | undefined {
   if (value === undefined || (Number.isFinite(value) && value >= 0)) return value;
-  throw new OidcError('invalid_options', DEV && `${name} must be a number of seconds >= 0.`);
+  throw invalidOptions(DEV && `${name} must be a number of seconds >= 0.`);
 }
 
 const CHECK_CLOCK = "check this machine's clock";

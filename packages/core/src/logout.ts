@@ -2,7 +2,8 @@
 
 import { DEV } from './dev';
 import { assertSecureUrl } from './discovery';
-import { OidcError } from './errors';
+import { invalidOptions, requireString } from './options';
+import { setDefined } from './search-params';
 import type { ProviderMetadata } from './types';
 
 /** Input of {@link buildEndSessionUrl}. */
@@ -36,18 +37,18 @@ export function buildEndSessionUrl(params: EndSessionParams): URL | undefined {
   const endpoint = provider.end_session_endpoint;
   if (endpoint === undefined) return undefined;
   assertSecureUrl(endpoint, DEV && "The provider's end_session_endpoint");
-  if (typeof clientId !== 'string' || clientId === '') throw new OidcError('invalid_options', DEV && 'clientId is required.');
+  requireString(clientId, DEV && 'clientId');
   if (postLogoutRedirectUri !== undefined) {
     try {
       new URL(postLogoutRedirectUri);
     } catch {
-      throw new OidcError('invalid_options', DEV && 'postLogoutRedirectUri must be an absolute URL.');
+      throw invalidOptions(DEV && 'postLogoutRedirectUri must be an absolute URL.');
     }
   }
   const url = new URL(endpoint);
-  url.searchParams.set('client_id', clientId);
-  if (idTokenHint !== undefined) url.searchParams.set('id_token_hint', idTokenHint);
-  if (postLogoutRedirectUri !== undefined) url.searchParams.set('post_logout_redirect_uri', postLogoutRedirectUri);
-  if (state !== undefined) url.searchParams.set('state', state);
+  setDefined(
+    { client_id: clientId, id_token_hint: idTokenHint, post_logout_redirect_uri: postLogoutRedirectUri, state },
+    url.searchParams,
+  );
   return url;
 }

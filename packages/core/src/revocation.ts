@@ -2,7 +2,8 @@
 
 import { DEV } from './dev';
 import { assertSecureUrl } from './discovery';
-import { OidcError } from './errors';
+import { invalidOptions, requireString } from './options';
+import { setDefined } from './search-params';
 import { discardBody, readJson, sendRequest } from './http';
 import {
   type Authenticate,
@@ -63,12 +64,11 @@ async function revoke(params: RevokeTokenParams, authenticate: Authenticate): Pr
   const endpoint = provider.revocation_endpoint;
   if (endpoint === undefined) return false;
   assertSecureUrl(endpoint, DEV && "The provider's revocation_endpoint");
-  if (typeof token !== 'string' || token === '') throw new OidcError('invalid_options', DEV && 'token is required.');
+  requireString(token, DEV && 'token');
   if (tokenTypeHint !== undefined && tokenTypeHint !== 'refresh_token' && tokenTypeHint !== 'access_token') {
-    throw new OidcError('invalid_options', DEV && 'tokenTypeHint must be refresh_token or access_token.');
+    throw invalidOptions(DEV && 'tokenTypeHint must be refresh_token or access_token.');
   }
-  const body = new URLSearchParams({ token });
-  if (tokenTypeHint !== undefined) body.set('token_type_hint', tokenTypeHint);
+  const body = setDefined({ token, token_type_hint: tokenTypeHint });
   const headers = authenticate(body);
 
   return sendRequest(

@@ -9,6 +9,8 @@ import { DEV } from './dev';
 import { type Clock, systemClock } from './clock';
 import { assertSecureUrl, tokenEndpointFor } from './discovery';
 import { OidcError, TokenEndpointError } from './errors';
+import { invalidOptions, requireString } from './options';
+import { setDefined } from './search-params';
 import { type JsonBody, isJsonObject, readJson, sendRequest } from './http';
 import { validateIdToken } from './id-token';
 import { readUnverifiedJwtExpiry } from './jwt';
@@ -53,7 +55,6 @@ export interface ClientCredentialsParams extends TokenCallBase {
   extra?: Record<string, string | string[]>;
 }
 
-const FORM = 'application/x-www-form-urlencoded';
 const PROTECTED_BODY = new Set([
   'grant_type',
   'client_id',
@@ -114,9 +115,13 @@ async function postCodeGrant(params: ExchangeCodeParams, authenticate: Authentic
   requireString(code, DEV && 'code');
   requireString(redirectUri, DEV && 'redirectUri');
   if (codeVerifier !== undefined) requireString(codeVerifier, DEV && 'codeVerifier');
-  const body = new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: redirectUri });
-  if (codeVerifier !== undefined) body.set('code_verifier', codeVerifier);
-  return postToTokenEndpoint(params.provider, 'authorization_code', body, authenticate, params);
+  const body = setDefined({
+    grant_type: 'authorization_code',
+    code,
+    redirect_uri: redirectUri,
+    code_verifier: codeVerifier,
+  });
+  return postToTokenEndpoint(params, 'authorization_code', body, authenticate);
 }
 
 /**
@@ -162,9 +167,8 @@ export async function refreshTokensAsPublicClient(params: RefreshTokensParams): 
 async function refresh(params: RefreshTokensParams, authenticate: Authenticate): Promise<TokenSet> {
   const { provider, client, refreshToken } = params;
   requireString(refreshToken, DEV && 'refreshToken');
-  const body = new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken });
-  if (params.scope !== undefined) body.set('scope', params.scope);
-  const tokens = await postToTokenEndpoint(provider, 'refresh_token', body, authenticate, params);
+  const body = setDefined({ grant_type: 'refresh_token', refresh_token: refreshToken, scope: params.scope });
+  const tokens = await postToTokenEndpoint(params, 'refresh_token', body, authenticate);
   if (tokens.idToken === undefined) return tokens;
 
   const claims = await validateIdToken(tokens.idToken, {
@@ -197,22 +201,21 @@ export async function clientCredentials(params: ClientCredentialsParams): Promis
   const { provider, client } = params;
   const method = authMethodOf(client, provider);
   if (method === 'none') {
-    throw new OidcError('invalid_options', DEV && 'Client credentials need client.clientSecret.');
+    throw invalidOptions(DEV && 'Client credentials need client.clientSecret.');
   }
-  const body = new URLSearchParams({ grant_type: 'client_credentials' });
-  if (params.scope !== undefined) body.set('scope', params.scope);
+  const body = setDefined({ grant_type: 'client_credentials', scope: params.scope });
   for (const [name, value] of Object.entries(params.extra ?? {})) {
     if (PROTECTED_BODY.has(name)) {
-      throw new OidcError('invalid_options', DEV && `extra may not set "${name}": use the matching option.`);
+      throw invalidOptions(DEV && `extra may not set "${name}": use the matching option.`);
     }
     const values = Array.isArray(value) ? value : [value];
     if (values.length === 0 || values.some((v) => typeof v !== 'string')) {
-      throw new OidcError('invalid_options', DEV && `extra.${name} must be a string or a non-empty array of strings.`);
+      throw invalidOptions(DEV && `extra.${name} must be a string or a non-empty array of strings.`);
     }
     body.delete(name);
     for (const v of values) body.append(name, v);
   }
-  return postToTokenEndpoint(provider, 'client_credentials', body, (form) => applyClientAuth(form, client, method), params);
+  return postToTokenEndpoint(params, 'client_credentials', body, (form) => applyClientAuth(form, client, method));
 }
 
 /**
@@ -294,15 +297,13 @@ export function expiryOf(expiresIn: unknown, accessToken: string, now: Clock = s
  * ```
  */
 export function authMethodOf(client: ClientConfig, provider?: ProviderMetadata): ClientAuthMethod {
-  if (typeof client?.clientId !== 'string' || client.clientId === '') {
-    throw new OidcError('invalid_options', DEV && 'client.clientId is required.');
-  }
+  requireString(client?.clientId, DEV && 'client.clientId');
   const method = client.authMethod ?? (client.clientSecret ? providerAuthMethod(provider) : 'none');
   if (method !== 'none' && method !== 'client_secret_post' && method !== 'client_secret_basic') {
-    throw new OidcError('invalid_options', DEV && 'client.authMethod must be client_secret_post, client_secret_basic or none.');
+    throw invalidOptions(DEV && 'client.authMethod must be client_secret_post, client_secret_basic or none.');
   }
   if (method !== 'none' && (typeof client.clientSecret !== 'string' || client.clientSecret === '')) {
-    throw new OidcError('invalid_options', DEV && `client.authMethod "${method}" needs client.clientSecret.`);
+    throw invalidOptions(DEV && `client.authMethod "${method}" needs client.clientSecret.`);
   }
   return method;
 }
@@ -333,11 +334,9 @@ export type Authenticate = (body: URLSearchParams) => Headers;
  */
 export function asPublicClient(client: ClientConfig): Authenticate {
   return (body) => {
-    if (typeof client?.clientId !== 'string' || client.clientId === '') {
-      throw new OidcError('invalid_options', DEV && 'client.clientId is required.');
-    }
+    requireString(client?.clientId, DEV && 'client.clientId');
     if (client.clientSecret !== undefined || (client.authMethod ?? 'none') !== 'none') {
-      throw new OidcError('invalid_options', DEV && 'This call is for public clients: a client with a secret uses exchangeCode, refreshTokens or revokeToken.');
+      throw invalidOptions(DEV && 'This call is for public clients: a client with a secret uses exchangeCode, refreshTokens or revokeToken.');
     }
     body.set('client_id', client.clientId);
     return formHeaders();
@@ -345,16 +344,15 @@ export function asPublicClient(client: ClientConfig): Authenticate {
 }
 
 async function postToTokenEndpoint(
-  provider: ProviderMetadata,
+  { provider, http, now }: TokenCallBase,
   grant: GrantType,
   body: URLSearchParams,
   authenticate: Authenticate,
-  { http, now }: TokenCallBase,
 ): Promise<TokenSet> {
   // Client first: a caller mistake there is reported before the endpoint's.
   const headers = authenticate(body);
   const url = tokenEndpointFor(provider, grant);
-  if (typeof url !== 'string') throw new OidcError('invalid_options', DEV && 'The provider has no token_endpoint.');
+  if (typeof url !== 'string') throw invalidOptions(DEV && 'The provider has no token_endpoint.');
   assertSecureUrl(url, DEV && `The token endpoint for ${grant}`);
   return sendRequest(
     url,
@@ -382,16 +380,12 @@ export function applyClientAuth(body: URLSearchParams, client: ClientConfig, met
 }
 
 function formHeaders(): Headers {
-  return new Headers({ 'Content-Type': FORM, Accept: 'application/json' });
+  return new Headers({ 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'application/json' });
 }
 
 // application/x-www-form-urlencoded encoding of one value (spaces become "+"); ASCII out.
 function formEncode(value: string): string {
   return new URLSearchParams([['', value]]).toString().slice(1);
-}
-
-function requireString(value: unknown, name: string | false): void {
-  if (typeof value !== 'string' || value === '') throw new OidcError('invalid_options', DEV && `${name} is required.`);
 }
 
 function invalidResponse(what: string | boolean): OidcError {

@@ -1,0 +1,14 @@
+/** Checks of what a caller passes, shared by the request builders. Internal module. */
+
+import { DEV } from './dev';
+import { OidcError } from './errors';
+
+/** The caller's mistake, found before any request is sent. */
+export function invalidOptions(message: string | false): OidcError {
+  return new OidcError('invalid_options', message);
+}
+
+/** Throws `invalid_options` ("<name> is required.") unless `value` is a non-empty string. */
+export function requireString(value: unknown, name: string | false): asserts value is string {
+  if (typeof value !== 'string' || value === '') throw invalidOptions(DEV && `${name} is required.`);
+}
