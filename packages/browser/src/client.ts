@@ -208,7 +208,7 @@ export function createBrowserClient(options: BrowserClientOptions): BrowserClien
 
   async function getUserInfo(): Promise<UserInfo> {
     if (!o.userInfo) throw new OidcError('invalid_options', DEV && 'getUserInfo() needs the userInfo part.');
-    return o.userInfo.get({ accessToken: () => getAccessToken(), subject: () => session?.claims?.sub, provider, http: o.http });
+    return o.userInfo.get({ accessToken: () => getAccessToken(), subject: () => session?.claims?.sub, provider, http: o.core.http });
   }
 
   async function revoke(provider_: ProviderMetadata, ended: Session): Promise<void> {

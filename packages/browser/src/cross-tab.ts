@@ -67,6 +67,10 @@ export function createCrossTabListener(context: CrossTabContext): (message: Chan
 export interface CrossTabPart {
   lock: () => Lock;
   channel: (name: string) => Channel;
+  /**
+   * The client's handler of channel messages (internal wiring: its context holds the session).
+   * @hidden
+   */
   listener: typeof createCrossTabListener;
 }
 

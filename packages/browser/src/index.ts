@@ -9,9 +9,9 @@ export { mutexLock, webLock, type Lock } from './lock';
 export { broadcastChannel, type Channel, type ChannelMessage } from './channel';
 export { browserNavigation, type Navigation } from './navigation';
 // Opt-in parts: an app that imports none of them ships only the code flow.
-export { popupLogin, type PopupLoginPart } from './popup';
+export { popupLogin, type PopupLoginContext, type PopupLoginPart } from './popup';
 export { implicitFlow, type ImplicitFlowPart } from './implicit';
-export { userInfo, type UserInfoPart } from './userinfo';
+export { userInfo, type UserInfoContext, type UserInfoPart } from './userinfo';
 export { crossTab, type CrossTabPart } from './cross-tab';
 export {
   OidcError,

@@ -150,8 +150,6 @@ export interface ResolvedOptions {
   userInfo: UserInfoPart | undefined;
   crossTab: CrossTabPart | undefined;
   refreshLeeway: number;
-  http: HttpOptions | undefined;
-  clockTolerance: number | undefined;
   now: Clock;
   /** What every call into core takes: the client, its network settings and its one clock. */
   core: { client: { clientId: string }; http: HttpOptions | undefined; clockTolerance: number | undefined; now: Clock };
@@ -216,8 +214,6 @@ export function resolveOptions(options: BrowserClientOptions): ResolvedOptions {
     userInfo: options.userInfo,
     crossTab,
     refreshLeeway,
-    http: options.http,
-    clockTolerance: options.clockTolerance,
     now,
     core: { client: { clientId }, http: options.http, clockTolerance: options.clockTolerance, now },
     platform: () =>
