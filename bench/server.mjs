@@ -176,8 +176,9 @@ async function codeFlow(seconds, maxFlows = 100_000) {
     if (params.get('state') !== state || !params.get('code')) throw new Error(`login did not return a code: ${result.location}`);
     const response = await fetchInProcess(`${base}/oidc/token`, {
       method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'authorization_code', code: params.get('code'), redirect_uri: redirectUri, client_id: 'web', code_verifier: verifier }),
+      // A confidential client always authenticates (a stolen code plus PKCE is not enough): HTTP Basic beside the verifier.
+      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from('web:web-secret').toString('base64')}` },
+      body: new URLSearchParams({ grant_type: 'authorization_code', code: params.get('code'), redirect_uri: redirectUri, code_verifier: verifier }),
     });
     const tokens = await response.json();
     if (response.status !== 200 || !tokens.id_token) throw new Error(`code exchange answered ${response.status}`);

@@ -80,7 +80,8 @@ async function main(): Promise<void> {
       ...(publicOrigin ? { publicOrigin } : {}),
       ...(trustProxy !== undefined ? { trustProxy } : {}),
       ...(keySecret ? { keyEncryptionSecret: keySecret } : {}),
-      ...(values.control ? { controlApi: secret === undefined ? true : { secret } } : {}),
+      // Without the control API nothing can read the request journal, so none is kept (it costs throughput).
+      ...(values.control ? { controlApi: secret === undefined ? true : { secret } } : { journalSize: 0 }),
       // Fixed keys published in the package: ready to sign at once; never for production.
       developmentKeys: values['dev-keys'] === true,
     });
