@@ -4,6 +4,7 @@
  */
 
 import { DEV } from './dev';
+import { invalidOptions } from './options';
 import { OidcError } from './errors';
 import { discardBody, isJsonObject, readJson, sendRequest } from './http';
 import type { GrantType, HttpOptions, ProviderMetadata } from './types';
@@ -55,7 +56,7 @@ const GRANTS: readonly GrantType[] = ['authorization_code', 'refresh_token', 'cl
 export async function discover(issuer: string, options: DiscoveryOptions = {}): Promise<ProviderMetadata> {
   const issuerUrl = parseUrl(issuer, DEV && 'The issuer');
   if (issuerUrl.search || issuerUrl.hash) {
-    throw new OidcError('invalid_options', DEV && 'The issuer must have no query or fragment.');
+    throw invalidOptions(DEV && 'The issuer must have no query or fragment.');
   }
   if (!options.allowInsecure) assertSecureUrl(issuer, DEV && 'The issuer');
   const url = `${issuer.replace(/\/$/, '')}/.well-known/openid-configuration`;
@@ -145,7 +146,7 @@ export function tokenEndpointFor(provider: ProviderMetadata, grant: GrantType): 
  */
 export function assertSecureUrl(url: string, what?: string | false): void {
   if (isSecure(parseUrl(url, what))) return;
-  throw new OidcError('invalid_options', DEV && `${what} must use https (http only on loopback).`);
+  throw invalidOptions(DEV && `${what} must use https (http only on loopback).`);
 }
 
 function isSecure(url: URL): boolean {
@@ -163,7 +164,7 @@ function isLoopback(hostname: string): boolean {
 
 function parseUrl(url: string, what?: string | false): URL {
   const parsed = tryParseUrl(url);
-  if (!parsed) throw new OidcError('invalid_options', DEV && `${what} must be an absolute URL.`);
+  if (!parsed) throw invalidOptions(DEV && `${what} must be an absolute URL.`);
   return parsed;
 }
 

@@ -6,6 +6,7 @@
  */
 
 import { DEV } from './dev';
+import { invalidOptions } from './options';
 import { OidcError, isOidcError } from './errors';
 import { fromUtf8 } from './encoding';
 import type { HttpOptions } from './types';
@@ -31,11 +32,11 @@ export async function sendRequest<T>(
 ): Promise<T> {
   const timeout = http?.timeout ?? DEFAULT_TIMEOUT_MS;
   if (typeof timeout !== 'number' || !(timeout > 0)) {
-    throw new OidcError('invalid_options', DEV && 'timeout must be a positive number of milliseconds.');
+    throw invalidOptions(DEV && 'timeout must be a positive number of milliseconds.');
   }
   const fetchFn = http?.fetch ?? globalThis.fetch;
   if (typeof fetchFn !== 'function') {
-    throw new OidcError('invalid_options', DEV && 'No fetch available: pass the fetch option.');
+    throw invalidOptions(DEV && 'No fetch available: pass the fetch option.');
   }
   const where = DEV && `${what} (${describeUrl(url)})`;
   const callerSignal = http?.signal;

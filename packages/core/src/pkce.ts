@@ -5,7 +5,7 @@
  */
 
 import { DEV } from './dev';
-import { OidcError } from './errors';
+import { invalidOptions } from './options';
 import { base64url, digest, randomBase64url } from './encoding';
 
 /** 32 random bytes (256 bits), base64url: 43 characters. The three values below are all this. */
@@ -41,7 +41,7 @@ export const createCodeVerifier: () => string = randomValue;
  */
 export async function codeChallengeS256(verifier: string): Promise<string> {
   if (typeof verifier !== 'string' || !VERIFIER.test(verifier)) {
-    throw new OidcError('invalid_options', DEV && 'A code verifier must be 43-128 of A-Za-z0-9-._~: use createCodeVerifier().');
+    throw invalidOptions(DEV && 'A code verifier must be 43-128 of A-Za-z0-9-._~: use createCodeVerifier().');
   }
   return base64url(await digest('SHA-256', verifier));
 }

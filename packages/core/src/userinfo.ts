@@ -1,6 +1,7 @@
 /** The UserInfo endpoint (OIDC Core 5.3): claims about the logged-in user. */
 
 import { DEV } from './dev';
+import { invalidOptions, requireString } from './options';
 import { assertSecureUrl } from './discovery';
 import { OidcError } from './errors';
 import { discardBody, isJsonObject, readJson, sendRequest } from './http';
@@ -40,14 +41,12 @@ export async function fetchUserInfo(params: UserInfoParams): Promise<UserInfo> {
   const { provider, accessToken, expectedSubject } = params;
   const endpoint = provider.userinfo_endpoint;
   if (typeof endpoint !== 'string') {
-    throw new OidcError('invalid_options', DEV && 'The provider has no userinfo_endpoint.');
+    throw invalidOptions(DEV && 'The provider has no userinfo_endpoint.');
   }
   assertSecureUrl(endpoint, DEV && "The provider's userinfo_endpoint");
-  if (typeof accessToken !== 'string' || accessToken === '') {
-    throw new OidcError('invalid_options', DEV && 'accessToken is required.');
-  }
+  requireString(accessToken, DEV && 'accessToken');
   if (typeof expectedSubject !== 'string' || expectedSubject === '') {
-    throw new OidcError('invalid_options', DEV && "expectedSubject is required: pass the ID token's sub.");
+    throw invalidOptions(DEV && "expectedSubject is required: pass the ID token's sub.");
   }
   const claims = await sendRequest(
     endpoint,
