@@ -90,7 +90,7 @@ describe('error messages of a production build', () => {
     return import(`data:text/javascript;base64,${Buffer.from(result.outputFiles![0]!.text).toString('base64')}`);
   }
 
-  it('keep the code and a pointer to the list of codes, and drop the prose', async () => {
+  it('keep the code, say it is an oidc-rp code, and drop the prose', async () => {
     const core = await productionCore();
     const failure = (() => {
       try {
@@ -101,11 +101,14 @@ describe('error messages of a production build', () => {
     })();
     expect(core.isOidcError(failure)).toBe(true);
     expect(failure).toMatchObject({ code: 'invalid_options' });
-    expect((failure as Error).message).toMatch(/^invalid_options \(oidc-rp error code: see the README/);
+    expect((failure as Error).message).toBe('invalid_options (oidc-rp error code)');
     expect((failure as Error).message).not.toMatch(/https/);
     // The provider's error value still shows in a token endpoint error.
     const refused = new core.TokenEndpointError({ status: 400, error: 'invalid_grant', error_description: 'used' });
-    expect(refused.message).toBe('token_endpoint_error HTTP 400 "invalid_grant"');
+    expect(refused.message).toBe('token_endpoint_error invalid_grant');
+    // ...but never a value that could forge a log line.
+    const forged = new core.AuthorizationResponseError({ error: 'x\nERROR admin logged in' });
+    expect(forged.message).toBe('authorization_error (not shown)');
   });
 
   it('are the full text in development (this test run)', async () => {

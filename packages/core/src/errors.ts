@@ -81,7 +81,7 @@ const OIDC_ERROR_MARK = Symbol.for('oidc-rp.error');
 /**
  * Base class of every error the SDK throws. `message` is the full text in development builds;
  * in production builds (`process.env.NODE_ENV === 'production'`) it is left out and the
- * message is the code with a pointer to the README's table of codes.
+ * message is the code followed by "(oidc-rp error code)".
  */
 export class OidcError extends Error {
   // `declare`: assigned in the constructor, so no class-field initialisers are emitted.
@@ -89,7 +89,7 @@ export class OidcError extends Error {
   declare readonly cause?: unknown;
 
   constructor(code: OidcErrorCode, message?: string | boolean, options?: { cause?: unknown }) {
-    super((message as string) || `${code} (oidc-rp error code: see the README's list of codes; development builds say more)`);
+    super((message as string) || `${code} (oidc-rp error code)`);
     this.name = 'OidcError';
     this.code = code;
     // Only when given: an error without a cause prints without a `[cause]: undefined` line.
@@ -126,7 +126,7 @@ export class AuthorizationResponseError extends OidcError {
         ? `The provider refused the login ("${safeErrorValue(params.error)}"` +
             (params.error_description ? `: ${truncate(params.error_description)}` : '') +
             '); start a new login, or check the client registration.'
-        : `authorization_error "${safeErrorValue(params.error)}"`,
+        : `authorization_error ${safeErrorValue(params.error)}`,
     );
     this.name = 'AuthorizationResponseError';
     this.error = params.error;
@@ -149,7 +149,7 @@ export class TokenEndpointError extends OidcError {
             (params.error_description ? `: ${truncate(params.error_description)}` : '') +
             '; ' +
             hintFor(params.error)
-        : `token_endpoint_error HTTP ${params.status} "${safeErrorValue(params.error)}"`,
+        : `token_endpoint_error ${safeErrorValue(params.error)}`,
     );
     this.name = 'TokenEndpointError';
     this.status = params.status;
@@ -180,7 +180,7 @@ function hintFor(error: string): string {
 
 // Error values are short ASCII identifiers; anything else from the wire is not echoed.
 function safeErrorValue(value: string): string {
-  return /^[\x20-\x21\x23-\x5b\x5d-\x7e]{1,64}$/.test(value) ? value : 'unrecognised error';
+  return /^[\w.-]{1,64}$/.test(value) ? value : '(not shown)';
 }
 
 function truncate(text: string): string {
