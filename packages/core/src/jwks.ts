@@ -21,11 +21,12 @@ import type { HttpOptions } from './types';
 /** How long a fetched key set is trusted before it is fetched again. */
 const JWKS_MAX_AGE_MS = 10 * 60 * 1000;
 
+// `keys` is the fetch itself, so concurrent callers share it; a failed fetch puts back the entry it replaced.
 interface JwksCacheEntry {
-  keys?: JWK[];
+  keys: Promise<JWK[]>;
   fetchedAt: number;
-  inFlight?: Promise<JWK[]> | undefined;
-  lastUnknownKeyRefetch: number;
+  // When a key the set lacked last caused a refetch (-Infinity: never).
+  refetchedAt: number;
 }
 
 const cache = new Map<string, JwksCacheEntry>();
@@ -47,20 +48,28 @@ export async function findJwksKey(
   select: (keys: readonly JWK[]) => JWK | undefined,
   options: FindJwksKeyOptions,
 ): Promise<JWK | undefined> {
-  const entry = cache.get(jwksUri) ?? { fetchedAt: 0, lastUnknownKeyRefetch: -Infinity };
-  cache.set(jwksUri, entry);
-  const fresh = entry.keys && Date.now() - entry.fetchedAt < JWKS_MAX_AGE_MS ? entry.keys : undefined;
-  const looked = fresh ?? (await load(entry, jwksUri, options.http));
-  const key = select(looked);
+  const fetchKeys = (refetchedAt: number): JwksCacheEntry => {
+    const previous = cache.get(jwksUri);
+    const entry = { keys: fetchJwks(jwksUri, options.http), fetchedAt: Date.now(), refetchedAt };
+    cache.set(jwksUri, entry);
+    entry.keys.catch(() => {
+      if (cache.get(jwksUri) !== entry) return;
+      if (!previous) return void cache.delete(jwksUri);
+      previous.refetchedAt = refetchedAt; // a failed refetch still starts the cooldown
+      cache.set(jwksUri, previous);
+    });
+    return entry;
+  };
+  let entry = cache.get(jwksUri);
+  if (!entry || Date.now() - entry.fetchedAt >= JWKS_MAX_AGE_MS) entry = fetchKeys(entry?.refetchedAt ?? -Infinity);
+  const key = select(await entry.keys);
   if (key) return key;
 
   // The set we looked in lacks the key. A newer set may be on its way or already here.
-  if (entry.inFlight) return select(await entry.inFlight);
-  if (entry.keys && entry.keys !== looked) return select(entry.keys);
-  const now = Date.now();
-  if (now - entry.lastUnknownKeyRefetch < options.refetchCooldown * 1000) return undefined;
-  entry.lastUnknownKeyRefetch = now;
-  return select(await load(entry, jwksUri, options.http));
+  const latest = cache.get(jwksUri);
+  if (latest && latest !== entry) return select(await latest.keys);
+  if (Date.now() - entry.refetchedAt < options.refetchCooldown * 1000) return undefined;
+  return select(await fetchKeys(Date.now()).keys);
 }
 
 /**
@@ -100,20 +109,6 @@ function fitsAlgorithm(key: JWK, alg: string): boolean {
     (key.alg === undefined || key.alg === alg) &&
     (!Array.isArray(key.key_ops) || key.key_ops.includes('verify'))
   );
-}
-
-// One fetch per entry at a time; a failed fetch keeps the previous keys.
-function load(entry: JwksCacheEntry, jwksUri: string, http: HttpOptions | undefined): Promise<JWK[]> {
-  entry.inFlight ??= fetchJwks(jwksUri, http)
-    .then((keys) => {
-      entry.keys = keys;
-      entry.fetchedAt = Date.now();
-      return keys;
-    })
-    .finally(() => {
-      entry.inFlight = undefined;
-    });
-  return entry.inFlight;
 }
 
 async function fetchJwks(jwksUri: string, http: HttpOptions | undefined): Promise<JWK[]> {
