@@ -6,7 +6,7 @@
 import { DEV } from './dev';
 import { invalidOptions } from './options';
 import { OidcError } from './errors';
-import { discardBody, isJsonObject, readJson, sendRequest } from './http';
+import { discardBody, followSameOrigin, isJsonObject, readJson, sendRequest } from './http';
 import type { GrantType, HttpOptions, ProviderMetadata } from './types';
 
 /** Options of {@link discover}. */
@@ -77,6 +77,7 @@ export async function discover(issuer: string, options: DiscoveryOptions = {}): 
       }
       return body.value;
     },
+    followSameOrigin,
   );
   return checkMetadata(document, issuer, options);
 }

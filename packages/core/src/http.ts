@@ -29,6 +29,7 @@ export async function sendRequest<T>(
   http: HttpOptions | undefined,
   what: string | false,
   read: (response: Response) => Promise<T>,
+  send: Send = fetchWithoutRedirects,
 ): Promise<T> {
   const timeout = http?.timeout ?? DEFAULT_TIMEOUT_MS;
   if (typeof timeout !== 'number' || !(timeout > 0)) {
@@ -52,7 +53,7 @@ export async function sendRequest<T>(
     return await new Promise<T>((resolve, reject) => {
       // A custom fetch may ignore the signal: rejecting on abort makes the timeout hold regardless.
       signal.addEventListener('abort', () => reject(signal.reason));
-      fetchSameOrigin(fetchFn, url, { ...init, signal }, where).then(read).then(resolve, reject);
+      send(fetchFn, url, { ...init, signal }, where).then(read).then(resolve, reject);
     });
   } catch (error) {
     if (callerSignal?.aborted) throw abortedError(where, callerSignal.reason);
@@ -67,29 +68,41 @@ export async function sendRequest<T>(
   }
 }
 
+/** How {@link sendRequest} makes the request: {@link fetchWithoutRedirects} unless told otherwise. */
+export type Send = (fetchFn: typeof fetch, url: string, init: RequestInit, where: string | false) => Promise<Response>;
+
+/**
+ * Requests with `init.redirect` set (credentialed calls: 'manual') go as they are, and a
+ * redirect is their answer. Others (the JWKS) refuse a redirect: `redirect_refused`, the
+ * target never requested. Only discovery follows redirects ({@link followSameOrigin}).
+ */
+async function fetchWithoutRedirects(fetchFn: typeof fetch, url: string, init: RequestInit, where: string | false): Promise<Response> {
+  if (init.redirect) return fetchFn(url, init);
+  const response = await fetchFn(url, { ...init, redirect: 'manual' });
+  if (!isRedirect(response)) return response;
+  void discardBody(response);
+  throw new OidcError('redirect_refused', DEV && `${where} redirected; only discovery follows redirects: configure the final URL.`);
+}
+
 const MAX_REDIRECTS = 5;
 
 /**
- * Requests with `init.redirect` set (credentialed calls: 'manual') go as they are. Others
- * (discovery, JWKS) follow redirects within the URL's origin only: another host, port or
- * scheme (an https→http downgrade) is `redirect_refused`, before it is requested. Browsers
- * hide a redirect's target (`opaqueredirect`), so there every redirect is refused.
+ * Follows redirects within the URL's origin only: another host, port or scheme (an
+ * https→http downgrade) is `redirect_refused`, before it is requested. Browsers hide a
+ * redirect's target (`opaqueredirect`), so there every redirect is refused. For discovery.
  */
-async function fetchSameOrigin(fetchFn: typeof fetch, url: string, init: RequestInit, where: string | false): Promise<Response> {
-  if (init.redirect) return fetchFn(url, init);
+export async function followSameOrigin(fetchFn: typeof fetch, url: string, init: RequestInit, where: string | false): Promise<Response> {
   const origin = new URL(url).origin;
   for (let hop = 0, current = url; ; hop += 1) {
     const response = await fetchFn(current, { ...init, redirect: 'manual' });
-    const location = response.headers.get('location');
-    if (response.type !== 'opaqueredirect' && (response.status < 300 || response.status > 399 || location === null)) {
-      return response;
-    }
+    if (!isRedirect(response)) return response;
     void discardBody(response);
+    const location = response.headers.get('location');
     let next: URL | undefined;
     try {
       next = location === null ? undefined : new URL(location, current);
     } catch {
-      // an invalid Location: refused below
+      // an unusable Location: refused below
     }
     if (next?.origin !== origin || hop === MAX_REDIRECTS) {
       const target = DEV && (next?.origin === origin ? 'too often' : `to ${next ? describeUrl(next.href) : 'a hidden or invalid target'}`);
@@ -97,6 +110,11 @@ async function fetchSameOrigin(fetchFn: typeof fetch, url: string, init: Request
     }
     current = next.href;
   }
+}
+
+// A 3xx without Location is an ordinary (failed) answer.
+function isRedirect(response: Response): boolean {
+  return response.type === 'opaqueredirect' || (response.status > 299 && response.status < 400 && response.headers.has('location'));
 }
 
 /** The outcome of reading a body as JSON: the value, or why there is none (for messages: false in production builds). */

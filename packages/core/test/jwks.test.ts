@@ -181,6 +181,26 @@ describe('JWKS endpoint failures', () => {
     expect(jwks.fetches()).toBe(1);
   });
 
+  it('refuses a redirected jwks_uri, even within its origin, without requesting the target', async () => {
+    const moved = `${new URL(JWKS_URI).origin}/keys-v2`;
+    let followed = 0;
+    server.use(
+      http.get(JWKS_URI, () => new HttpResponse(null, { status: 301, headers: { location: moved } })),
+      http.get(moved, () => {
+        followed += 1;
+        return HttpResponse.json({ keys: [current.jwk] });
+      }),
+    );
+    const error = await rejection(validate(await signIdToken(current)), 'redirect_refused');
+    expect(error.message).toContain('configure the final URL');
+    expect(followed).toBe(0);
+  });
+
+  it('reads a 3xx without Location as a failed answer, not a redirect', async () => {
+    server.use(http.get(JWKS_URI, () => new HttpResponse(null, { status: 304 })));
+    await rejection(validate(await signIdToken(current)), 'jwks_fetch_failed');
+  });
+
   it('reports a body that is not JSON as jwks_invalid', async () => {
     server.use(http.get(JWKS_URI, () => HttpResponse.text('<html>maintenance</html>')));
     const error = await rejection(validate(await signIdToken(current)), 'jwks_invalid');
