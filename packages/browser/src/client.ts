@@ -119,10 +119,8 @@ export function createBrowserClient(options: BrowserClientOptions): BrowserClien
   });
 
   async function finishLogin(input: URL | string, transaction: AuthorizationTransaction): Promise<LoginResult> {
+    // Core refuses a transaction of another client or provider (transaction_invalid).
     const provider_ = await provider();
-    if (transaction.clientId !== o.clientId || transaction.issuer !== provider_.issuer) {
-      throw new OidcError('transaction_invalid', DEV && 'The login is for another client or provider; start a new login.');
-    }
     const set = await o.complete({ ...o.core, provider: provider_, input, transaction });
     const next = sessionFrom(set, undefined, learnedLifetime, o.now());
     await tokens().write(next);

@@ -113,7 +113,7 @@ function checkedResponse<Parsed extends Partial<AuthorizationResponse>>(
 ): Parsed {
   const { provider, client, transaction } = params;
   if (transaction.clientId !== client.clientId) {
-    throw invalidOptions(DEV && 'The transaction is for another client: pass the one the login began with.');
+    throw new OidcError('transaction_invalid', DEV && 'The transaction is for another client: pass the one the login began with.');
   }
   const response = parse(params.input, transaction, provider);
   if ((isOpenId(transaction) || response.idToken !== undefined) && !transaction.nonce) {

@@ -85,7 +85,7 @@ function checkResponse(
   provider: ProviderMetadata,
 ): { state: string; iss: string | undefined; params: URLSearchParams } {
   if (transaction.issuer !== provider.issuer) {
-    throw invalidOptions(DEV && 'The transaction is for another provider: pass the one the login began with.');
+    throw new OidcError('transaction_invalid', DEV && 'The transaction is for another provider: pass the one the login began with.');
   }
 
   const seen = new Set<string>();

@@ -355,7 +355,7 @@ describe('completeAuthorization: failures return nothing and send nothing', () =
         transaction,
       }),
     );
-    expect(error.code).toBe('invalid_options');
+    expect(error.code).toBe('transaction_invalid');
     expect(requests).toHaveLength(0);
   });
 

@@ -180,7 +180,7 @@ describe('parseAuthorizationResponse: code flow (query)', () => {
   it('refuses a transaction started with another provider', () => {
     const other = serviceProvider('https://login.example.com/other');
     expect(failure(() => parseAuthorizationResponse(query({ ...ok, code: 'c' }), transaction(), other)).code).toBe(
-      'invalid_options',
+      'transaction_invalid',
     );
   });
 });
