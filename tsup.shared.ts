@@ -1,9 +1,14 @@
 import type { Options } from 'tsup';
 // Development-only error messages of core and browser, dropped by the app's production build.
 import { devMessagesPlugin } from './scripts/lib/dev-messages-plugin.mjs';
+// Internal property names shortened in the browser-facing packages (see the list's rules).
+import { mangleProps } from './scripts/lib/internal-props.mjs';
 
 /** One build shape for every publishable package: ESM (.mjs) + CJS (.cjs) + declarations. */
-export function libraryBuild(entry: Record<string, string> | string[] = ['src/index.ts']): Options {
+export function libraryBuild(
+  entry: Record<string, string> | string[] = ['src/index.ts'],
+  { shortenInternalProps = false }: { shortenInternalProps?: boolean } = {},
+): Options {
   return {
     entry,
     format: ['esm', 'cjs'],
@@ -17,5 +22,8 @@ export function libraryBuild(entry: Record<string, string> | string[] = ['src/in
     removeNodeProtocol: false,
     outExtension: ({ format }) => ({ js: format === 'esm' ? '.mjs' : '.cjs' }),
     esbuildPlugins: [devMessagesPlugin],
+    esbuildOptions(options) {
+      if (shortenInternalProps) options.mangleProps = mangleProps;
+    },
   };
 }

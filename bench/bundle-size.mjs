@@ -18,6 +18,7 @@ import { build } from 'esbuild';
 import BUDGET from './lib/bundle-budget.json' with { type: 'json' };
 import SETTINGS from './lib/esbuild-options.json' with { type: 'json' };
 import { devMessagesPlugin } from '../scripts/lib/dev-messages-plugin.mjs';
+import { mangleProps } from '../scripts/lib/internal-props.mjs';
 import { emit } from './lib/emit.mjs';
 import { bytes, num, table } from './lib/table.mjs';
 
@@ -65,6 +66,7 @@ async function sourceBreakdown(entry) {
     entryPoints: [join(here, 'bundle-entries', entry)],
     alias: SOURCE_ALIASES,
     plugins: [devMessagesPlugin], // as the packages' build does
+    mangleProps, // likewise
     write: false,
     outdir,
   });

@@ -18,7 +18,7 @@ export interface CallbackContext {
   transactions: () => TransactionStore;
   navigate: () => Navigation;
   /** Validates the response, redeems the code and starts the session. */
-  finishLogin: (input: URL, transaction: AuthorizationTransaction) => Promise<LoginResult>;
+  completeLogin: (input: URL, transaction: AuthorizationTransaction) => Promise<LoginResult>;
   /** Reports a failed callback (an existing session stays). */
   failed: (error: unknown) => OidcError;
   /** Reports a callback URL this tab already handled (quietly: no error state, no error event). */
@@ -34,7 +34,7 @@ export interface CallbackHandler {
   /** Whether `url` (default: the current URL) is a callback. */
   isCallback(url?: string): boolean;
   /** Every handling started so far, to wait for before restoring a session. */
-  pending(): Iterable<Promise<LoginResult>>;
+  inFlight(): Iterable<Promise<LoginResult>>;
 }
 
 /**
@@ -70,7 +70,7 @@ export function createCallbackHandler(context: CallbackContext): CallbackHandler
     let transaction: AuthorizationTransaction | 'used' | undefined;
     try {
       if (!callback) throw new OidcError('state_missing', DEV && 'This URL is not a login callback; start a new login.');
-      transaction = await transactions.take(callback.state, now).finally(() => transactions.clean(now));
+      transaction = await transactions.redeem(callback.state, now).finally(() => transactions.clean(now));
     } catch (error) {
       throw context.failed(error);
     }
@@ -83,7 +83,7 @@ export function createCallbackHandler(context: CallbackContext): CallbackHandler
       throw context.failed(new OidcError('transaction_not_found', DEV && 'No login of this tab matches the state; start a new login.'));
     }
     try {
-      return await context.finishLogin(callback.url, transaction);
+      return await context.completeLogin(callback.url, transaction);
     } catch (error) {
       throw context.failed(error);
     }
@@ -115,6 +115,6 @@ export function createCallbackHandler(context: CallbackContext): CallbackHandler
       const href = url ?? current();
       return href !== undefined && read(href) !== undefined;
     },
-    pending: () => handled.values(),
+    inFlight: () => handled.values(),
   };
 }

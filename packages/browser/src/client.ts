@@ -62,8 +62,8 @@ export function createBrowserClient(options: BrowserClientOptions): BrowserClien
   let expiryTimer: ReturnType<typeof setTimeout> | undefined;
   let listening = false;
 
-  const platform = () => {
-    const parts = o.platform();
+  const runtime = () => {
+    const parts = o.runtime();
     if (!listening && onMessage) {
       listening = true;
       parts.channel?.listen((message) => void onMessage(message).catch(() => undefined));
@@ -71,9 +71,9 @@ export function createBrowserClient(options: BrowserClientOptions): BrowserClien
     return parts;
   };
   // Other tabs hear of this one only with the crossTab part.
-  const post = (message: ChannelMessage) => platform().channel?.post(message);
-  const tokens = () => (tokenStore ??= createTokenStore(platform().tokens, `oidc-rp.session:${o.clientId}:${o.issuer}`));
-  const transactions = () => (transactionStore ??= createTransactionStore(platform().transactions));
+  const post = (message: ChannelMessage) => runtime().channel?.post(message);
+  const tokens = () => (tokenStore ??= createTokenStore(runtime().tokens, `oidc-rp.session:${o.clientId}:${o.issuer}`));
+  const transactions = () => (transactionStore ??= createTransactionStore(runtime().transactions));
   const provider = () =>
     (metadata ??= o.provider().catch((error: unknown) => {
       metadata = undefined; // let the next call try again
@@ -118,7 +118,7 @@ export function createBrowserClient(options: BrowserClientOptions): BrowserClien
     revoke: async (ended) => revoke(await provider(), ended),
   });
 
-  async function finishLogin(input: URL | string, transaction: AuthorizationTransaction): Promise<LoginResult> {
+  async function completeLogin(input: URL | string, transaction: AuthorizationTransaction): Promise<LoginResult> {
     // Core refuses a transaction of another client or provider (transaction_invalid).
     const provider_ = await provider();
     const set = await o.complete({ ...o.core, provider: provider_, input, transaction });
@@ -133,8 +133,8 @@ export function createBrowserClient(options: BrowserClientOptions): BrowserClien
   const callbacks = createCallbackHandler({
     options: o,
     transactions,
-    navigate: () => platform().navigate,
-    finishLogin,
+    navigate: () => runtime().navigate,
+    completeLogin,
     failed(error) {
       // A bad callback never ends an existing session: it only reports the error.
       const failure = toOidcError(error);
@@ -149,7 +149,7 @@ export function createBrowserClient(options: BrowserClientOptions): BrowserClien
       try {
         callbacks.handleCurrent();
         // Every login in flight settles first, so a restore cannot race a callback.
-        await Promise.allSettled(callbacks.pending());
+        await Promise.allSettled(callbacks.inFlight());
         if (!session) {
           const stored = await tokens().read();
           const usable = stored && (stored.refreshToken !== undefined || isFresh(stored, 0, o.now()));
@@ -166,7 +166,7 @@ export function createBrowserClient(options: BrowserClientOptions): BrowserClien
   }
 
   async function login(loginOptions: LoginOptions = {}): Promise<void> {
-    const { navigate } = platform();
+    const { navigate } = runtime();
     const request = async () => {
       const [provider_] = await Promise.all([provider(), transactions().clean(o.now())]);
       return o.request({
@@ -186,10 +186,10 @@ export function createBrowserClient(options: BrowserClientOptions): BrowserClien
       if (loginOptions.popup) {
         if (!o.popupLogin) throw new OidcError('invalid_options', DEV && 'login({ popup: true }) needs the popupLogin part.');
         // Synchronously, within the click's task: the part opens the popup before any await.
-        return await o.popupLogin.login({ open: navigate.openPopup?.bind(navigate), request, finish: finishLogin });
+        return await o.popupLogin.login({ open: navigate.openPopup?.bind(navigate), request, finish: completeLogin });
       }
       const { url, transaction } = await request();
-      await transactions().save(transaction);
+      await transactions().keep(transaction);
       navigate.redirect(url.href);
     } catch (error) {
       throw report(error);
@@ -223,7 +223,7 @@ export function createBrowserClient(options: BrowserClientOptions): BrowserClien
   }
 
   async function logout({ returnTo, redirect = true }: LogoutOptions = {}): Promise<void> {
-    const { navigate } = platform();
+    const { navigate } = runtime();
     const ended = session ?? (await tokens().read());
     // Local state first: whatever happens at the provider, this app is logged out.
     await tokens().clear();

@@ -153,7 +153,7 @@ export interface ResolvedOptions {
   now: Clock;
   /** What every call into core takes: the client, its network settings and its one clock. */
   core: { client: { clientId: string }; http: HttpOptions | undefined; clockTolerance: number | undefined; now: Clock };
-  platform: () => Platform;
+  runtime: () => Platform;
 }
 
 /** The injected parts, once created. */
@@ -216,7 +216,7 @@ export function resolveOptions(options: BrowserClientOptions): ResolvedOptions {
     refreshLeeway,
     now,
     core: { client: { clientId }, http: options.http, clockTolerance: options.clockTolerance, now },
-    platform: () =>
+    runtime: () =>
       (platform ??= {
         tokens:
           typeof tokenStorage === 'object'

@@ -90,7 +90,7 @@ export function createRefresher(context: RefreshContext): (rejected: string | un
   }
 
   const locked = <T>(task: () => Promise<T>) => {
-    const { lock } = options.platform();
+    const { lock } = options.runtime();
     return lock ? lock.run(lockName, task) : task(); // without crossTab, `running` is enough
   };
 

@@ -23,13 +23,13 @@ type Entry = AuthorizationTransaction | { used: true; createdAt: number };
 
 /** Stores, takes (read once) and cleans login transactions. */
 export interface TransactionStore {
-  save(transaction: AuthorizationTransaction): Promise<void>;
+  keep(transaction: AuthorizationTransaction): Promise<void>;
   /**
    * Takes the transaction for `state`: `'used'` when its callback was handled already (in the
    * last {@link USED_TTL} seconds), undefined when there is none. Throws when it is expired or
    * unreadable.
    */
-  take(state: string, now: number): Promise<AuthorizationTransaction | 'used' | undefined>;
+  redeem(state: string, now: number): Promise<AuthorizationTransaction | 'used' | undefined>;
   /** Removes every expired or unreadable entry. */
   clean(now: number): Promise<void>;
 }
@@ -41,7 +41,7 @@ export interface TransactionStore {
  * @example
  * ```ts
  * const transactions = createTransactionStore(browserStorage('sessionStorage'));
- * await transactions.save(transaction);
+ * await transactions.keep(transaction);
  * ```
  */
 export function createTransactionStore(storage: StorageAdapter): TransactionStore {
@@ -56,9 +56,9 @@ export function createTransactionStore(storage: StorageAdapter): TransactionStor
   const expired = (entry: Entry, now: number) => now - entry.createdAt > ('used' in entry ? USED_TTL : TRANSACTION_TTL);
 
   return {
-    save: (transaction) => storage.set(PREFIX + transaction.state, JSON.stringify(transaction)),
+    keep: (transaction) => storage.set(PREFIX + transaction.state, JSON.stringify(transaction)),
 
-    async take(state, now) {
+    async redeem(state, now) {
       const key = PREFIX + state;
       if ((await storage.get(key)) === null) return undefined;
       const entry = await read(key);

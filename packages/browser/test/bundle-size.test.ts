@@ -11,6 +11,7 @@ import { gzipSync } from 'node:zlib';
 import { type Metafile, build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 import { devMessagesPlugin } from '../../../scripts/lib/dev-messages-plugin.mjs';
+import { mangleProps } from '../../../scripts/lib/internal-props.mjs';
 
 const bench = (path: string) => fileURLToPath(new URL(`../../../bench/${path}`, import.meta.url));
 const source = (pkg: string) => fileURLToPath(new URL(`../../${pkg}/src/index.ts`, import.meta.url));
@@ -27,6 +28,7 @@ async function bundle(entry: string): Promise<{ gzip: number; code: string; inpu
     entryPoints: [bench(`bundle-entries/${entry}`)],
     alias: { '@oidc-rp/core': source('core'), '@oidc-rp/browser': source('browser'), '@oidc-rp/react': source('react') },
     plugins: [devMessagesPlugin],
+    mangleProps, // as the packages' build does
     metafile: true,
     write: false,
     outdir: 'out',
@@ -84,6 +86,7 @@ describe('error messages of a production build', () => {
       stdin: { contents: "export * from '@oidc-rp/core';", resolveDir: bench(''), loader: 'js' },
       alias: { '@oidc-rp/core': source('core') },
       plugins: [devMessagesPlugin],
+    mangleProps, // as the packages' build does
       write: false,
       logLevel: 'silent',
     });
