@@ -16,7 +16,7 @@ import {
   type UserInfo,
 } from '@oidc-rp/core';
 import { createCallbackHandler } from './callback';
-import type { ChannelMessage } from './channel';
+import type { TabLink } from './cross-tab';
 import { createEmitter } from './events';
 import { resolveOptions, type BrowserClientOptions } from './options';
 import { createRefresher } from './refresh';
@@ -60,18 +60,20 @@ export function createBrowserClient(options: BrowserClientOptions): BrowserClien
   let transactionStore: TransactionStore | undefined;
   let initialized: Promise<AuthSnapshot> | undefined;
   let expiryTimer: ReturnType<typeof setTimeout> | undefined;
-  let listening = false;
+  // Other tabs hear of this one only with the crossTab part, linked on first use of the runtime.
+  let tabs: TabLink | undefined;
 
   const runtime = () => {
     const parts = o.runtime();
-    if (!listening && onMessage) {
-      listening = true;
-      parts.channel?.listen((message) => void onMessage(message).catch(() => undefined));
-    }
+    tabs ??= o.crossTab?.link(parts.channel, {
+      tokens,
+      session: () => session,
+      adopt,
+      emit: events.emit,
+      revoke: async (ended) => revoke(await provider(), ended),
+    });
     return parts;
   };
-  // Other tabs hear of this one only with the crossTab part.
-  const post = (message: ChannelMessage) => runtime().channel?.post(message);
   const tokens = () => (tokenStore ??= createTokenStore(runtime().tokens, `oidc-rp.session:${o.clientId}:${o.issuer}`));
   const transactions = () => (transactionStore ??= createTransactionStore(runtime().transactions));
   const provider = () =>
@@ -104,18 +106,10 @@ export function createBrowserClient(options: BrowserClientOptions): BrowserClien
     provider,
     adopt,
     announce(sessionId, refreshed) {
-      post({ type: 'session', sessionId });
+      tabs?.session(sessionId);
       if (refreshed) events.emit('tokenRefreshed', { expiresAt: refreshed.expiresAt });
     },
     failed: report,
-  });
-
-  const onMessage = o.crossTab?.listener({
-    tokens,
-    session: () => session,
-    adopt,
-    emit: events.emit,
-    revoke: async (ended) => revoke(await provider(), ended),
   });
 
   async function completeLogin(input: URL | string, transaction: AuthorizationTransaction): Promise<LoginResult> {
@@ -125,7 +119,7 @@ export function createBrowserClient(options: BrowserClientOptions): BrowserClien
     const next = sessionFrom(set, undefined, learnedLifetime, o.now());
     await tokens().write(next);
     adopt(next);
-    post({ type: 'session', sessionId: next.id });
+    tabs?.session(next.id);
     events.emit('login', { user: next.claims });
     return { appState: transaction.appState, user: next.claims };
   }
@@ -229,7 +223,7 @@ export function createBrowserClient(options: BrowserClientOptions): BrowserClien
     await tokens().clear();
     adopt(undefined);
     if (ended) {
-      post({ type: 'logout', sessionId: ended.id });
+      tabs?.logout(ended.id);
       events.emit('logout', {});
     }
     const provider_ = await provider();

@@ -55,9 +55,37 @@ export function createCrossTabListener(context: CrossTabContext): (message: Chan
   };
 }
 
+/** How a client tells its other tabs about this one's session (see {@link linkTabs}). */
+export interface TabLink {
+  /** This tab logged in or renewed its tokens. */
+  session(sessionId: string): void;
+  /** This tab logged out. */
+  logout(sessionId: string): void;
+}
+
+/**
+ * Connects a client to its channel: listens for the other tabs' messages (with
+ * {@link createCrossTabListener}) and returns how to send its own. Messages carry session ids,
+ * never tokens. Without a channel, both directions are silent.
+ *
+ * @example
+ * ```ts
+ * const tabs = linkTabs(broadcastChannel('oidc-rp:demo'), context);
+ * tabs.session(session.id);
+ * ```
+ */
+export function linkTabs(channel: Channel | undefined, context: CrossTabContext): TabLink {
+  const onMessage = createCrossTabListener(context);
+  channel?.listen((message) => void onMessage(message).catch(() => undefined));
+  return {
+    session: (sessionId) => channel?.post({ type: 'session', sessionId }),
+    logout: (sessionId) => channel?.post({ type: 'logout', sessionId }),
+  };
+}
+
 /**
  * What the client needs to coordinate its tabs: the default lock and channel (the `lock` and
- * `channel` options replace them) and the handler of the channel's messages.
+ * `channel` options replace them) and the link over the channel.
  *
  * @example
  * ```ts
@@ -68,10 +96,10 @@ export interface CrossTabPart {
   lock: () => Lock;
   channel: (name: string) => Channel;
   /**
-   * The client's handler of channel messages (internal wiring: its context holds the session).
+   * Connects the client to its channel (internal wiring: the context holds the session).
    * @hidden
    */
-  listener: typeof createCrossTabListener;
+  link: typeof linkTabs;
 }
 
 /**
@@ -87,4 +115,4 @@ export interface CrossTabPart {
  * const client = createBrowserClient({ ...options, tokenStorage: 'localStorage', crossTab });
  * ```
  */
-export const crossTab: CrossTabPart = { lock: webLock, channel: broadcastChannel, listener: createCrossTabListener };
+export const crossTab: CrossTabPart = { lock: webLock, channel: broadcastChannel, link: linkTabs };
