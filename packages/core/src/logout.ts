@@ -1,7 +1,7 @@
 /** RP-initiated logout (OpenID Connect RP-Initiated Logout 1.0). */
 
 import { DEV } from './dev';
-import { assertSecureUrl } from './discovery';
+import { assertSecureUrl, tryParseUrl } from './discovery';
 import { invalidOptions, requireString } from './options';
 import { setDefined } from './search-params';
 import type { ProviderMetadata } from './types';
@@ -38,12 +38,8 @@ export function buildEndSessionUrl(params: EndSessionParams): URL | undefined {
   if (endpoint === undefined) return undefined;
   assertSecureUrl(endpoint, DEV && "The provider's end_session_endpoint");
   requireString(clientId, DEV && 'clientId');
-  if (postLogoutRedirectUri !== undefined) {
-    try {
-      new URL(postLogoutRedirectUri);
-    } catch {
-      throw invalidOptions(DEV && 'postLogoutRedirectUri must be an absolute URL.');
-    }
+  if (postLogoutRedirectUri !== undefined && !tryParseUrl(postLogoutRedirectUri)) {
+    throw invalidOptions(DEV && 'postLogoutRedirectUri must be an absolute URL.');
   }
   const url = new URL(endpoint);
   setDefined(
