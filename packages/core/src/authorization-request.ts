@@ -57,7 +57,22 @@ export const RESPONSE_TYPES: readonly ResponseType[] = [
 const RESPONSE_MODES: readonly ResponseMode[] = ['query', 'fragment', 'form_post'];
 
 // Parameters this module sets or checks: `extra` may not touch them.
-const PROTECTED = /^(?:response_(?:type|mode)|client_id|redirect_uri|scope|state|nonce|code_challenge(?:_method)?|max_age|prompt|login_hint|request(?:_uri)?)$/;
+const PROTECTED = new Set([
+  'response_type',
+  'response_mode',
+  'client_id',
+  'redirect_uri',
+  'scope',
+  'state',
+  'nonce',
+  'code_challenge',
+  'code_challenge_method',
+  'max_age',
+  'prompt',
+  'login_hint',
+  'request',
+  'request_uri',
+]);
 
 /**
  * Builds the authorization URL and the transaction to persist until the callback.
@@ -219,7 +234,7 @@ function checkExtra(extra: Record<string, string> | undefined): Record<string, s
   if (extra === undefined) return undefined;
   if (typeof extra !== 'object' || extra === null) throw invalidOptions(DEV && 'extra must be an object of strings.');
   for (const [name, value] of Object.entries(extra)) {
-    if (PROTECTED.test(name)) {
+    if (PROTECTED.has(name)) {
       throw invalidOptions(DEV && `extra may not set "${name}": use the matching option.`);
     }
     if (typeof value !== 'string') throw invalidOptions(DEV && `extra.${name} must be a string.`);
