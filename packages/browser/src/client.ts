@@ -163,17 +163,14 @@ export function createBrowserClient(options: BrowserClientOptions): BrowserClien
     const { navigate } = runtime();
     const request = async () => {
       const [provider_] = await Promise.all([provider(), transactions().clean(o.now())]);
+      // The resolved options carry clientId, redirectUri, scope, responseType and now; no caller input is spread.
       return o.request({
+        ...o,
         provider: provider_,
-        clientId: o.clientId,
-        redirectUri: o.redirectUri,
-        scope: o.scope,
-        responseType: o.responseType,
         appState: loginOptions.appState,
         prompt: loginOptions.prompt,
         loginHint: loginOptions.loginHint,
         extra: loginOptions.extra,
-        now: o.now,
       });
     };
     try {

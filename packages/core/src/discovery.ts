@@ -146,8 +146,9 @@ export function tokenEndpointFor(provider: ProviderMetadata, grant: GrantType): 
  * ```
  */
 export function assertSecureUrl(url: string, what?: string | false): void {
-  if (isSecure(parseUrl(url, what))) return;
-  throw invalidOptions(DEV && `${what} must use https (http only on loopback).`);
+  const parsed = tryParseUrl(url);
+  if (parsed && isSecure(parsed)) return;
+  throw invalidOptions(DEV && (parsed ? `${what} must use https (http only on loopback).` : `${what} must be an absolute URL.`));
 }
 
 function isSecure(url: URL): boolean {
