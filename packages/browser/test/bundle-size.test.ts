@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { type Metafile, build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
-import { devMessagesPlugin } from '../../../scripts/lib/dev-messages-plugin.mjs';
+import { devMessagesPlugin, dropLastMessageArguments } from '../../../scripts/lib/dev-messages-plugin.mjs';
 import { mangleProps } from '../../../scripts/lib/internal-props.mjs';
 
 const bench = (path: string) => fileURLToPath(new URL(`../../../bench/${path}`, import.meta.url));
@@ -112,6 +112,17 @@ describe('error messages of a production build', () => {
     // ...but never a value that could forge a log line.
     const forged = new core.AuthorizationResponseError({ error: 'x\nERROR admin logged in' });
     expect(forged.message).toBe('authorization_error (not shown)');
+  });
+
+  it('leave no argument behind where the message was a call’s last one, and nothing else changes', () => {
+    expect(dropLastMessageArguments("throw invalid(DEV && `${what} (${a ? 'x' : ')'})`);")).toBe(
+      "throw invalid(...(DEV ? [`${what} (${a ? 'x' : ')'})`] : []));",
+    );
+    expect(dropLastMessageArguments("fail('c', DEV && a(b), DEV && 'd, e');")).toBe("fail('c', DEV && a(b), ...(DEV ? ['d, e'] : []));");
+    // Not a last argument, or an extent a scan cannot be sure of: left alone.
+    for (const untouched of ['f(a, DEV && b || c);', 'if (DEV && x) y();', 'f(a, DEV && b / 2);', 'x = { problem: DEV && y };', 'f(a, DEV && b ? c : d);']) {
+      expect(dropLastMessageArguments(untouched)).toBe(untouched);
+    }
   });
 
   it('are the full text in development (this test run)', async () => {
