@@ -8,15 +8,15 @@ export interface ExampleConfig {
   /**
    * Where the browser client keeps tokens. Default `memory`: nothing for an injected script to
    * read from storage, at the cost of a new (single sign-on) login after a reload.
-   * `sessionStorage` survives reloads; `localStorage` shares one session between tabs.
+   * `sessionStorage` survives reloads; `indexedDB` shares one session between tabs.
    */
   tokenStorage: TokenStorage;
   /** The protected resource the "Call API" button calls with the access token. */
   apiUrl: string;
 }
 
-export type TokenStorage = 'memory' | 'sessionStorage' | 'localStorage';
-const TOKEN_STORAGES: readonly string[] = ['memory', 'sessionStorage', 'localStorage'];
+export type TokenStorage = 'memory' | 'sessionStorage' | 'indexedDB';
+const TOKEN_STORAGES: readonly string[] = ['memory', 'sessionStorage', 'indexedDB'];
 
 declare global {
   interface Window {

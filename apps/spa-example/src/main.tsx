@@ -20,7 +20,7 @@ try {
     redirectUri: config.redirectUri,
     postLogoutRedirectUri: config.postLogoutRedirectUri,
     tokenStorage: config.tokenStorage,
-    crossTab, // opt-in part: the tabs act as one (a logout ends every tab; with localStorage they share refreshes)
+    crossTab, // opt-in part: the tabs act as one (a logout ends every tab; with indexedDB they share refreshes)
   });
   root.render(
     <StrictMode>

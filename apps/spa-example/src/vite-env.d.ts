@@ -5,6 +5,6 @@ interface ImportMetaEnv {
   readonly VITE_OIDC_ISSUER?: string;
   /** Default `spa`, the demo tenant's public client. */
   readonly VITE_OIDC_CLIENT_ID?: string;
-  /** `memory` (default), `sessionStorage` or `localStorage`. */
+  /** `memory` (default), `sessionStorage` or `indexedDB`. */
   readonly VITE_OIDC_TOKEN_STORAGE?: string;
 }

@@ -7,7 +7,9 @@
 
 import { broadcastChannel, type Channel, type ChannelMessage } from './channel';
 import type { Emitter } from './events';
+import { indexedDbStorage } from './indexed-db-storage';
 import { webLock, type Lock } from './lock';
+import type { StorageAdapter } from './storage';
 import type { Session, TokenStore } from './token-store';
 
 /** What the cross-tab listener needs from the client. */
@@ -85,7 +87,8 @@ export function linkTabs(channel: Channel | undefined, context: CrossTabContext)
 
 /**
  * What the client needs to coordinate its tabs: the default lock and channel (the `lock` and
- * `channel` options replace them) and the link over the channel.
+ * `channel` options replace them), the storage of `tokenStorage: 'indexedDB'`, and the link
+ * over the channel.
  *
  * @example
  * ```ts
@@ -95,6 +98,8 @@ export function linkTabs(channel: Channel | undefined, context: CrossTabContext)
 export interface CrossTabPart {
   lock: () => Lock;
   channel: (name: string) => Channel;
+  /** The token storage every tab shares (`tokenStorage: 'indexedDB'`). */
+  storage: () => StorageAdapter;
   /**
    * Connects the client to its channel (internal wiring: the context holds the session).
    * @hidden
@@ -104,15 +109,15 @@ export interface CrossTabPart {
 
 /**
  * Makes the tabs of an app act as one session: one refresh at a time across tabs (Web Locks),
- * tokens written by one tab adopted by the others (with `tokenStorage: 'localStorage'`), and a
- * logout in one tab logging out every tab (BroadcastChannel). Required for `'localStorage'`:
+ * tokens written by one tab adopted by the others (with `tokenStorage: 'indexedDB'`), and a
+ * logout in one tab logging out every tab (BroadcastChannel). Required for `'indexedDB'`:
  * tabs that share a rotating refresh token must not refresh it side by side.
  *
  * @example
  * ```ts
  * import { createBrowserClient, crossTab } from '@oidc-rp/browser';
  *
- * const client = createBrowserClient({ ...options, tokenStorage: 'localStorage', crossTab });
+ * const client = createBrowserClient({ ...options, tokenStorage: 'indexedDB', crossTab });
  * ```
  */
-export const crossTab: CrossTabPart = { lock: webLock, channel: broadcastChannel, link: linkTabs };
+export const crossTab: CrossTabPart = { lock: webLock, channel: broadcastChannel, storage: indexedDbStorage, link: linkTabs };

@@ -5,6 +5,7 @@ export type { AuthSnapshot } from './snapshot-store';
 export type { BrowserClientEventName, BrowserClientEvents } from './events';
 export type { BrowserClientOptions, Discover, ImplicitResponseType, TokenStorageOption } from './options';
 export { browserStorage, memoryStorage, webStorage, type StorageAdapter } from './storage';
+export { indexedDbStorage } from './indexed-db-storage';
 export { mutexLock, webLock, type Lock } from './lock';
 export { broadcastChannel, type Channel, type ChannelMessage } from './channel';
 export { browserNavigation, type Navigation } from './navigation';

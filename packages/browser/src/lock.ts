@@ -50,7 +50,7 @@ export function mutexLock(): Lock {
  * The Web Locks API (`navigator.locks`): held across every tab and worker of the origin and
  * released by the browser if the holding tab closes. Where the API is missing (browsers
  * before 2022, some embedded webviews) it falls back to {@link mutexLock}, which serialises
- * refreshes within the tab only; tabs sharing `localStorage` tokens can then still race, and
+ * refreshes within the tab only; tabs sharing `indexedDB` tokens can then still race, and
  * rotation may end the session of the tab that loses (it gets `login_required`).
  *
  * @example

@@ -38,16 +38,19 @@ export type ImplicitResponseType = 'id_token token';
  * - `'memory'` (default): gone on reload and invisible to other tabs; the safest against XSS
  *   reading tokens at rest, at the price of a new login after a reload.
  * - `'sessionStorage'`: survives reloads of this tab; readable by any script on the page.
- * - `'localStorage'`: shared by all tabs and kept after the browser closes; readable by any
- *   script on the page. Tabs then share one session and its refreshes: needs the `crossTab` part.
- * - a {@link StorageAdapter} of your own.
+ * - `'indexedDB'`: shared by all tabs and kept after the browser closes; readable by any
+ *   script on the page. Tabs then share one session and its refreshes: needs the `crossTab`
+ *   part. (Not `localStorage`: Chromium caches it per tab, so a tab taking over the refresh
+ *   can read a refresh token another tab already used; see `indexedDbStorage`.)
+ * - a {@link StorageAdapter} of your own. If tabs share it, pass `crossTab`, and make sure a
+ *   read in one tab sees what another tab wrote before it released the lock.
  *
  * @example
  * ```ts
  * const tokenStorage: TokenStorageOption = 'sessionStorage';
  * ```
  */
-export type TokenStorageOption = 'memory' | 'sessionStorage' | 'localStorage' | StorageAdapter;
+export type TokenStorageOption = 'memory' | 'sessionStorage' | 'indexedDB' | StorageAdapter;
 
 /**
  * Fetches the provider's metadata for an issuer: core's `discover`, re-exported by this package.
@@ -103,7 +106,7 @@ export interface BrowserClientOptions {
   /**
    * Opt-in part that makes the app's tabs act as one (pass `crossTab`): refreshes serialised
    * across tabs, shared tokens adopted, a logout ending every tab. Required for
-   * `tokenStorage: 'localStorage'`. Without it each tab is a session of its own.
+   * `tokenStorage: 'indexedDB'`. Without it each tab is a session of its own.
    */
   crossTab?: CrossTabPart;
   /** Default `'memory'`; see {@link TokenStorageOption} for the trade-offs. */
@@ -138,7 +141,7 @@ export interface ResolvedOptions {
   redirectUri: string;
   /** `redirectUri`, parsed once. */
   redirectUrl: URL;
-  postLogoutRedirectUri: string | undefined;
+  postLogoutRedirectUri?: string | undefined;
   scope: string;
   responseType: 'code' | 'id_token token';
   /** The response comes in the fragment (implicit), not the query. */
@@ -146,9 +149,9 @@ export interface ResolvedOptions {
   /** Core's request builder and callback completion for this flow. */
   request: ImplicitFlowPart['request'];
   complete: ImplicitFlowPart['complete'];
-  popupLogin: PopupLoginPart | undefined;
-  userInfo: UserInfoPart | undefined;
-  crossTab: CrossTabPart | undefined;
+  popupLogin?: PopupLoginPart | undefined;
+  userInfo?: UserInfoPart | undefined;
+  crossTab?: CrossTabPart | undefined;
   refreshLeeway: number;
   now: Clock;
   /** What every call into core takes: the client, its network settings and its one clock. */
@@ -187,32 +190,32 @@ export function resolveOptions(options: BrowserClientOptions): ResolvedOptions {
   if (responseType !== 'code' && responseType !== 'id_token token') invalid(DEV && 'responseType must be "code" or "id_token token".');
   if (responseType !== 'code' && !options.implicitFlow) invalid(DEV && 'responseType "id_token token" needs the implicitFlow part.');
   if (!(refreshLeeway >= 0)) invalid(DEV && 'refreshLeeway must be seconds >= 0.');
-  if (typeof tokenStorage === 'string' && !/^(memory|sessionStorage|localStorage)$/.test(tokenStorage)) {
-    invalid(DEV && 'tokenStorage must be memory, sessionStorage, localStorage or an adapter.');
+  if (typeof tokenStorage === 'string' && !/^(memory|sessionStorage|indexedDB)$/.test(tokenStorage)) {
+    invalid(
+      DEV &&
+        ((tokenStorage as string) === 'localStorage'
+          ? 'tokenStorage "localStorage" is not offered (tabs can read a used refresh token from it): use "indexedDB" with crossTab.'
+          : 'tokenStorage must be memory, sessionStorage, indexedDB or an adapter.'),
+    );
   }
   const { crossTab } = options;
   // Tabs sharing a rotating refresh token must not refresh side by side.
-  if (!crossTab && (tokenStorage === 'localStorage' || options.lock || options.channel)) {
-    invalid(DEV && 'localStorage tokens (and the lock and channel options) need the crossTab part: pass crossTab.');
+  if (!crossTab && (tokenStorage === 'indexedDB' || options.lock || options.channel)) {
+    invalid(DEV && 'indexedDB tokens (and the lock and channel options) need the crossTab part: pass crossTab.');
   }
 
   const now = options.now ?? systemClock;
   let platform: Platform | undefined;
   return {
+    ...options, // clientId, redirectUri, postLogoutRedirectUri and the parts, as given
     issuer,
     provider: provider ? async () => provider : () => (discover as Discover)(issuer, options.http),
-    clientId,
-    redirectUri,
     redirectUrl,
-    postLogoutRedirectUri: options.postLogoutRedirectUri,
     scope: options.scope ?? DEFAULT_SCOPE,
     responseType,
     fragment: responseType !== 'code',
     request: options.implicitFlow?.request ?? buildCodeAuthorizationRequest,
     complete: options.implicitFlow?.complete ?? completeCodeAuthorization,
-    popupLogin: options.popupLogin,
-    userInfo: options.userInfo,
-    crossTab,
     refreshLeeway,
     now,
     core: { client: { clientId }, http: options.http, clockTolerance: options.clockTolerance, now },
@@ -221,9 +224,11 @@ export function resolveOptions(options: BrowserClientOptions): ResolvedOptions {
         tokens:
           typeof tokenStorage === 'object'
             ? tokenStorage
-            : tokenStorage === 'memory'
-              ? memoryStorage()
-              : browserStorage(tokenStorage),
+            : tokenStorage === 'sessionStorage'
+              ? browserStorage(tokenStorage)
+              : tokenStorage === 'memory'
+                ? memoryStorage()
+                : (crossTab as CrossTabPart).storage(),
         transactions: options.transactionStorage ?? browserStorage('sessionStorage'),
         lock: options.lock ?? crossTab?.lock(),
         channel: options.channel ?? crossTab?.channel(`oidc-rp:${issuer}:${clientId}`),

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { browserStorage, memoryStorage, webStorage, type StorageAdapter } from '../src/index';
+import { browserStorage, indexedDbStorage, memoryStorage, webStorage, type StorageAdapter } from '../src/index';
 
 async function roundTrip(storage: StorageAdapter) {
   expect(await storage.get('a')).toBeNull();
@@ -60,5 +60,12 @@ describe('storage adapters', () => {
     } as unknown as Storage;
     const pending = webStorage(full).set('k', 'v');
     await expect(pending).rejects.toThrow('full');
+  });
+
+  it('indexedDbStorage is memory where IndexedDB is missing (server rendering; its real behaviour is tested in Chromium)', async () => {
+    expect(globalThis.indexedDB).toBeUndefined();
+    const storage = indexedDbStorage();
+    await roundTrip(storage);
+    expect(await indexedDbStorage().get('b')).toBeNull(); // nothing shared without a database
   });
 });

@@ -12,7 +12,7 @@ import { preview } from 'vite';
 const appRoot = fileURLToPath(new URL('../..', import.meta.url));
 export const screenshotDir = fileURLToPath(new URL('./__screenshots__/', import.meta.url));
 
-export type TokenStorage = 'memory' | 'sessionStorage' | 'localStorage';
+export type TokenStorage = 'memory' | 'sessionStorage' | 'indexedDB';
 
 export interface Harness {
   appOrigin: string;

@@ -43,6 +43,7 @@ describe('signing in to the example app in Chromium', () => {
       await page.getByTestId('claims').waitFor();
       const stored = await page.evaluate(() => JSON.stringify({ ...sessionStorage, ...localStorage }));
       expect(stored).not.toMatch(/refresh|access_?token|id_?token/i);
+      expect(await page.evaluate(() => indexedDB.databases())).toEqual([]);
 
       // The cost of the default: a reload forgets the tokens...
       await page.reload();

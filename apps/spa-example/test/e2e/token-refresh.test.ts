@@ -49,8 +49,8 @@ describe('keeping the API call working past access-token expiry', () => {
   });
 
   it('keeps two tabs working when both refresh at the same moment under refresh-token rotation', async () => {
-    // localStorage: both tabs share one session, so both hold the same (rotating) refresh token.
-    const context = await harness.newContext({ tokenStorage: 'localStorage', fakeClock: true });
+    // indexedDB: both tabs share one session, so both hold the same (rotating) refresh token.
+    const context = await harness.newContext({ tokenStorage: 'indexedDB', fakeClock: true });
     try {
       const serverOrigin = new URL(harness.issuer).origin;
       const first = await context.newPage();

