@@ -41,8 +41,9 @@ const VARIANTS = [
   { name: '`discover` (issuer discovery)', entry: 'oidc-rp-browser-discover.js', group: 'opt-in', ours: true },
   { name: '`popupLogin` (login in a popup)', entry: 'oidc-rp-browser-popup.js', group: 'opt-in', ours: true },
   { name: '`implicitFlow` (deprecated implicit flow)', entry: 'oidc-rp-browser-implicit.js', group: 'opt-in', ours: true },
-  { name: '`userInfo` (getUserInfo)', entry: 'oidc-rp-browser-userinfo.js', group: 'opt-in', ours: true },
-  { name: '`crossTab` (tabs act as one; localStorage tokens)', entry: 'oidc-rp-browser-crosstab.js', group: 'opt-in', ours: true },
+  { name: '`revocation` (logout revokes the refresh token)', entry: 'oidc-rp-browser-revocation.js', group: 'opt-in', ours: true },
+  { name: '`getUserInfo(client)` (userinfo endpoint)', entry: 'oidc-rp-browser-userinfo.js', group: 'opt-in', ours: true },
+  { name: '`crossTab` (tabs act as one; IndexedDB tokens)', entry: 'oidc-rp-browser-crosstab.js', group: 'opt-in', ours: true },
   { name: '`authorizedFetch(client)` (fetch with a 401 retry)', entry: 'oidc-rp-browser-fetch.js', group: 'opt-in', ours: true },
 ];
 

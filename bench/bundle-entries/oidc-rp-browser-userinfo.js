@@ -1,7 +1,7 @@
-// The @oidc-rp/browser usage with the userInfo part: getUserInfo().
-import { createBrowserClient, serviceProvider, userInfo } from '@oidc-rp/browser';
+// The @oidc-rp/browser usage with getUserInfo(client), a function over the client.
+import { createBrowserClient, getUserInfo, serviceProvider } from '@oidc-rp/browser';
 import { options, usage } from './oidc-rp-usage.js';
 
-const client = createBrowserClient({ ...options, provider: serviceProvider('https://id.example.com/acme'), userInfo });
+const client = createBrowserClient({ ...options, provider: serviceProvider('https://id.example.com/acme') });
 export const { login, handleCallback, getAccessToken, logout } = usage(client);
-export const getUserInfo = () => client.getUserInfo();
+export const userInfo = () => getUserInfo(client);

@@ -115,13 +115,12 @@ const FINDINGS = {
   ],
   bundle: [
     'Since issue 14 the default client carries the code flow only, jose is out of the bundle (WebCrypto imports JWKs ' +
-      'itself), and discovery, popup login, the implicit flow and userinfo are opt-in parts (their cost is in the ' +
-      "opt-in table). What remains is core's code-flow path (the `@oidc-rp/core` row: request building, response " +
-      'checks, token endpoint, ID-token validation with its JWKS cache, the HTTP layer with timeouts and capped bodies, ' +
-      'revocation, logout) and the browser state layer (session, refresh under a cross-tab lock, callback handling, ' +
-      'storage, events); the source-module table shows where. Error messages (which say what to do, and are shown to ' +
-      'users in production) and the stable error codes are a visible share of both. The browser bundle is held at its ' +
-      'current size by packages/browser/test/bundle-size.test.ts (ceiling in bench/lib/bundle-budget.json).',
+      'itself), and discovery, popup login, the implicit flow, userinfo, revocation at logout and cross-tab ' +
+      "coordination are opt-in (their cost is in the opt-in table). What remains is core's code-flow path (the " +
+      '`@oidc-rp/core` row: request building, response checks, token endpoint, ID-token validation with its JWKS cache, ' +
+      'the HTTP layer with timeouts and capped bodies, logout) and the browser state layer (session, refresh, callback ' +
+      'handling, storage, events); the source-module table shows where. Production builds carry error codes, not prose. ' +
+      'packages/browser/test/bundle-size.test.ts holds the bundle to the target in bench/lib/bundle-budget.json.',
   ],
   server: [
     'Profile the CLI under autocannon (`node --cpu-prof dist/cli.js`): body reading (arrayBuffer for length-delimited ' +

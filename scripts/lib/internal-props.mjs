@@ -35,6 +35,7 @@ export const INTERNAL_PROPS = [
   'keep',
   'redeem',
   'clean',
+  'internals',
 ];
 
 /** The esbuild `mangleProps` option for the names above. */

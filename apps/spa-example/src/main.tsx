@@ -1,4 +1,4 @@
-import { createBrowserClient, crossTab, discover } from '@oidc-rp/browser';
+import { createBrowserClient, crossTab, discover, revocation } from '@oidc-rp/browser';
 import { AuthProvider } from '@oidc-rp/react';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
@@ -21,6 +21,7 @@ try {
     postLogoutRedirectUri: config.postLogoutRedirectUri,
     tokenStorage: config.tokenStorage,
     crossTab, // opt-in part: the tabs act as one (a logout ends every tab; with indexedDB they share refreshes)
+    revocation, // opt-in part: logout revokes the refresh token (the reference server's logout page leaves it valid)
   });
   root.render(
     <StrictMode>

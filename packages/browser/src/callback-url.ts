@@ -3,6 +3,8 @@
  * hands the parsed form on (to the callback handler, and to core, which takes the `URL` as is).
  */
 
+import { tryParseUrl } from '@oidc-rp/core';
+
 /** A URL that carries an authorization response for this client's redirect URI. */
 export interface CallbackUrl {
   url: URL;
@@ -19,13 +21,8 @@ const RESPONSE_PARAMS = ['code', 'state', 'iss', 'error', 'error_description', '
  * `code`, `error` or token. Undefined for anything else, including an unparsable string.
  */
 export function readCallbackUrl(href: string, redirectUri: URL, fragment: boolean): CallbackUrl | undefined {
-  let url: URL;
-  try {
-    url = new URL(href);
-  } catch {
-    return undefined;
-  }
-  if (url.origin !== redirectUri.origin || url.pathname !== redirectUri.pathname) return undefined;
+  const url = tryParseUrl(href);
+  if (url?.origin !== redirectUri.origin || url.pathname !== redirectUri.pathname) return undefined;
   const params = fragment ? new URLSearchParams(url.hash.slice(1)) : url.searchParams;
   const state = params.get('state');
   return state && ['code', 'error', 'access_token', 'id_token'].some((name) => params.has(name))

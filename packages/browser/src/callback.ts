@@ -70,7 +70,7 @@ export function createCallbackHandler(context: CallbackContext): CallbackHandler
     let transaction: AuthorizationTransaction | 'used' | undefined;
     try {
       if (!callback) throw new OidcError('state_missing', DEV && 'This URL is not a login callback; start a new login.');
-      transaction = await transactions.redeem(callback.state, now).finally(() => transactions.clean(now));
+      transaction = await transactions.redeem(callback.state, now);
     } catch (error) {
       throw context.failed(error);
     }

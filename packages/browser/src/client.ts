@@ -1,8 +1,8 @@
 /**
  * `createBrowserClient`: the stateful layer over `@oidc-rp/core` for single-page apps. It
  * assembles small parts (storage, navigation, clock; callback handling and refresh, each in
- * its own module) and keeps one session. Popup login, the implicit flow, userinfo, discovery
- * and cross-tab coordination are opt-in parts given in the options.
+ * its own module) and keeps one session. Popup login, the implicit flow, revocation at logout,
+ * discovery and cross-tab coordination are opt-in parts given in the options.
  */
 
 import { DEV } from './dev';
@@ -10,10 +10,7 @@ import {
   OidcError,
   buildEndSessionUrl,
   isOidcError,
-  revokeTokenAsPublicClient,
   type AuthorizationTransaction,
-  type ProviderMetadata,
-  type UserInfo,
 } from '@oidc-rp/core';
 import { createCallbackHandler } from './callback';
 import type { TabLink } from './cross-tab';
@@ -23,10 +20,7 @@ import { createRefresher } from './refresh';
 import { createSnapshotStore, type AuthSnapshot } from './snapshot-store';
 import { createTokenStore, isFresh, sessionFrom, type Session, type TokenStore } from './token-store';
 import { createTransactionStore, type TransactionStore } from './transaction-store';
-import type { BrowserClient, GetAccessTokenOptions, LoginOptions, LoginResult, LogoutOptions } from './types';
-
-// setTimeout fires at once for longer delays.
-const MAX_TIMER_MS = 2_147_483_647;
+import type { BrowserClient, ClientInternals, GetAccessTokenOptions, LoginOptions, LoginResult, LogoutOptions } from './types';
 
 /**
  * Creates the client. Touches no browser API until a method needs one, so it can be created
@@ -55,11 +49,9 @@ export function createBrowserClient(options: BrowserClientOptions): BrowserClien
   let session: Session | undefined;
   // Access-token lifetime learned from a token response that stated one (see sessionFrom).
   let learnedLifetime: number | undefined;
-  let metadata: Promise<ProviderMetadata> | undefined;
   let tokenStore: TokenStore | undefined;
   let transactionStore: TransactionStore | undefined;
   let initialized: Promise<AuthSnapshot> | undefined;
-  let expiryTimer: ReturnType<typeof setTimeout> | undefined;
   // Other tabs hear of this one only with the crossTab part, linked on first use of the runtime.
   let tabs: TabLink | undefined;
 
@@ -70,17 +62,13 @@ export function createBrowserClient(options: BrowserClientOptions): BrowserClien
       session: () => session,
       adopt,
       emit: events.emit,
-      revoke: async (ended) => revoke(await provider(), ended),
+      revoke,
     });
     return parts;
   };
   const tokens = () => (tokenStore ??= createTokenStore(runtime().tokens, `oidc-rp.session:${o.clientId}:${o.issuer}`));
   const transactions = () => (transactionStore ??= createTransactionStore(runtime().transactions));
-  const provider = () =>
-    (metadata ??= o.provider().catch((error: unknown) => {
-      metadata = undefined; // let the next call try again
-      throw error;
-    }));
+  const { provider } = o;
   const report = (error: unknown) => {
     const failure = toOidcError(error);
     events.emit('error', failure);
@@ -91,13 +79,7 @@ export function createBrowserClient(options: BrowserClientOptions): BrowserClien
     if (next && session && next.id === session.id && next.accessToken === session.accessToken) next = session;
     session = next;
     learnedLifetime = next?.lifetime ?? learnedLifetime;
-    clearTimeout(expiryTimer);
-    const expiresAt = next?.expiresAt;
-    if (expiresAt !== undefined) {
-      const delay = Math.max(0, expiresAt - o.now()) * 1000;
-      if (delay <= MAX_TIMER_MS) expiryTimer = setTimeout(() => events.emit('tokenExpired', { expiresAt }), delay);
-    }
-    state.set(next ? { status: 'authenticated', user: next.claims, expiresAt, idToken: next.idToken } : { status: 'unauthenticated', error });
+    state.set(next ? { status: 'authenticated', user: next.claims, expiresAt: next.expiresAt, idToken: next.idToken } : { status: 'unauthenticated', error });
   }
 
   const refresh = createRefresher({
@@ -114,8 +96,7 @@ export function createBrowserClient(options: BrowserClientOptions): BrowserClien
 
   async function completeLogin(input: URL | string, transaction: AuthorizationTransaction): Promise<LoginResult> {
     // Core refuses a transaction of another client or provider (transaction_invalid).
-    const provider_ = await provider();
-    const set = await o.complete({ ...o.core, provider: provider_, input, transaction });
+    const set = await o.complete({ ...o.core, provider: await provider(), input, transaction });
     const next = sessionFrom(set, undefined, learnedLifetime, o.now());
     await tokens().write(next);
     adopt(next);
@@ -195,23 +176,8 @@ export function createBrowserClient(options: BrowserClientOptions): BrowserClien
     return (await refresh(rejected ?? current.accessToken, minValidity)).accessToken;
   }
 
-  async function getUserInfo(): Promise<UserInfo> {
-    if (!o.userInfo) throw new OidcError('invalid_options', DEV && 'getUserInfo() needs the userInfo part.');
-    return o.userInfo.get({ accessToken: () => getAccessToken(), subject: () => session?.claims?.sub, provider, http: o.core.http });
-  }
-
-  async function revoke(provider_: ProviderMetadata, ended: Session): Promise<void> {
-    try {
-      await revokeTokenAsPublicClient({
-        ...o.core,
-        provider: provider_,
-        token: ended.refreshToken ?? ended.accessToken,
-        tokenTypeHint: ended.refreshToken ? 'refresh_token' : 'access_token',
-      });
-    } catch (error) {
-      report(error); // the local session is gone anyway
-    }
-  }
+  // Only with the revocation part; a failure is reported, the local session is gone anyway.
+  const revoke = async (ended: Session) => void (await o.revocation?.revoke({ ...o.core, provider: await provider(), session: ended }).catch(report));
 
   async function logout({ returnTo, redirect = true }: LogoutOptions = {}): Promise<void> {
     const { navigate } = runtime();
@@ -223,10 +189,9 @@ export function createBrowserClient(options: BrowserClientOptions): BrowserClien
       tabs?.logout(ended.id);
       events.emit('logout', {});
     }
-    const provider_ = await provider();
-    if (ended) await revoke(provider_, ended);
+    if (ended) await revoke(ended);
     const url = buildEndSessionUrl({
-      provider: provider_,
+      provider: await provider(),
       clientId: o.clientId,
       idTokenHint: ended?.idToken,
       postLogoutRedirectUri: returnTo ?? o.postLogoutRedirectUri,
@@ -234,19 +199,20 @@ export function createBrowserClient(options: BrowserClientOptions): BrowserClien
     if (url && redirect) navigate.redirect(url.href);
   }
 
-  return {
+  const client: BrowserClient & { internals: ClientInternals } = {
     init,
     login,
     handleRedirectCallback: callbacks.handle,
     isRedirectCallback: callbacks.isCallback,
     getAccessToken,
     getUser: () => session?.claims,
-    getUserInfo,
     logout,
     subscribe: state.subscribe,
     getSnapshot: state.get,
     on: events.on,
+    internals: o, // for getUserInfo(client)
   };
+  return client;
 }
 
 function toOidcError(error: unknown): OidcError {

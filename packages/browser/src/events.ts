@@ -1,4 +1,4 @@
-/** Named events for what happens in the background (refreshes, expiry, failures). Details never carry tokens. */
+/** Named events for what happens in the background (refreshes, logins, failures). Details never carry tokens. */
 
 import type { IdTokenClaims, OidcError } from '@oidc-rp/core';
 
@@ -13,8 +13,6 @@ import type { IdTokenClaims, OidcError } from '@oidc-rp/core';
 export interface BrowserClientEvents {
   /** New tokens arrived (this tab refreshed, or another tab did and shares the storage). */
   tokenRefreshed: { expiresAt?: number };
-  /** The access token reached its expiry (the next `getAccessToken` refreshes when it can). */
-  tokenExpired: { expiresAt: number };
   /** A login, callback, refresh or revocation failed. */
   error: OidcError;
   login: { user?: IdTokenClaims };
@@ -31,7 +29,7 @@ export interface BrowserClientEvents {
  *
  * @example
  * ```ts
- * const watched: BrowserClientEventName[] = ['tokenRefreshed', 'tokenExpired', 'error', 'login', 'logout', 'callbackReplayed'];
+ * const watched: BrowserClientEventName[] = ['tokenRefreshed', 'error', 'login', 'logout', 'callbackReplayed'];
  * for (const name of watched) client.on(name, () => console.debug('auth event', name));
  * ```
  */

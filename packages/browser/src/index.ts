@@ -12,7 +12,8 @@ export { browserNavigation, type Navigation } from './navigation';
 // Opt-in parts: an app that imports none of them ships only the code flow.
 export { popupLogin, type PopupLoginContext, type PopupLoginPart } from './popup';
 export { implicitFlow, type ImplicitFlowPart } from './implicit';
-export { userInfo, type UserInfoContext, type UserInfoPart } from './userinfo';
+export { revocation, type RevocationContext, type RevocationPart } from './revocation';
+export { getUserInfo } from './userinfo';
 export { crossTab, type CrossTabPart } from './cross-tab';
 export {
   OidcError,

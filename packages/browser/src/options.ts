@@ -6,6 +6,7 @@ import {
   buildCodeAuthorizationRequest,
   completeCodeAuthorization,
   systemClock,
+  tryParseUrl,
   type Clock,
   type HttpOptions,
   type ProviderMetadata,
@@ -16,8 +17,8 @@ import type { ImplicitFlowPart } from './implicit';
 import type { Lock } from './lock';
 import { browserNavigation, type Navigation } from './navigation';
 import type { PopupLoginPart } from './popup';
+import type { RevocationPart } from './revocation';
 import { browserStorage, memoryStorage, type StorageAdapter } from './storage';
-import type { UserInfoPart } from './userinfo';
 
 /**
  * The implicit flow: tokens come back in the URL fragment, no refresh token.
@@ -101,8 +102,8 @@ export interface BrowserClientOptions {
   implicitFlow?: ImplicitFlowPart;
   /** Opt-in part for `login({ popup: true })` (pass `popupLogin`). */
   popupLogin?: PopupLoginPart;
-  /** Opt-in part for `getUserInfo()` (pass `userInfo`). */
-  userInfo?: UserInfoPart;
+  /** Opt-in part that makes `logout()` revoke the refresh token (pass `revocation`). */
+  revocation?: RevocationPart;
   /**
    * Opt-in part that makes the app's tabs act as one (pass `crossTab`): refreshes serialised
    * across tabs, shared tokens adopted, a logout ending every tab. Required for
@@ -150,7 +151,7 @@ export interface ResolvedOptions {
   request: ImplicitFlowPart['request'];
   complete: ImplicitFlowPart['complete'];
   popupLogin?: PopupLoginPart | undefined;
-  userInfo?: UserInfoPart | undefined;
+  revocation?: RevocationPart | undefined;
   crossTab?: CrossTabPart | undefined;
   refreshLeeway: number;
   now: Clock;
@@ -182,7 +183,7 @@ export function resolveOptions(options: BrowserClientOptions): ResolvedOptions {
   const { clientId, redirectUri, provider, discover, responseType = 'code', tokenStorage = 'memory', refreshLeeway = 30 } = options;
   const issuer = provider?.issuer ?? options.issuer;
   if (typeof clientId !== 'string' || !clientId) invalid(DEV && 'clientId is required.');
-  const redirectUrl = parseUrl(redirectUri) ?? invalid(DEV && 'redirectUri must be an absolute URL.');
+  const redirectUrl = tryParseUrl(redirectUri) ?? invalid(DEV && 'redirectUri must be an absolute URL.');
   if (!issuer) invalid(DEV && 'Pass provider, or issuer with discover.');
   if (!provider && typeof discover !== 'function') {
     invalid(DEV && 'issuer alone needs the discovery part: pass discover, or provider: serviceProvider(issuer).');
@@ -206,10 +207,17 @@ export function resolveOptions(options: BrowserClientOptions): ResolvedOptions {
 
   const now = options.now ?? systemClock;
   let platform: Platform | undefined;
+  let discovered: Promise<ProviderMetadata> | undefined;
   return {
     ...options, // clientId, redirectUri, postLogoutRedirectUri and the parts, as given
     issuer,
-    provider: provider ? async () => provider : () => (discover as Discover)(issuer, options.http),
+    provider: provider
+      ? async () => provider
+      : () =>
+          (discovered ??= (discover as Discover)(issuer, options.http).catch((error: unknown) => {
+            discovered = undefined; // the next call tries again
+            throw error;
+          })),
     redirectUrl,
     scope: options.scope ?? DEFAULT_SCOPE,
     responseType,
@@ -237,13 +245,6 @@ export function resolveOptions(options: BrowserClientOptions): ResolvedOptions {
   };
 }
 
-function parseUrl(value: unknown): URL | undefined {
-  try {
-    return new URL(value as string);
-  } catch {
-    return undefined;
-  }
-}
 
 function invalid(message: string | boolean): never {
   throw new OidcError('invalid_options', message);

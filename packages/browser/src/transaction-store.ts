@@ -1,7 +1,7 @@
 /**
  * Login transactions (state, nonce, PKCE verifier) between the redirect to the provider and
  * the callback, one entry per `state`. Entries older than {@link TRANSACTION_TTL} seconds are
- * refused and cleaned on every login and callback. Taking a transaction leaves a tombstone in
+ * refused, and cleaned on every login (logins are what add entries). Taking a transaction leaves a tombstone in
  * its place for {@link USED_TTL} seconds (when it was handled, nothing else: no value of the
  * callback or the transaction), so that a replayed callback URL (Back button, reload) is told
  * apart from a forged one.

@@ -1,6 +1,7 @@
 /** The public shape of the browser client and of its method options (the factory is in client.ts). */
 
-import type { IdTokenClaims, UserInfo } from '@oidc-rp/core';
+import type { IdTokenClaims } from '@oidc-rp/core';
+import type { ResolvedOptions } from './options';
 import type { AuthSnapshot } from './snapshot-store';
 import type { BrowserClientEventName, BrowserClientEvents } from './events';
 
@@ -160,19 +161,7 @@ export interface BrowserClient {
    */
   getUser(): IdTokenClaims | undefined;
   /**
-   * The provider's userinfo claims for the logged-in user, with the access token (refreshed
-   * first when due). Needs the `userInfo` part (else `invalid_options`). Rejects with
-   * `userinfo_sub_mismatch` when the answer is about another user than the ID token's (its
-   * claims are then not used), `login_required` without a session.
-   *
-   * @example
-   * ```ts
-   * const { email } = await client.getUserInfo();
-   * ```
-   */
-  getUserInfo(): Promise<UserInfo>;
-  /**
-   * Clears the local session (in every tab of the app, with the crossTab part), revokes the refresh token, and goes
+   * Clears the local session (in every tab of the app, with the crossTab part), revokes the refresh token (with the revocation part), and goes
    * to the provider's logout page when it offers one.
    *
    * @example
@@ -209,3 +198,10 @@ export interface BrowserClient {
    */
   on<E extends BrowserClientEventName>(event: E, handler: (detail: BrowserClientEvents[E]) => void): () => void;
 }
+
+/**
+ * What functions over the client (`getUserInfo`) reach inside a client made by
+ * `createBrowserClient`, under its internal `internals` property (shortened by the build, not
+ * public API).
+ */
+export type ClientInternals = Pick<ResolvedOptions, 'provider' | 'core'>;

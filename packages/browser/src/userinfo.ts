@@ -1,46 +1,31 @@
-/** The UserInfo endpoint as an opt-in part: `getUserInfo()` works only with it. */
+/**
+ * The UserInfo endpoint, as a function over the client (like `authorizedFetch`): an app that
+ * never calls it does not bundle it.
+ */
 
 import { DEV } from './dev';
-import { OidcError, fetchUserInfo, type HttpOptions, type ProviderMetadata, type UserInfo } from '@oidc-rp/core';
-
-/** What `getUserInfo()` needs from the client. */
-export interface UserInfoContext {
-  /** A valid access token (refreshed first when due). */
-  accessToken: () => Promise<string>;
-  /** The `sub` of the logged-in user's ID token. */
-  subject: () => string | undefined;
-  provider: () => Promise<ProviderMetadata>;
-  http: HttpOptions | undefined;
-}
+import { OidcError, fetchUserInfo, type UserInfo } from '@oidc-rp/core';
+import type { BrowserClient, ClientInternals } from './types';
 
 /**
- * What the client needs for `getUserInfo()`: core's checked userinfo call, given the session.
+ * The provider's userinfo claims for the user logged in to `client`, fetched with its access
+ * token (refreshed first when due) and its network settings. Rejects with
+ * `userinfo_sub_mismatch` when the answer is about another user than the ID token's (its claims
+ * are then not used), `login_required` without a session, `invalid_options` for a client not
+ * made by `createBrowserClient` or a login without the `openid` scope.
  *
  * @example
  * ```ts
- * const part: UserInfoPart = userInfo;
+ * import { getUserInfo } from '@oidc-rp/browser';
+ *
+ * const { email } = await getUserInfo(client);
  * ```
  */
-export interface UserInfoPart {
-  get(context: UserInfoContext): Promise<UserInfo>;
+export async function getUserInfo(client: BrowserClient): Promise<UserInfo> {
+  const internals = (client as BrowserClient & { internals?: ClientInternals }).internals;
+  if (!internals) throw new OidcError('invalid_options', DEV && 'getUserInfo(client) needs a client made by createBrowserClient.');
+  const accessToken = await client.getAccessToken();
+  const expectedSubject = client.getUser()?.sub;
+  if (!expectedSubject) throw new OidcError('invalid_options', DEV && 'getUserInfo() needs a login with the openid scope.');
+  return fetchUserInfo({ provider: await internals.provider(), accessToken, expectedSubject, http: internals.core.http });
 }
-
-/**
- * Enables `client.getUserInfo()`.
- *
- * @example
- * ```ts
- * import { createBrowserClient, userInfo } from '@oidc-rp/browser';
- *
- * const client = createBrowserClient({ ...options, userInfo });
- * const { email } = await client.getUserInfo();
- * ```
- */
-export const userInfo: UserInfoPart = {
-  async get(context) {
-    const accessToken = await context.accessToken();
-    const expectedSubject = context.subject();
-    if (!expectedSubject) throw new OidcError('invalid_options', DEV && 'getUserInfo() needs a login with the openid scope.');
-    return fetchUserInfo({ provider: await context.provider(), accessToken, expectedSubject, http: context.http });
-  },
-};

@@ -240,7 +240,7 @@ describe('login transactions', () => {
     await expect(tab.client.handleRedirectCallback(callbackUrl)).rejects.toMatchObject({ code: 'transaction_expired' });
   });
 
-  it('expired ones are cleaned on every login and every callback; fresh ones stay', async () => {
+  it('expired ones are cleaned on every login (which is what adds entries); fresh ones and tombstones stay', async () => {
     const storage = memoryStorage();
     const tab = createTab(provider, { transactionStorage: storage });
     const now = Math.floor(Date.now() / 1000);
@@ -257,8 +257,13 @@ describe('login transactions', () => {
     const state = new URL(callbackUrl).searchParams.get('state')!;
     await storage.set('oidc-rp.tx.stale-2', stale('stale-2'));
     await tab.client.handleRedirectCallback(callbackUrl);
-    const transactions = (await storage.keys()).filter((key) => key.startsWith('oidc-rp.tx.'));
-    expect(transactions.sort()).toEqual(['oidc-rp.tx.recent', `oidc-rp.tx.${state}`].sort()); // the handled one as a tombstone
+    const transactions = async () => (await storage.keys()).filter((key) => key.startsWith('oidc-rp.tx.')).sort();
+    expect(await transactions()).toEqual(['oidc-rp.tx.recent', 'oidc-rp.tx.stale-2', `oidc-rp.tx.${state}`].sort());
+
+    await tab.client.login();
+    const next = new URL(tab.redirects[1]!).searchParams.get('state')!;
+    // stale-2 is gone; the handled one stays as a tombstone (a day), the new login's entry is added.
+    expect(await transactions()).toEqual(['oidc-rp.tx.recent', `oidc-rp.tx.${state}`, `oidc-rp.tx.${next}`].sort());
   });
 });
 

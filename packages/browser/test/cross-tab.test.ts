@@ -1,6 +1,6 @@
 import { refreshTokens, serviceProvider } from '@oidc-rp/core';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { authorizedFetch, crossTab, memoryStorage, mutexLock, type BrowserClient, type BrowserClientEvents, type StorageAdapter } from '../src/index';
+import { authorizedFetch, crossTab, memoryStorage, mutexLock, revocation, type BrowserClient, type BrowserClientEvents, type StorageAdapter } from '../src/index';
 import { channelHub, createTab, fakeClock, loggedInTab, startProvider, userinfoStatus, type Provider, type TabParts } from './harness';
 
 let provider: Provider;
@@ -114,10 +114,10 @@ describe('tabs sharing a session', () => {
     expect(b.client.getSnapshot().status).toBe('authenticated');
   });
 
-  it('are all logged out by a logout in one of them, with one revocation', async () => {
+  it('are all logged out by a logout in one of them, with one revocation (revocation part)', async () => {
     const shared = browser();
-    const a = await loggedInTab(provider, shared.tab());
-    const b = createTab(provider, shared.tab());
+    const a = await loggedInTab(provider, shared.tab(), { revocation });
+    const b = createTab(provider, shared.tab(), { revocation });
     await b.client.init();
     const heard = next(b.client, 'logout');
     const revocations = await provider.count('/oauth/revoke');
@@ -137,11 +137,11 @@ describe('tabs with sessions of their own (memory storage)', () => {
     return (JSON.parse((await storage.get(key!))!) as { refreshToken: string }).refreshToken;
   }
 
-  it('a logout in one ends the others too, and each revokes its own refresh token', async () => {
+  it('a logout in one ends the others too, and each revokes its own refresh token (revocation part)', async () => {
     const hub = channelHub();
     const storageB = memoryStorage();
-    const a = await loggedInTab(provider, { channel: hub() });
-    const b = await loggedInTab(provider, { channel: hub(), tokenStorage: storageB });
+    const a = await loggedInTab(provider, { channel: hub() }, { revocation });
+    const b = await loggedInTab(provider, { channel: hub(), tokenStorage: storageB }, { revocation });
     const refreshTokenB = await refreshTokenIn(storageB);
     const revocations = await provider.count('/oauth/revoke');
     const heard = next(b.client, 'logout');

@@ -26,10 +26,10 @@ describe('events', () => {
   it('on returns an unsubscribe', () => {
     const events = createEmitter();
     const handler = vi.fn();
-    const off = events.on('tokenExpired', handler);
-    events.emit('tokenExpired', { expiresAt: 1 });
+    const off = events.on('tokenRefreshed', handler);
+    events.emit('tokenRefreshed', { expiresAt: 1 });
     off();
-    events.emit('tokenExpired', { expiresAt: 2 });
+    events.emit('tokenRefreshed', { expiresAt: 2 });
     expect(handler).toHaveBeenCalledTimes(1);
     expect(handler).toHaveBeenCalledWith({ expiresAt: 1 });
   });

@@ -1,6 +1,6 @@
 import { refreshTokens, serviceProvider } from '@oidc-rp/core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { memoryStorage } from '../src/index';
+import { memoryStorage, revocation } from '../src/index';
 import { PAGE, createTab, loggedInTab, startProvider, userinfoStatus, type Provider } from './harness';
 
 let provider: Provider;
@@ -14,7 +14,7 @@ async function storedSession(storage: ReturnType<typeof memoryStorage>) {
   return JSON.parse((await storage.get(key!))!) as { refreshToken: string; idToken: string; accessToken: string };
 }
 
-describe('logout', () => {
+describe('logout with the revocation part', () => {
   it('clears local state first, revokes the refresh token, then goes to the end-session endpoint', async () => {
     const storage = memoryStorage();
     let atRevocation: { status: string; stored: string[] } | undefined;
@@ -22,6 +22,7 @@ describe('logout', () => {
       provider,
       { tokenStorage: storage },
       {
+        revocation,
         http: {
           fetch: async (input, init) => {
             if (String(input).endsWith('/oauth/revoke')) {
@@ -72,6 +73,7 @@ describe('logout', () => {
       provider,
       {},
       {
+        revocation,
         http: {
           fetch: (input, init) =>
             String(input).endsWith('/oauth/revoke') ? Promise.reject(new TypeError('Failed to fetch')) : fetch(input, init),
@@ -87,7 +89,7 @@ describe('logout', () => {
   });
 
   it('without a session, revokes nothing but still ends the provider session', async () => {
-    const tab = createTab(provider);
+    const tab = createTab(provider, {}, { revocation });
     await tab.client.init();
     const revocations = await provider.count('/oauth/revoke');
     const onLogout = vi.fn();
@@ -102,10 +104,31 @@ describe('logout', () => {
 
   it('leaves the access token of the ended session unusable at the resource', async () => {
     const storage = memoryStorage();
-    const tab = await loggedInTab(provider, { tokenStorage: storage });
+    const tab = await loggedInTab(provider, { tokenStorage: storage }, { revocation });
     const { accessToken } = await storedSession(storage);
     expect(await userinfoStatus(provider, accessToken)).toBe(200);
     await tab.client.logout({ redirect: false });
     expect(await userinfoStatus(provider, accessToken)).toBe(401);
+  });
+});
+
+describe('logout without the revocation part', () => {
+  it('ends the session locally and at the provider, but sends no revocation: the refresh token lives on at the provider', async () => {
+    const storage = memoryStorage();
+    const tab = await loggedInTab(provider, { tokenStorage: storage });
+    const session = await storedSession(storage);
+    const revocations = await provider.count('/oauth/revoke');
+    await tab.client.logout();
+    expect(tab.client.getSnapshot().status).toBe('unauthenticated');
+    expect(await storage.keys()).toEqual([]);
+    expect(new URL(tab.redirects.at(-1)!).pathname).toBe('/demo/oidc/logout');
+    expect(await provider.count('/oauth/revoke')).toBe(revocations);
+    // The trade-off the part exists for: a copy of the refresh token taken earlier still works.
+    const renewed = await refreshTokens({
+      provider: serviceProvider(provider.issuer),
+      client: { clientId: 'spa' },
+      refreshToken: session.refreshToken,
+    });
+    expect(renewed.accessToken).toBeTruthy();
   });
 });

@@ -94,15 +94,19 @@ describe('access tokens of known lifetime', () => {
     expect(await tab.client.getAccessToken({ minValidity: 300 })).not.toBe(token);
   });
 
-  it('announce their expiry with a tokenExpired event', async () => {
+  it('show their expiry in the snapshot, and expire without a timer or event: the next call refreshes', async () => {
     const { tab, clock } = await sessionWithKnownExpiry();
-    const expired = vi.fn();
-    tab.client.on('tokenExpired', expired);
-    const expiresAt = tab.client.getSnapshot().expiresAt;
-    await clock.advance(59);
-    expect(expired).not.toHaveBeenCalled();
-    await clock.advance(1);
-    expect(expired).toHaveBeenCalledWith({ expiresAt });
+    const before = tab.client.getSnapshot();
+    expect(before.expiresAt).toBe(now() + 60);
+    const notified = vi.fn();
+    tab.client.subscribe(notified);
+    await clock.advance(61);
+    expect(notified).not.toHaveBeenCalled(); // nothing runs in the background
+    expect(tab.client.getSnapshot()).toBe(before);
+    const refreshes = await provider.count('/oauth/token');
+    await tab.client.getAccessToken();
+    expect(await provider.count('/oauth/token')).toBe(refreshes + 1);
+    expect(tab.client.getSnapshot().expiresAt).toBe(now() + 60);
   });
 });
 

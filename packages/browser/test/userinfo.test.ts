@@ -1,6 +1,6 @@
-// getUserInfo against the reference server over HTTP (child process, CORS as in a browser).
+// getUserInfo(client) against the reference server over HTTP (child process, CORS as in a browser).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { userInfo } from '../src/index';
+import { type BrowserClient, getUserInfo } from '../src/index';
 import { createTab, loggedInTab, startProvider, type Provider } from './harness';
 
 let provider: Provider;
@@ -9,38 +9,39 @@ beforeAll(async () => {
 });
 afterAll(() => provider.stop());
 
-describe('getUserInfo', () => {
+describe('getUserInfo(client)', () => {
   it("returns the logged-in user's claims from the userinfo endpoint", async () => {
-    const tab = await loggedInTab(provider, {}, { userInfo });
+    const tab = await loggedInTab(provider);
     const before = await provider.count('/oidc/userinfo', 'GET');
-    expect(await tab.client.getUserInfo()).toMatchObject({ sub: 'alice', name: 'Alice Liddell', email: 'alice@example.com' });
+    expect(await getUserInfo(tab.client)).toMatchObject({ sub: 'alice', name: 'Alice Liddell', email: 'alice@example.com' });
     expect(await provider.count('/oidc/userinfo', 'GET')).toBe(before + 1);
   });
 
-  it('refuses an answer about another user, and keeps the session and its ID token claims', async () => {
-    // The page's fetch, with the userinfo answer swapped for someone else's (a misbehaving provider).
+  it("sends with the client's network settings, and refuses an answer about another user, keeping the session", async () => {
+    // The client's fetch, with the userinfo answer swapped for someone else's (a misbehaving provider).
     const swapping: typeof fetch = async (input, init) => {
       const response = await fetch(input, init);
       if (!String(input instanceof Request ? input.url : input).endsWith('/oidc/userinfo')) return response;
       return Response.json({ ...((await response.json()) as object), sub: 'mallory' });
     };
-    const tab = await loggedInTab(provider, {}, { http: { fetch: swapping }, userInfo });
-    await expect(tab.client.getUserInfo()).rejects.toMatchObject({ code: 'userinfo_sub_mismatch' });
+    const tab = await loggedInTab(provider, {}, { http: { fetch: swapping } });
+    await expect(getUserInfo(tab.client)).rejects.toMatchObject({ code: 'userinfo_sub_mismatch' });
     expect(tab.client.getUser()?.sub).toBe('alice');
     expect(tab.client.getSnapshot().status).toBe('authenticated');
   });
 
   it('needs a session: login_required, no request', async () => {
-    const tab = createTab(provider, {}, { userInfo });
+    const tab = createTab(provider);
     const before = await provider.count('/oidc/userinfo', 'GET');
-    await expect(tab.client.getUserInfo()).rejects.toMatchObject({ code: 'login_required' });
+    await expect(getUserInfo(tab.client)).rejects.toMatchObject({ code: 'login_required' });
     expect(await provider.count('/oidc/userinfo', 'GET')).toBe(before);
   });
 
-  it('is opt-in: without the userInfo part it says what to add, and sends nothing', async () => {
+  it('refuses a client not made by createBrowserClient (a test double), and sends nothing', async () => {
     const tab = await loggedInTab(provider);
+    const double = { getAccessToken: () => tab.client.getAccessToken(), getUser: () => tab.client.getUser() } as unknown as BrowserClient;
     const before = await provider.count('/oidc/userinfo', 'GET');
-    await expect(tab.client.getUserInfo()).rejects.toMatchObject({ code: 'invalid_options', message: /userInfo part/ });
+    await expect(getUserInfo(double)).rejects.toMatchObject({ code: 'invalid_options', message: /createBrowserClient/ });
     expect(await provider.count('/oidc/userinfo', 'GET')).toBe(before);
   });
 });

@@ -170,7 +170,16 @@ function parseUrl(url: string, what?: string | false): URL {
   return parsed;
 }
 
-/** `url` parsed when it is an absolute URL string, else undefined. Internal. */
+/**
+ * `url` parsed when it is an absolute URL string, else undefined: `new URL` without the throw.
+ * Shared by the packages that decide whether a string is a usable URL.
+ *
+ * @example
+ * ```ts
+ * tryParseUrl('https://app.example.com/callback')?.pathname; // '/callback'
+ * tryParseUrl('/callback'); // undefined
+ * ```
+ */
 export function tryParseUrl(url: unknown): URL | undefined {
   if (typeof url !== 'string') return undefined;
   try {

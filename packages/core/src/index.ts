@@ -2,7 +2,7 @@ export * from './errors';
 export { systemClock, type Clock } from './clock';
 export type * from './types';
 export { createCodeVerifier, codeChallengeS256, createState, createNonce } from './pkce';
-export { discover, serviceProvider, tokenEndpointFor, assertSecureUrl } from './discovery';
+export { discover, serviceProvider, tokenEndpointFor, assertSecureUrl, tryParseUrl } from './discovery';
 export type { DiscoveryOptions } from './discovery';
 export { buildAuthorizationRequest, buildCodeAuthorizationRequest, RESPONSE_TYPES } from './authorization-request';
 export type { AuthorizationRequest, AuthorizationRequestParams } from './authorization-request';

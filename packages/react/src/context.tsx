@@ -1,4 +1,4 @@
-import { type BrowserClient, type BrowserClientOptions, createBrowserClient, discover } from '@oidc-rp/browser';
+import { type BrowserClient, type BrowserClientOptions, createBrowserClient, discover, revocation } from '@oidc-rp/browser';
 import { createContext, useEffect, useRef, useState, type ReactNode } from 'react';
 
 /** The client the nearest {@link AuthProvider} holds; `undefined` outside any provider. */
@@ -58,8 +58,9 @@ export interface AuthProviderSettings {
 export function AuthProvider({ client: given, options, onRedirectCallback, children }: AuthProviderProps): ReactNode {
   // Created once: later option objects (a re-render makes new ones) are not a new client.
   // Plain options come from places that cannot pass functions (a Next.js server layout), so
-  // discovery is included for an `issuer`; a module-level `client` keeps it opt-in.
-  const [created] = useState(() => (given ? undefined : createBrowserClient({ discover, ...(options as BrowserClientOptions) })));
+  // Plain-data options cannot carry parts: discovery (for an `issuer`) and revocation at logout
+  // come with them. A module-level `client` keeps every part opt-in.
+  const [created] = useState(() => (given ? undefined : createBrowserClient({ discover, revocation, ...(options as BrowserClientOptions) })));
   const client = given ?? (created as BrowserClient);
   // Refs survive StrictMode's simulated unmount/remount, so each client starts exactly once.
   const started = useRef<BrowserClient | undefined>(undefined);

@@ -15,7 +15,6 @@ export function fakeClient(initial: AuthSnapshot = { status: 'loading' }) {
     isRedirectCallback: vi.fn((_url?: string) => false),
     getAccessToken: vi.fn(async () => 'access-token'),
     getUser: () => snapshot.user,
-    getUserInfo: vi.fn(async () => ({ sub: 'alice' })),
     logout: vi.fn(async () => {}),
     subscribe: vi.fn((listener: () => void) => {
       listeners.add(listener);

@@ -5,7 +5,7 @@
  * where `handleRedirectCallback()` finishes the login. Tokens go to the page's sessionStorage,
  * so a test can see what was stored.
  */
-import { createBrowserClient, discover, implicitFlow, userInfo, type BrowserClient, type UserInfo } from '@oidc-rp/browser';
+import { createBrowserClient, discover, getUserInfo, implicitFlow, type BrowserClient, type UserInfo } from '@oidc-rp/browser';
 import { SPA_REDIRECT } from './config';
 import type { ServerProcess } from '@oidc-rp/reference-server/testing';
 
@@ -40,7 +40,6 @@ export async function runBrowserFlow(provider: ServerProcess, options: BrowserFl
   const client = createBrowserClient({
     issuer: options.issuer,
     discover,
-    userInfo,
     clientId: options.clientId,
     redirectUri: SPA_REDIRECT,
     tokenStorage: 'sessionStorage',
@@ -63,7 +62,7 @@ export async function runBrowserFlow(provider: ServerProcess, options: BrowserFl
     if (result.type !== 'redirect') throw new Error(`expected a redirect, got ${result.type}`);
     flow.callbackUrl = result.location;
     await client.handleRedirectCallback(flow.callbackUrl);
-    if (options.userinfo) flow.userinfo = await client.getUserInfo();
+    if (options.userinfo) flow.userinfo = await getUserInfo(client);
   } catch (error) {
     flow.error = error;
   }
