@@ -177,7 +177,9 @@ export function createBrowserClient(options: BrowserClientOptions): BrowserClien
   }
 
   // Only with the revocation part; a failure is reported, the local session is gone anyway.
-  const revoke = async (ended: Session) => void (await o.revocation?.revoke({ ...o.core, provider: await provider(), session: ended }).catch(report));
+  const revoke = async (ended: Session): Promise<void> => {
+    await o.revocation?.revoke({ ...o.core, provider: await provider(), session: ended }).catch(report);
+  };
 
   async function logout({ returnTo, redirect = true }: LogoutOptions = {}): Promise<void> {
     const { navigate } = runtime();

@@ -136,7 +136,7 @@ export interface BrowserClientOptions {
 /** Options with defaults applied; the platform parts are created on first use (never on a server import). */
 export interface ResolvedOptions {
   issuer: string;
-  /** The provider's metadata, or how to get it. */
+  /** The provider's metadata: as given, or discovered once (a failed discovery is retried on the next call). */
   provider: () => Promise<ProviderMetadata>;
   clientId: string;
   redirectUri: string;

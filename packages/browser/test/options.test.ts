@@ -1,6 +1,6 @@
-import { type OidcError, isOidcError, serviceProvider } from '@oidc-rp/core';
+import { OidcError, isOidcError, serviceProvider } from '@oidc-rp/core';
 import { describe, expect, it } from 'vitest';
-import { type BrowserClientOptions, createBrowserClient, crossTab, discover, implicitFlow, mutexLock } from '../src/index';
+import { type BrowserClientOptions, type Discover, createBrowserClient, crossTab, discover, implicitFlow, mutexLock } from '../src/index';
 
 const base: BrowserClientOptions = {
   issuer: 'http://127.0.0.1:4000/demo',
@@ -58,5 +58,25 @@ describe('options', () => {
     expect(createBrowserClient({ ...base, responseType: 'id_token token', implicitFlow }).getSnapshot().status).toBe('loading');
     expect(createBrowserClient({ ...base, issuer: undefined, provider: serviceProvider(base.issuer!) })).toBeDefined();
     expect(createBrowserClient({ ...base, tokenStorage: 'indexedDB', crossTab }).getSnapshot().status).toBe('loading');
+  });
+
+  it('discovers once per client, and tries again on the next call after a failed discovery', async () => {
+    const asked: string[] = [];
+    const flaky: Discover = async (issuer) => {
+      asked.push(issuer);
+      if (asked.length === 1) throw new OidcError('discovery_failed');
+      return serviceProvider(issuer);
+    };
+    const redirects: string[] = [];
+    const client = createBrowserClient({
+      ...base,
+      discover: flaky,
+      navigate: { currentUrl: () => 'http://127.0.0.1:5173/', redirect: (url) => void redirects.push(url), replaceUrl: () => undefined },
+    });
+    await expect(client.login()).rejects.toMatchObject({ code: 'discovery_failed' });
+    await client.login();
+    await client.login();
+    expect(asked).toEqual([base.issuer, base.issuer]);
+    expect(redirects.map((url) => new URL(url).pathname)).toEqual(['/demo/oidc/authorize', '/demo/oidc/authorize']);
   });
 });
