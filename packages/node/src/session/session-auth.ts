@@ -16,8 +16,8 @@ import { nowSeconds } from '../sealing';
 import { type CookieShape, applyToCookieHeader, cookieShape, parseCookies } from './cookies';
 import { type SessionAuthOptions, resolveSessionOptions } from './options';
 import { createRefresher } from './refresh';
-import { crossSiteRefusal, safeReturnTo, wantsHtml } from './request-checks';
-import { createAuthRoutes, redirect } from './routes';
+import { crossSiteRefusal, wantsHtml } from './request-checks';
+import { createAuthRoutes, loginUrlFor, redirect } from './routes';
 import { type SignedOutReason, createSessionIo } from './session-io';
 import { type Session, type SessionRecord, publicSession, refreshedRecord } from './session-record';
 
@@ -252,8 +252,7 @@ export function createSessionAuth<Claims extends object = Record<string, unknown
   }
 
   function loginUrl(returnTo?: string): string {
-    const path = safeReturnTo(returnTo);
-    return path === undefined ? o.routes.login : `${o.routes.login}?returnTo=${encodeURIComponent(path)}`;
+    return loginUrlFor(o.routes.login, returnTo);
   }
 
   const routes = createAuthRoutes({ options: o, io, originOf, shapeOf });
