@@ -27,7 +27,8 @@ describe('a login started on another host name of this machine', () => {
 
     // The browser follows to 127.0.0.1, where the login's cookie is set and the callback finds it.
     const agent = new Agent(world.appOrigin);
-    const login = await agent.request(new URL(first.headers.get('location') as string).pathname + '?returnTo=%2Forders');
+    const next = new URL(first.headers.get('location') as string);
+    const login = await agent.request(`${next.pathname}${next.search}`);
     expect(login.status).toBe(302);
     const result = await completeLogin(login.headers.get('location') as string);
     if (result.type !== 'redirect') throw new Error(`expected a redirect, got ${result.type}`);
