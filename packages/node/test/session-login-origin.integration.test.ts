@@ -59,7 +59,7 @@ describe('a login started on another host name of this machine', () => {
     await expect(attempt).rejects.toMatchObject({
       code: 'invalid_options',
       message: expect.stringMatching(
-        new RegExp(`started at http://localhost:${port()} .*returns to http://127\\.0\\.0\\.1:${port()} .*open the app at http://127\\.0\\.0\\.1:${port()}`),
+        new RegExp(`started at localhost but the provider returns to http://127\\.0\\.0\\.1:${port()} .*open the app at http://127\\.0\\.0\\.1:${port()}`),
       ),
     });
   });
@@ -83,6 +83,17 @@ describe('configurations that cannot work fail at the first login', () => {
       code: 'invalid_options',
       message: expect.stringContaining("set routes: { callback: '/auth/callback' }"),
     });
+  });
+
+  it('the Host header tells the browser\u2019s host when the URL is built on baseUrl (Express with toWebRequest)', async () => {
+    const auth = createSessionAuth({ client: world.client, secret: SECRET, baseUrl: world.appOrigin });
+    const request = new Request(`${world.appOrigin}/auth/login?returnTo=%2Fx`, { headers: { host: `localhost:${port()}` } });
+    const response = await auth.login(request);
+    expect(response.status).toBe(302);
+    expect(response.headers.get('location')).toBe(`${world.appOrigin}/auth/login?returnTo=%2Fx`);
+    // Once there, the login goes on to the provider: no loop.
+    const there = await auth.login(new Request(`${world.appOrigin}/auth/login?returnTo=%2Fx`, { headers: { host: `127.0.0.1:${port()}` } }));
+    expect(new URL(there.headers.get('location') as string).origin).toBe(new URL(world.issuer).origin);
   });
 
   it('another host that is not loopback is left alone: behind a proxy the request URL may be internal', async () => {

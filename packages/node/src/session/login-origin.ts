@@ -5,7 +5,7 @@
  * otherwise end at the callback with `transaction_not_found`. Internal.
  */
 
-import { OidcError, assertSecureUrl } from '@oidc-rp/core';
+import { OidcError, assertSecureUrl, tryParseUrl } from '@oidc-rp/core';
 
 /** Core's one definition of a loopback host (http is accepted there only), asked through its public check. */
 export function isLoopbackHost(hostname: string): boolean {
@@ -23,8 +23,9 @@ export function isLoopbackHost(hostname: string): boolean {
  * (both are this machine: the friendly fix), throws `invalid_options` for a configuration that
  * cannot work, and returns undefined when the login can go on.
  *
- * Only loopback names are compared with the request's own URL: behind a proxy that URL may carry
- * an internal host, so elsewhere only the configured `baseUrl` is compared.
+ * Only loopback names are compared with the request's host (its `Host` header, else its URL):
+ * behind a proxy that host may be an internal one, so elsewhere only the configured `baseUrl`
+ * is compared. After the redirect the browser's host is the redirect URI's, so it cannot loop.
  */
 export function checkLoginOrigin(
   request: Request,
@@ -48,10 +49,12 @@ export function checkLoginOrigin(
     );
   }
   const here = new URL(request.url);
-  if (here.hostname === target.hostname || !isLoopbackHost(here.hostname) || !isLoopbackHost(target.hostname)) return undefined;
+  // The browser's host is in the Host header; the URL may be built on baseUrl (toWebRequest) instead.
+  const browserHost = tryParseUrl(`http://${request.headers.get('host') ?? ''}`)?.hostname || here.hostname;
+  if (browserHost === target.hostname || !isLoopbackHost(browserHost) || !isLoopbackHost(target.hostname)) return undefined;
   if (request.method !== 'GET' && request.method !== 'HEAD') {
     fail(
-      `This login started at ${here.origin} but the provider returns to ${target.origin} (the client's redirectUri), which would not ` +
+      `This login started at ${browserHost} but the provider returns to ${target.origin} (the client's redirectUri), which would not ` +
         `receive the login's cookie: open the app at ${target.origin}.`,
     );
   }
