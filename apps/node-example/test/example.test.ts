@@ -146,7 +146,48 @@ describe('node example', () => {
   it('shows a clear error page for a callback without a pending login', async () => {
     const response = await new Visitor().post('/callback', { code: 'x', state: 'y' });
     expect(response.status).toBe(400);
-    expect(await response.text()).toContain('transaction_not_found');
+    const page = await response.text();
+    expect(page).toContain('<h1>Sign-in failed</h1>');
+    expect(page).toContain('<code>transaction_not_found</code>');
+  });
+
+  /** What the provider posts back when the person does not sign in (form_post), for a login this visitor started. */
+  async function refusedLogin(description: string): Promise<Response> {
+    const visitor = new Visitor();
+    const login = await visitor.request('/login?returnTo=%2Fapi%2Fdata');
+    const state = new URL(login.headers.get('location') as string).searchParams.get('state') as string;
+    return visitor.post('/callback', { error: 'access_denied', error_description: description, state, iss: issuer });
+  }
+
+  it('a cancelled sign-in shows the library’s page for a person: not completed, Try again, Home', async () => {
+    const response = await refusedLogin('The user cancelled the sign-in');
+    expect(response.status).toBe(400);
+    const page = await response.text();
+    expect(page).toContain('<h1>Sign-in not completed</h1>');
+    expect(page).toContain('<p class="said">The user cancelled the sign-in</p>');
+    expect(page).toContain('href="/login?returnTo=%2Fapi%2Fdata">Try again</a>');
+    expect(page).toContain('href="/">Home</a>');
+    expect(page).not.toContain('client registration');
+    expect(response.headers.get('content-security-policy')).toMatch(/style-src 'sha256-/);
+  });
+
+  it('a lockout says so in the provider’s words, not "cancelled"', async () => {
+    const page = await (await refusedLogin('Too many failed sign-in attempts. Try again in 15 minutes.')).text();
+    expect(page).toContain('Too many failed sign-in attempts. Try again in 15 minutes.');
+    expect(page).not.toMatch(/cancel/i);
+  });
+
+  it('opened at localhost, the login moves to 127.0.0.1 first (where the provider returns)', async () => {
+    const response = await app.request('http://localhost:3000/login?returnTo=%2F');
+    expect(response.status).toBe(302);
+    expect(response.headers.get('location')).toBe(`${BASE_URL}/login?returnTo=%2F`);
+    expect(response.headers.getSetCookie()).toEqual([]);
+  });
+
+  it('the logout route without a session says "You are signed out"', async () => {
+    const page = await new Visitor().page('/logout');
+    expect(page).toContain('<h1>You are signed out</h1>');
+    expect(page).toContain('href="/">Home</a>');
   });
 
   it('/api/data reuses one cached client-credentials token', async () => {

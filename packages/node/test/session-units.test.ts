@@ -5,6 +5,8 @@ import { once } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { type MemorySessionStore, createNodeClient, createSessionAuth, sendWebResponse, serviceProvider, toWebRequest } from '../src/index';
 import { CHUNK_SIZE, MAX_CHUNKS, applyToCookieHeader, cookieShape, readSessionCookie, writeSessionCookie } from '../src/session/cookies';
+import { isLoopbackHost } from '../src/session/login-origin';
+import { escapeHtml } from '../src/session/pages';
 import { safeReturnTo } from '../src/session/request-checks';
 
 const client = createNodeClient({
@@ -103,6 +105,21 @@ describe('safeReturnTo', () => {
     'refuses %j',
     (value) => expect(safeReturnTo(value)).toBeUndefined(),
   );
+});
+
+describe('isLoopbackHost (core\u2019s definition, asked through assertSecureUrl)', () => {
+  it.each(['localhost', 'app.localhost', '127.0.0.1', '127.1.2.3', '[::1]'])('%s is this machine', (host) => {
+    expect(isLoopbackHost(host)).toBe(true);
+  });
+  it.each(['example.com', 'localhost.example.com', '10.0.0.1', '128.0.0.1', '[::2]', ''])('%s is not', (host) => {
+    expect(isLoopbackHost(host)).toBe(false);
+  });
+});
+
+describe('escapeHtml', () => {
+  it('escapes every character that could open markup or leave an attribute', () => {
+    expect(escapeHtml(`<a href="x" onclick='y'>&amp;</a>`)).toBe('&#60;a href=&#34;x&#34; onclick=&#39;y&#39;&#62;&#38;amp;&#60;/a&#62;');
+  });
 });
 
 describe('Node adapter', () => {

@@ -3,6 +3,7 @@
 import { OidcError } from '@oidc-rp/core';
 import type { NodeClient, StartLoginOptions } from '../client-types';
 import { secretsOf } from '../sealing';
+import type { SessionPages } from './pages';
 import type { SessionStore } from './session-store';
 
 /**
@@ -57,8 +58,12 @@ export interface SessionAuthOptions {
   idpLogout?: boolean;
   /** Path (or absolute URL on `baseUrl`) the user lands on after logout; with `idpLogout`, register it as a post-logout redirect URI. Default `/`. */
   postLogoutRedirect?: string;
-  /** Builds the response of a failed login callback. Default: a small HTML page with the error code and a "try again" link. */
-  onCallbackError?: (error: OidcError, request: Request) => Response | Promise<Response>;
+  /**
+   * Replaces the pages a person sees: `error` (a sign-in that failed or was cancelled) and
+   * `signedOut` (the logout route without a session). Default: small styled pages that say
+   * what happened, with "Try again" (keeping `returnTo`) and "Home" links.
+   */
+  pages?: SessionPages;
 }
 
 /** Options with defaults applied. Internal. */
@@ -76,7 +81,7 @@ export interface ResolvedSessionOptions {
   loginOptions: Omit<StartLoginOptions, 'appState'>;
   idpLogout: boolean;
   postLogoutRedirect: string;
-  onCallbackError: SessionAuthOptions['onCallbackError'];
+  pages: SessionPages;
 }
 
 export function resolveSessionOptions(options: SessionAuthOptions): ResolvedSessionOptions {
@@ -120,7 +125,12 @@ export function resolveSessionOptions(options: SessionAuthOptions): ResolvedSess
   if (typeof postLogoutRedirect !== 'string' || !(postLogoutRedirect.startsWith('/') || /^https?:\/\//.test(postLogoutRedirect))) {
     fail('`postLogoutRedirect` must be a path such as "/" or an absolute http(s) URL of the app.');
   }
-  if (options.onCallbackError !== undefined && typeof options.onCallbackError !== 'function') fail('`onCallbackError` must be a function.');
+  const pages = options.pages ?? {};
+  if (typeof pages !== 'object' || pages === null) fail('`pages` must be an object: { error?(info), signedOut?(info) }.');
+  for (const name of ['error', 'signedOut'] as const) {
+    if (pages[name] !== undefined && typeof pages[name] !== 'function') fail(`\`pages.${name}\` must be a function returning a Response or an HTML string.`);
+  }
+  if ('onCallbackError' in options) fail('`onCallbackError` was replaced by `pages: { error(info) }`, which receives the error as `info.cause`.');
 
   return {
     client,
@@ -136,7 +146,7 @@ export function resolveSessionOptions(options: SessionAuthOptions): ResolvedSess
     loginOptions: options.loginOptions ?? {},
     idpLogout: options.idpLogout ?? true,
     postLogoutRedirect,
-    onCallbackError: options.onCallbackError,
+    pages,
   };
 }
 

@@ -7,8 +7,9 @@ import { type IdTokenClaims, OidcError, isOidcError } from '@oidc-rp/core';
 import type { StartLoginOptions } from '../client-types';
 import { nowSeconds } from '../sealing';
 import { type CookieShape, parseCookies } from './cookies';
+import { checkLoginOrigin, isLoopbackHost } from './login-origin';
 import type { ResolvedSessionOptions } from './options';
-import { callbackErrorPage, logoutConfirmPage, refusedPage, unavailablePage } from './pages';
+import { type ErrorPageInfo, type SignedOutPageInfo, customPage, errorPage, logoutConfirmPage, refusedPage, signedOutPage, unavailablePage } from './pages';
 import { crossSiteRefusal, safeReturnTo } from './request-checks';
 import type { createSessionIo } from './session-io';
 import { recordFromTokens } from './session-record';
@@ -34,7 +35,9 @@ export function createAuthRoutes({ options: o, io, originOf, shapeOf }: RoutesCo
     async login(request: Request, loginOptions: Omit<StartLoginOptions, 'appState'> & { returnTo?: string } = {}): Promise<Response> {
       const { returnTo: given, ...rest } = loginOptions;
       const returnTo = safeReturnTo(given ?? new URL(request.url).searchParams.get('returnTo') ?? undefined) ?? '/';
-      return o.client.handleLogin(request, { ...o.loginOptions, ...rest, appState: { returnTo } });
+      const response = await o.client.handleLogin(request, { ...o.loginOptions, ...rest, appState: { returnTo } });
+      // The redirect URI is read from the authorization request just built, so it is the one the provider gets.
+      return checkLoginOrigin(request, response.headers.get('location'), o.baseUrl, o.routes.callback) ?? response;
     },
 
     async callback(request: Request): Promise<Response> {
@@ -63,9 +66,7 @@ export function createAuthRoutes({ options: o, io, originOf, shapeOf }: RoutesCo
         return new Response(null, { status: 303, headers });
       } catch (error) {
         if (!isOidcError(error)) throw error;
-        if (error.code === 'session_store_unavailable') return unavailablePage(error.message);
-        if (o.onCallbackError) return o.onCallbackError(error, request);
-        return callbackErrorPage(error.code, error.message, o.routes.login);
+        return errorResponse(error, request, pairs);
       }
     },
 
@@ -76,20 +77,23 @@ export function createAuthRoutes({ options: o, io, originOf, shapeOf }: RoutesCo
       try {
         read = await io.read(pairs, shape);
       } catch (error) {
-        if (isOidcError(error) && error.code === 'session_store_unavailable') return unavailablePage(error.message);
+        if (isOidcError(error) && error.code === 'session_store_unavailable') return unavailablePage(o.postLogoutRedirect);
         throw error;
       }
       const record = 'record' in read ? read.record : undefined;
       const home = new URL(o.postLogoutRedirect, originOf(request)).href;
       if (request.method === 'GET' || request.method === 'HEAD') {
         // A link or a cross-site image must not end the session: ask for a POST.
-        if (record) return logoutConfirmPage(o.routes.logout, record.csrf);
-        return redirect(home, await io.destroy(undefined, pairs, shape));
+        if (record) return logoutConfirmPage(o.routes.logout, record.csrf, o.postLogoutRedirect);
+        // Signed out already (or back from the provider's logout): say so, and clear a dead cookie.
+        const info: SignedOutPageInfo = { homeUrl: o.postLogoutRedirect, loginUrl: o.routes.login, request };
+        const page = o.pages.signedOut ? await customPage(o.pages.signedOut(info), 200) : await signedOutPage(info);
+        return withCookies(page, await io.destroy(undefined, pairs, shape));
       }
       if (request.method !== 'POST') return new Response(null, { status: 405, headers: { allow: 'GET, POST' } });
 
       const refusal = await crossSiteRefusal(request, originOf(request), record?.csrf);
-      if (refusal) return refusedPage(refusal);
+      if (refusal) return refusedPage(refusal, o.postLogoutRedirect);
       const cookies = await io.destroy(record, pairs, shape);
       let target = home;
       if (record && o.idpLogout) {
@@ -100,9 +104,56 @@ export function createAuthRoutes({ options: o, io, originOf, shapeOf }: RoutesCo
       }
       return redirect(target, cookies);
     },
-
   };
+
+  /** The error page of a failed callback: the `pages.error` option's, or the default. */
+  async function errorResponse(error: OidcError, request: Request, pairs: Array<[string, string]>): Promise<Response> {
+    const { error: providerError, error_description: description, state } = error as {
+      error?: unknown;
+      error_description?: unknown;
+      state?: unknown;
+    };
+    const returnTo = error.code === 'authorization_error' && typeof state === 'string' ? await returnToOf(state, pairs) : undefined;
+    const info: ErrorPageInfo = {
+      code: error.code,
+      ...(typeof providerError === 'string' ? { error: providerError } : {}),
+      ...(typeof description === 'string' && description !== '' ? { description } : {}),
+      loginUrl: loginUrlFor(o.routes.login, returnTo),
+      homeUrl: o.postLogoutRedirect,
+      ...(returnTo !== undefined ? { returnTo } : {}),
+      status: error.code === 'session_store_unavailable' ? 503 : 400,
+      cause: error,
+      request,
+    };
+    if (o.pages.error) return customPage(o.pages.error(info), info.status);
+    return errorPage(info, isLoopbackHost(originOf(request).hostname));
+  }
+
+  /** The returnTo of the pending login whose state came back with an error, read from its sealed transaction. */
+  async function returnToOf(state: string, pairs: Array<[string, string]>): Promise<string | undefined> {
+    // A transaction is a compact JWE (five parts); try a few such cookies, not every cookie sent.
+    const candidates = pairs.filter(([, value]) => value.split('.').length === 5).slice(0, 8);
+    for (const [, value] of candidates) {
+      const transaction = await o.client.unsealTransaction(value).catch(() => undefined);
+      if (transaction?.state === state) return safeReturnTo((transaction.appState as { returnTo?: unknown } | undefined)?.returnTo);
+    }
+    return undefined;
+  }
+
   return routes;
+}
+
+/** The login route's URL for a return path, e.g. `/auth/login?returnTo=%2Forders`. */
+export function loginUrlFor(loginPath: string, returnTo: string | undefined): string {
+  const path = safeReturnTo(returnTo);
+  return path === undefined ? loginPath : `${loginPath}?returnTo=${encodeURIComponent(path)}`;
+}
+
+function withCookies(response: Response, cookies: string[]): Response {
+  if (cookies.length === 0) return response;
+  const headers = new Headers(response.headers); // a copy: a given Response may have immutable headers
+  for (const cookie of cookies) headers.append('set-cookie', cookie);
+  return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
 }
 
 export function redirect(location: string, cookies: string[], status = 303): Response {

@@ -16,8 +16,8 @@ import { nowSeconds } from '../sealing';
 import { type CookieShape, applyToCookieHeader, cookieShape, parseCookies } from './cookies';
 import { type SessionAuthOptions, resolveSessionOptions } from './options';
 import { createRefresher } from './refresh';
-import { crossSiteRefusal, safeReturnTo, wantsHtml } from './request-checks';
-import { createAuthRoutes, redirect } from './routes';
+import { crossSiteRefusal, wantsHtml } from './request-checks';
+import { createAuthRoutes, loginUrlFor, redirect } from './routes';
 import { type SignedOutReason, createSessionIo } from './session-io';
 import { type Session, type SessionRecord, publicSession, refreshedRecord } from './session-record';
 
@@ -164,15 +164,20 @@ export interface SessionAuth<Claims extends object = Record<string, unknown>> {
  *   issuer: 'http://127.0.0.1:4000/demo',
  *   clientId: 'web',
  *   clientSecret: 'web-secret',
- *   redirectUri: 'http://127.0.0.1:3000/auth/callback',
+ *   redirectUri: 'http://127.0.0.1:3000/callback', // as registered at the provider
  *   scope: 'openid profile email offline_access',
  *   cookieSecret: process.env.COOKIE_SECRET!,
  * });
- * const auth = createSessionAuth({ client, secret: process.env.SESSION_SECRET!, baseUrl: 'http://127.0.0.1:3000' });
+ * const auth = createSessionAuth({
+ *   client,
+ *   secret: process.env.SESSION_SECRET!,
+ *   baseUrl: 'http://127.0.0.1:3000',
+ *   routes: { callback: '/callback' }, // the path of redirectUri (default /auth/callback)
+ * });
  *
  * export default {
  *   async fetch(request: Request) {
- *     const response = await auth.handle(request); // /auth/login, /auth/callback, /auth/logout
+ *     const response = await auth.handle(request); // /auth/login, /callback, /auth/logout
  *     if (response) return response;
  *     return auth.withSession((_request, session) => new Response(`Hello ${session?.user.name ?? 'stranger'}`))(request);
  *   },
@@ -252,8 +257,7 @@ export function createSessionAuth<Claims extends object = Record<string, unknown
   }
 
   function loginUrl(returnTo?: string): string {
-    const path = safeReturnTo(returnTo);
-    return path === undefined ? o.routes.login : `${o.routes.login}?returnTo=${encodeURIComponent(path)}`;
+    return loginUrlFor(o.routes.login, returnTo);
   }
 
   const routes = createAuthRoutes({ options: o, io, originOf, shapeOf });
