@@ -4,11 +4,11 @@ import { DEV } from './dev';
 import { OidcError } from './errors';
 
 /** The caller's mistake, found before any request is sent. */
-export function invalidOptions(message: string | false): OidcError {
+export function invalidOptions(message?: string): OidcError {
   return new OidcError('invalid_options', message);
 }
 
 /** Throws `invalid_options` ("<name> is required.") unless `value` is a non-empty string. */
-export function requireString(value: unknown, name: string | false): asserts value is string {
+export function requireString(value: unknown, name: string): asserts value is string {
   if (typeof value !== 'string' || value === '') throw invalidOptions(DEV && `${name} is required.`);
 }

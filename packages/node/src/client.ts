@@ -6,16 +6,20 @@
 
 import {
   OidcError,
-  authMethodOf,
   buildAuthorizationRequest,
   buildEndSessionUrl,
   clientCredentials,
+  clientSecret,
+  clientSecretBasic,
+  clientSecretPost,
   completeAuthorization,
-  discover,
+  discovery,
   fetchUserInfo,
+  providerMetadata,
   refreshTokens,
+  secretAuthMethodFor,
 } from '@oidc-rp/core';
-import type { AuthorizationTransaction, ClientConfig, GrantType, HttpOptions, ProviderMetadata, TokenSet } from '@oidc-rp/core';
+import type { AuthorizationTransaction, ClientAuth, GrantType, HttpOptions, ProviderMetadata, TokenSet } from '@oidc-rp/core';
 import { assertCallbackMode, readCallbackRequest } from './callback-input';
 import { createClientCredentialsSource } from './client-credentials';
 import { type NodeClientOptions, checkResponse, checkScope, resolveOptions } from './options';
@@ -55,23 +59,18 @@ export function createNodeClient(options: NodeClientOptions): NodeClient {
     ...(opts.fetch ? { fetch: opts.fetch } : {}),
     ...(opts.timeout !== undefined ? { timeout: opts.timeout } : {}),
   };
-  const clientConfig: ClientConfig = {
-    clientId: opts.clientId,
-    clientSecret: opts.clientSecret,
-    // Only when set: core then knows the method was chosen explicitly.
-    ...(opts.authMethod ? { authMethod: opts.authMethod } : {}),
-  };
+  const clientConfig = { clientId: opts.clientId };
+  // The method set, else the provider's way.
+  const clientAuth: ClientAuth =
+    opts.authMethod === 'client_secret_basic'
+      ? clientSecretBasic(opts.clientSecret)
+      : opts.authMethod === 'client_secret_post'
+        ? clientSecretPost(opts.clientSecret)
+        : clientSecret(opts.clientSecret);
   const issuer = opts.provider?.issuer ?? (opts.issuer as string);
-
-  let discovered: Promise<ProviderMetadata> | undefined;
-  function getProvider(): Promise<ProviderMetadata> {
-    if (opts.provider) return Promise.resolve(opts.provider);
-    discovered ??= discover(issuer, http).catch((error: unknown) => {
-      discovered = undefined; // a failed discovery is tried again on the next call
-      throw error;
-    });
-    return discovered;
-  }
+  // Discovered once (core's memo: a failed discovery is tried again on the next call).
+  const provider = opts.provider ?? discovery(issuer);
+  const getProvider = (): Promise<ProviderMetadata> => providerMetadata(provider, http);
 
   function requireGrant(grant: GrantType, method: string): void {
     if (!opts.grants.has(grant)) {
@@ -100,7 +99,7 @@ export function createNodeClient(options: NodeClientOptions): NodeClient {
     request: ({ scope, extra }) =>
       withRetry(async () => {
         const provider = await getProvider();
-        return clientCredentials({ provider, client: clientConfig, http, ...(scope ? { scope } : {}), extra });
+        return clientCredentials({ provider, client: clientConfig, clientAuth, http, ...(scope ? { scope } : {}), extra });
       }, opts.retry),
   });
 
@@ -112,6 +111,7 @@ export function createNodeClient(options: NodeClientOptions): NodeClient {
     return completeAuthorization({
       provider,
       client: clientConfig,
+      clientAuth,
       input: params,
       transaction,
       http,
@@ -138,7 +138,9 @@ export function createNodeClient(options: NodeClientOptions): NodeClient {
       // The client always authenticates its code exchange. Where the provider takes the secret
       // or the verifier in the body, never both, and Basic is not an option, PKCE is left out.
       const secretReplacesPkce =
-        withCode && provider.pkce_replaces_client_secret === true && authMethodOf(clientConfig, provider) === 'client_secret_post';
+        withCode &&
+        provider.pkce_replaces_client_secret === true &&
+        (opts.authMethod ?? secretAuthMethodFor(provider)) === 'client_secret_post';
       const pkce = login.pkce ?? (withCode ? (opts.pkce ?? !secretReplacesPkce) : undefined);
       if (pkce && secretReplacesPkce) {
         throw new OidcError(
@@ -186,6 +188,7 @@ export function createNodeClient(options: NodeClientOptions): NodeClient {
       const tokens = await refreshTokens({
         provider,
         client: clientConfig,
+        clientAuth,
         http,
         refreshToken,
         ...(refreshOptions.scope !== undefined ? { scope: refreshOptions.scope } : {}),
