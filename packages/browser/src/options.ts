@@ -6,6 +6,7 @@ import {
   buildCodeAuthorizationRequest,
   checkRedirectUri,
   completeCodeAuthorization,
+  invalidOptions,
   systemClock,
   type Clock,
   type DiscoveredProvider,
@@ -214,5 +215,5 @@ export function resolveOptions(options: BrowserClientOptions): ResolvedOptions {
 }
 
 function invalid(message?: string): never {
-  throw new OidcError('invalid_options', message);
+  throw invalidOptions(message);
 }

@@ -34,3 +34,4 @@ export type { EndSessionParams } from './logout';
 export { completeAuthorization, completeCodeAuthorization } from './authorization-flow';
 export type { CompleteAuthorizationParams } from './authorization-flow';
 export { readBoundedBody } from './http';
+export { invalidOptions } from './options';

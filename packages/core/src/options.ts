@@ -1,9 +1,17 @@
-/** Checks of what a caller passes, shared by the request builders. Internal module. */
+/** Checks of what a caller passes, shared by the request builders and the wrappers' options. */
 
 import { DEV } from './dev';
 import { OidcError } from './errors';
 
-/** The caller's mistake, found before any request is sent. */
+/**
+ * The caller's mistake, found before any request is sent: `OidcError` `invalid_options` with
+ * what to change. The one such error of every package (the wrappers' option checks use it).
+ *
+ * @example
+ * ```ts
+ * if (!redirectUri) throw invalidOptions('redirectUri is required: the registered URL of your callback.');
+ * ```
+ */
 export function invalidOptions(message?: string): OidcError {
   return new OidcError('invalid_options', message);
 }

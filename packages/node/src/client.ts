@@ -15,6 +15,7 @@ import {
   completeAuthorization,
   discovery,
   fetchUserInfo,
+  normaliseScope,
   providerMetadata,
   refreshTokens,
   secretAuthMethodFor,
@@ -22,7 +23,7 @@ import {
 import type { AuthorizationTransaction, ClientAuth, GrantType, HttpOptions, ProviderMetadata, TokenSet } from '@oidc-rp/core';
 import { assertCallbackMode, readCallbackRequest } from './callback-input';
 import { createClientCredentialsSource } from './client-credentials';
-import { type NodeClientOptions, checkResponse, checkScope, resolveOptions } from './options';
+import { type NodeClientOptions, checkResponse, resolveOptions } from './options';
 import { withRetry } from './retry';
 import { sealTransaction, unsealTransaction } from './sealed-transaction';
 import { MemoryTokenCache } from './token-cache';
@@ -129,7 +130,7 @@ export function createNodeClient(options: NodeClientOptions): NodeClient {
         throw new OidcError('invalid_options', 'Logins need the redirectUri option: the registered URL of your callback route.');
       }
       const scope = login.scope ?? opts.scope;
-      checkScope(scope, 'The login scope');
+      normaliseScope(scope);
       const responseType = login.responseType ?? opts.responseType;
       const responseMode = login.responseMode ?? opts.responseMode ?? (responseType === 'code' ? 'query' : 'form_post');
       checkResponse(responseType, responseMode);
@@ -201,7 +202,7 @@ export function createNodeClient(options: NodeClientOptions): NodeClient {
 
     async getClientCredentialsToken(ccOptions = {}) {
       requireGrant('client_credentials', 'getClientCredentialsToken()');
-      if (ccOptions.scope !== undefined) checkScope(ccOptions.scope, 'The client-credentials scope');
+      if (ccOptions.scope !== undefined) normaliseScope(ccOptions.scope);
       return cc.get(ccOptions);
     },
 
