@@ -80,6 +80,9 @@ describe('bundle size of the SPA usage (min+gzip, bench settings)', () => {
       ['oidc-rp-browser.js', 'oidc-rp-react.jsx', 'react-app-only.jsx'].map((entry) => bundle(entry)),
     );
     expect(react!.gzip - browser!.gzip - appOnly!.gzip).toBeLessThanOrEqual(budget.reactExtraGzip);
+    // <AuthProvider client={…}> carries no part the client was not given: no discovery, no revocation.
+    expect(react!.code).not.toContain('.well-known/openid-configuration');
+    expect(react!.inputs.join('\n')).not.toContain('browser/src/revocation.ts');
   });
 });
 
