@@ -28,7 +28,13 @@ export function libraryBuild(entry: Record<string, string> | string[] = ['src/in
  * cleans `dist` (the packages' build script empties it first).
  */
 export function messageBuilds(): Options[] {
-  const base: Options = { ...libraryBuild(), clean: false, esbuildOptions: (options: { mangleProps?: RegExp }) => void (options.mangleProps = mangleProps) };
+  const base: Options = {
+    ...libraryBuild(),
+    clean: false,
+    esbuildOptions(options) {
+      options.mangleProps = mangleProps;
+    },
+  };
   return [
     base,
     {

@@ -1,4 +1,4 @@
-import { OidcError, isOidcError, serviceProvider } from '@oidc-rp/core';
+import { type OidcError, isOidcError, serviceProvider } from '@oidc-rp/core';
 import { describe, expect, it } from 'vitest';
 import { type BrowserClientOptions, createBrowserClient, crossTab, discovery, implicitFlow, memoryStorage, mutexLock } from '../src/index';
 
