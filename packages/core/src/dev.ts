@@ -8,5 +8,10 @@
  * (and makes every other `DEV` false), so an SPA does not ship kilobytes of prose. Internal module.
  */
 
-/** True in the default build, false in the production one. Each message is written `DEV && '...'`. */
+/**
+ * True in the default build, false in the production one. Each message is written `DEV && '...'`.
+ * In the production build a `DEV && …` argument that is not a call's last one arrives as
+ * `false` (e.g. the endpoint label given to `sendRequest`): such parameters are typed `string`
+ * and read only inside `DEV && …` expressions themselves.
+ */
 export const DEV = true;
