@@ -1,14 +1,11 @@
 import type { Options } from 'tsup';
-// Development-only error messages of core and browser, dropped by the app's production build.
-import { devMessagesPlugin } from './scripts/lib/dev-messages-plugin.mjs';
-// Internal property names shortened in the browser-facing packages (see the list's rules).
+// The production build of core and browser: development-only error messages removed.
+import { productionMessagesPlugin } from './scripts/lib/dev-messages-plugin.mjs';
+// Internal properties (named with a trailing `_`) shortened in the browser-facing packages.
 import { mangleProps } from './scripts/lib/internal-props.mjs';
 
 /** One build shape for every publishable package: ESM (.mjs) + CJS (.cjs) + declarations. */
-export function libraryBuild(
-  entry: Record<string, string> | string[] = ['src/index.ts'],
-  { shortenInternalProps = false }: { shortenInternalProps?: boolean } = {},
-): Options {
+export function libraryBuild(entry: Record<string, string> | string[] = ['src/index.ts']): Options {
   return {
     entry,
     format: ['esm', 'cjs'],
@@ -21,9 +18,30 @@ export function libraryBuild(
     // know the prefixed name (Deno, edge sandboxes), so built-ins keep it.
     removeNodeProtocol: false,
     outExtension: ({ format }) => ({ js: format === 'esm' ? '.mjs' : '.cjs' }),
-    esbuildPlugins: [devMessagesPlugin],
+  };
+}
+
+/**
+ * The builds of core and browser: `index.*` with every error message (the default export
+ * condition), and `index.production.*` without the development-only text (the `production`
+ * condition). Both shorten the internal properties. tsup runs the two in parallel, so neither
+ * cleans `dist` (the packages' build script empties it first).
+ */
+export function messageBuilds(): Options[] {
+  const base: Options = {
+    ...libraryBuild(),
+    clean: false,
     esbuildOptions(options) {
-      if (shortenInternalProps) options.mangleProps = mangleProps;
+      options.mangleProps = mangleProps;
     },
   };
+  return [
+    base,
+    {
+      ...base,
+      entry: { 'index.production': 'src/index.ts' },
+      dts: false,
+      esbuildPlugins: [productionMessagesPlugin],
+    },
+  ];
 }

@@ -17,7 +17,7 @@ import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
 import BUDGET from './lib/bundle-budget.json' with { type: 'json' };
 import SETTINGS from './lib/esbuild-options.json' with { type: 'json' };
-import { devMessagesPlugin } from '../scripts/lib/dev-messages-plugin.mjs';
+import { productionMessagesPlugin } from '../scripts/lib/dev-messages-plugin.mjs';
 import { mangleProps } from '../scripts/lib/internal-props.mjs';
 import { emit } from './lib/emit.mjs';
 import { bytes, num, table } from './lib/table.mjs';
@@ -28,7 +28,7 @@ const outdir = join(here, '.out', 'bundles');
 /** name, entry file, group ('vanilla' | 'react' | 'react-baseline' | 'part' | 'opt-in'). */
 const VARIANTS = [
   { name: '@oidc-rp/browser', entry: 'oidc-rp-browser.js', group: 'vanilla', ours: true },
-  { name: '@oidc-rp/browser with discovery (issuer + discover)', entry: 'oidc-rp-browser-discover.js', group: 'vanilla', ours: true },
+  { name: '@oidc-rp/browser with discovery (discovery(issuer))', entry: 'oidc-rp-browser-discover.js', group: 'vanilla', ours: true },
   { name: 'oidc-client-ts', entry: 'oidc-client-ts.js', group: 'vanilla' },
   { name: '@auth0/auth0-spa-js', entry: 'auth0-spa-js.js', group: 'vanilla' },
   { name: '@azure/msal-browser', entry: 'msal-browser.js', group: 'vanilla' },
@@ -38,12 +38,12 @@ const VARIANTS = [
   { name: 'app code only (React baseline, no auth library)', entry: 'react-app-only.jsx', group: 'react-baseline' },
   { name: '@oidc-rp/core (SPA functions of the code flow)', entry: 'oidc-rp-core.js', group: 'part', ours: true },
   // The default usage plus one opt-in part each: what an app pays for opting in.
-  { name: '`discover` (issuer discovery)', entry: 'oidc-rp-browser-discover.js', group: 'opt-in', ours: true },
+  { name: '`discovery(issuer)` (issuer discovery)', entry: 'oidc-rp-browser-discover.js', group: 'opt-in', ours: true },
   { name: '`popupLogin` (login in a popup)', entry: 'oidc-rp-browser-popup.js', group: 'opt-in', ours: true },
   { name: '`implicitFlow` (deprecated implicit flow)', entry: 'oidc-rp-browser-implicit.js', group: 'opt-in', ours: true },
   { name: '`revocation` (logout revokes the refresh token)', entry: 'oidc-rp-browser-revocation.js', group: 'opt-in', ours: true },
   { name: '`getUserInfo(client)` (userinfo endpoint)', entry: 'oidc-rp-browser-userinfo.js', group: 'opt-in', ours: true },
-  { name: '`crossTab` (tabs act as one; IndexedDB tokens)', entry: 'oidc-rp-browser-crosstab.js', group: 'opt-in', ours: true },
+  { name: "`crossTab({ storage: 'indexedDB' })` (tabs act as one; shared tokens)", entry: 'oidc-rp-browser-crosstab.js', group: 'opt-in', ours: true },
   { name: '`authorizedFetch(client)` (fetch with a 401 retry)', entry: 'oidc-rp-browser-fetch.js', group: 'opt-in', ours: true },
 ];
 
@@ -66,7 +66,7 @@ async function sourceBreakdown(entry) {
     ...ESBUILD_OPTIONS,
     entryPoints: [join(here, 'bundle-entries', entry)],
     alias: SOURCE_ALIASES,
-    plugins: [devMessagesPlugin], // as the packages' build does
+    plugins: [productionMessagesPlugin], // as the packages' production build does
     mangleProps, // likewise
     write: false,
     outdir,

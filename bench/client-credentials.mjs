@@ -9,7 +9,7 @@
  */
 
 import { performance } from 'node:perf_hooks';
-import { clientCredentials, serviceProvider } from '@oidc-rp/core';
+import { clientCredentials, clientSecretPost, serviceProvider } from '@oidc-rp/core';
 import { createNodeClient } from '@oidc-rp/node';
 import { createReferenceServer, demoConfig } from '@oidc-rp/reference-server';
 import { emit } from './lib/emit.mjs';
@@ -57,7 +57,7 @@ export async function run({ rounds = 5, sliceMs = 300, bursts = 3 } = {}) {
         { name: '@oidc-rp/node getClientCredentialsToken (cache hit)', fn: () => client.getClientCredentialsToken({ scope: 'api.read' }) },
         {
           name: 'uncached: core clientCredentials over loopback HTTP',
-          fn: () => clientCredentials({ provider, client: CLIENT, scope: 'api.read' }),
+          fn: () => clientCredentials({ provider, client: { clientId: CLIENT.clientId }, clientAuth: clientSecretPost(CLIENT.clientSecret), scope: 'api.read' }),
         },
       ],
       { rounds, sliceMs, warmupMs: 150 },

@@ -2,5 +2,5 @@
 import { createBrowserClient, crossTab, serviceProvider } from '@oidc-rp/browser';
 import { options, usage } from './oidc-rp-usage.js';
 
-const client = createBrowserClient({ ...options, provider: serviceProvider('https://id.example.com/acme'), tokenStorage: 'indexedDB', crossTab });
+const client = createBrowserClient({ ...options, provider: serviceProvider('https://id.example.com/acme'), crossTab: crossTab({ storage: 'indexedDB' }) });
 export const { login, handleCallback, getAccessToken, logout } = usage(client);

@@ -1,6 +1,6 @@
 // The @oidc-rp/browser usage with the discovery part: `issuer` + `discover` instead of `provider`.
-import { createBrowserClient, discover } from '@oidc-rp/browser';
+import { createBrowserClient, discovery } from '@oidc-rp/browser';
 import { options, usage } from './oidc-rp-usage.js';
 
-const client = createBrowserClient({ ...options, issuer: 'https://id.example.com/acme', discover });
+const client = createBrowserClient({ ...options, provider: discovery('https://id.example.com/acme') });
 export const { login, handleCallback, getAccessToken, logout } = usage(client);

@@ -6,7 +6,6 @@ const client = createBrowserClient({
   ...options,
   provider: serviceProvider('https://id.example.com/acme'),
   scope: 'openid profile email',
-  responseType: 'id_token token',
   implicitFlow,
 });
 export const { login, handleCallback, getAccessToken, logout } = usage(client);

@@ -4,6 +4,7 @@ export {
   buildAuthorizationRequest,
   completeCodeAuthorization,
   refreshTokens,
+  none,
   revokeToken,
   buildEndSessionUrl,
   isOidcError,

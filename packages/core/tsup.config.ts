@@ -1,4 +1,5 @@
 import { defineConfig } from 'tsup';
-import { libraryBuild } from '../../tsup.shared';
+import { messageBuilds } from '../../tsup.shared';
 
-export default defineConfig(libraryBuild(['src/index.ts'], { shortenInternalProps: true }));
+// index.* (every message) and index.production.* (codes only), both shortening internal properties.
+export default defineConfig(messageBuilds());

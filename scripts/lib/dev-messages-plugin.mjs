@@ -1,101 +1,108 @@
 /**
- * esbuild plugin for the development-only error messages of @oidc-rp/core and
- * @oidc-rp/browser, which write each message `DEV && '...'` (`DEV` from their `src/dev.ts`).
- * It puts `process.env.NODE_ENV !== "production"` in place of every `DEV`, so that a bundler
- * defining `NODE_ENV` folds the condition where it stands and drops the text together with
- * the helpers only messages use. A shared `DEV` variable would not do: esbuild inlines a
- * constant from another module only after tree shaking (the helpers would stay), and never
- * the `var` a bundled file holds. Used by the packages' build (tsup.shared.ts) and by the
+ * esbuild plugin that makes the production build of @oidc-rp/core and @oidc-rp/browser: the
+ * packages write each development-only error message `DEV && '...'` (`DEV` from their
+ * `src/dev.ts`), and this plugin, on a real TypeScript parse of each module:
+ * - removes a `DEV && …` that is a call's (or `new`'s) last argument, argument and comma, so
+ *   `new OidcError(code, DEV && text)` becomes `new OidcError(code)`;
+ * - replaces every other `DEV` with `false`, which the app's minifier folds (the text and the
+ *   helpers only messages use are then dropped);
+ * - drops the `import { DEV } from './dev'`.
+ * It fails the build on a module that imports `DEV` in another form, or declares its own `DEV`.
+ * The default build does not use it: there `DEV` is the guarded check of `src/dev.ts`, which
+ * runs where no `process` exists. Used by the packages' build (tsup.shared.ts, the
+ * `index.production.*` files picked by the `production` export condition) and by the
  * bundle-size measurements that build from sources (bench, packages/browser's budget test).
- *
- * A message that is a call's last argument goes altogether in production: `f(code, DEV && m)`
- * becomes `f(code, ...(DEV ? [m] : []))`, which a minifier folds to `f(code)` rather than
- * `f(code, !1)`. Where the argument's end cannot be told for sure, the text is left as it is.
  */
 
 import { readFile } from 'node:fs/promises';
-
-const IMPORT = /^import \{ DEV \} from '\.\/dev';$/m;
-const CONDITION = '(process.env.NODE_ENV !== "production")';
+import ts from 'typescript';
 
 /** @type {import('esbuild').Plugin} */
-export const devMessagesPlugin = {
-  name: 'oidc-rp-dev-messages',
+export const productionMessagesPlugin = {
+  name: 'oidc-rp-production-messages',
   setup(build) {
     build.onLoad({ filter: /[\\/]packages[\\/](core|browser)[\\/]src[\\/][^\\/]+\.ts$/ }, async ({ path }) => {
       const source = await readFile(path, 'utf8');
-      if (!IMPORT.test(source)) return undefined;
-      // The replacement names the global `process`: a local binding of that name would capture it.
-      if (/\b(?:function\*?|const|let|var|class)\s+process\b/.test(source)) {
-        return { errors: [{ text: `${path} binds the name "process", which DEV's replacement reads: rename it.` }] };
+      try {
+        const contents = stripDevMessages(source, path);
+        return contents === source ? undefined : { contents, loader: 'ts' };
+      } catch (error) {
+        return { errors: [{ text: error.message }] };
       }
-      const contents = dropLastMessageArguments(source.replace(IMPORT, '')).replace(/\bDEV\b/g, CONDITION);
-      return { contents, loader: 'ts' };
     });
   },
 };
 
-/** Rewrites every `DEV && x` that is a call's last argument to a spread of `[x]` or of nothing. */
-export function dropLastMessageArguments(source) {
-  let out = '';
-  let done = 0;
-  for (const match of source.matchAll(/(?<=[\w$]\(|,)(\s*)DEV && /g)) {
-    const start = match.index + match[1].length + 'DEV && '.length;
-    if (start < done) continue;
-    const end = lastArgumentEnd(source, start);
-    if (end === undefined) continue;
-    out += `${source.slice(done, match.index)}${match[1]}...(DEV ? [${source.slice(start, end)}] : [])`;
-    done = end;
-  }
-  return out + source.slice(done);
-}
+/** The production form of one module's source (see the module comment). */
+export function stripDevMessages(source, fileName = 'module.ts') {
+  const file = ts.createSourceFile(fileName, source, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+  /** @type {{ start: number; end: number; text: string }[]} */
+  const edits = [];
+  let imported = false;
 
-// Where the expression at `from` ends when it is the last argument (the `)` closing the call),
-// or undefined: another argument follows, or an operator binding looser than && (||, ??, ?:),
-// a comment or a regular expression makes the extent uncertain.
-function lastArgumentEnd(source, from) {
-  const closers = [];
-  for (let i = from; i < source.length; i += 1) {
-    const char = source[i];
-    if (char === "'" || char === '"') i = stringEnd(source, i, char);
-    else if (char === '`') i = templateEnd(source, i);
-    else if (char === '(' || char === '[' || char === '{') closers.push({ '(': ')', '[': ']', '{': '}' }[char]);
-    else if (char === ')' || char === ']' || char === '}') {
-      if (closers.length === 0) return char === ')' ? i : undefined;
-      if (closers.pop() !== char) return undefined;
-    } else if (closers.length === 0 && (char === ',' || char === '|' || (char === '?' && source[i + 1] !== '.'))) return undefined;
-    else if (char === '/') return undefined;
-    if (i < 0) return undefined;
-  }
-  return undefined;
-}
-
-function stringEnd(source, from, quote) {
-  for (let i = from + 1; i < source.length; i += 1) {
-    if (source[i] === '\\') i += 1;
-    else if (source[i] === quote) return i;
-    else if (source[i] === '\n') return -1;
-  }
-  return -1;
-}
-
-// The closing backtick of the template at `from`, skipping `${...}` with strings and templates inside.
-function templateEnd(source, from) {
-  for (let i = from + 1; i < source.length; i += 1) {
-    if (source[i] === '\\') i += 1;
-    else if (source[i] === '`') return i;
-    else if (source[i] === '$' && source[i + 1] === '{') {
-      let depth = 1;
-      for (i += 2; i < source.length && depth > 0; i += 1) {
-        const char = source[i];
-        if (char === "'" || char === '"') i = stringEnd(source, i, char);
-        else if (char === '`') i = templateEnd(source, i);
-        else if (char === '{') depth += 1;
-        else if (char === '}') depth -= 1;
-        if (i < 0) return -1;
+  const visit = (node) => {
+    if (ts.isImportDeclaration(node)) {
+      const names = node.importClause?.namedBindings;
+      if (ts.isStringLiteral(node.moduleSpecifier) && node.moduleSpecifier.text === './dev') {
+        const only = names && ts.isNamedImports(names) && names.elements.length === 1 && names.elements[0].name.text === 'DEV';
+        if (!only || node.importClause.name || names.elements[0].propertyName) {
+          throw new Error(`${fileName}: import DEV alone, as \`import { DEV } from './dev'\`.`);
+        }
+        imported = true;
+        edits.push({ start: node.getStart(file), end: node.end, text: '' });
       }
-      i -= 1;
+      return;
     }
+    if ((ts.isVariableDeclaration(node) || ts.isParameter(node) || ts.isFunctionDeclaration(node)) && node.name?.getText(file) === 'DEV') {
+      throw new Error(`${fileName}: declares its own DEV, which this build would replace.`);
+    }
+    if ((ts.isCallExpression(node) || ts.isNewExpression(node)) && node.arguments?.length) {
+      const args = node.arguments;
+      const last = args[args.length - 1];
+      if (isDevAnd(last)) {
+        // From the end of the argument before (its comma goes), or for a lone argument from its
+        // start, with the trailing comma of a multi-line call: `f(a, DEV && m)` → `f(a)`, `f(DEV && m,)` → `f()`.
+        const lone = args.length === 1;
+        const start = lone ? last.getStart(file) : args[args.length - 2].end;
+        const end = lone && args.hasTrailingComma ? args.end : last.end;
+        for (const arg of args.slice(0, -1)) visit(arg);
+        visit(node.expression);
+        edits.push({ start, end, text: '' });
+        return;
+      }
+    }
+    if (ts.isIdentifier(node) && node.text === 'DEV' && isValueReference(node)) {
+      edits.push({ start: node.getStart(file), end: node.end, text: 'false' });
+      return;
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(file);
+  if (!imported) {
+    if (edits.length > 0) throw new Error(`${fileName}: uses DEV without importing it from './dev'.`);
+    return source;
   }
-  return -1;
+  let out = source;
+  for (const edit of edits.sort((a, b) => b.start - a.start)) out = out.slice(0, edit.start) + edit.text + out.slice(edit.end);
+  return out;
+}
+
+// `DEV && …` (parentheses allowed around it).
+function isDevAnd(node) {
+  while (ts.isParenthesizedExpression(node)) node = node.expression;
+  return (
+    ts.isBinaryExpression(node) &&
+    node.operatorToken.kind === ts.SyntaxKind.AmpersandAmpersandToken &&
+    ts.isIdentifier(node.left) &&
+    node.left.text === 'DEV'
+  );
+}
+
+// An identifier read as a value, not a property name (`x.DEV`, `{ DEV: 1 }`) or a type.
+function isValueReference(node) {
+  const parent = node.parent;
+  if (ts.isPropertyAccessExpression(parent) && parent.name === node) return false;
+  if ((ts.isPropertyAssignment(parent) || ts.isPropertyDeclaration(parent) || ts.isPropertySignature(parent)) && parent.name === node) return false;
+  if (ts.isTypeReferenceNode(parent) || ts.isQualifiedName(parent)) return false;
+  return true;
 }

@@ -1,4 +1,2 @@
-/** Property names internal to @oidc-rp/core and @oidc-rp/browser (see internal-props.mjs). */
-export declare const INTERNAL_PROPS: readonly string[];
-/** The esbuild `mangleProps` option for those names. */
+/** The esbuild `mangleProps` option: internal properties are named with a trailing `_` (see internal-props.mjs). */
 export declare const mangleProps: RegExp;

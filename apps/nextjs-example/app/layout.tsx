@@ -1,6 +1,6 @@
 import type { Metadata } from 'next';
 import type { ReactNode } from 'react';
-import { AuthProvider } from './auth-provider';
+import { AuthProviderWithOptions } from './auth-provider';
 // The SPA example's stylesheet: both demo apps look alike.
 import '../../spa-example/src/styles.css';
 
@@ -14,7 +14,7 @@ export default function RootLayout({ children }: { children: ReactNode }) {
     <html lang="en">
       <body>
         {/* Plain options (serialisable), so this server component can render the client provider. */}
-        <AuthProvider
+        <AuthProviderWithOptions
           options={{
             issuer: process.env.OIDC_ISSUER ?? 'http://127.0.0.1:4000/demo',
             clientId: process.env.SPA_CLIENT_ID ?? 'spa',
@@ -34,7 +34,7 @@ export default function RootLayout({ children }: { children: ReactNode }) {
             </header>
             <main className="page">{children}</main>
           </div>
-        </AuthProvider>
+        </AuthProviderWithOptions>
       </body>
     </html>
   );

@@ -1,4 +1,4 @@
-import { createBrowserClient, crossTab, discover, revocation } from '@oidc-rp/browser';
+import { createBrowserClient, crossTab, discovery, revocation } from '@oidc-rp/browser';
 import { AuthProvider } from '@oidc-rp/react';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
@@ -14,13 +14,14 @@ try {
   const config = readConfig();
   // Created once, outside React: every render and every tab-local component shares it.
   const client = createBrowserClient({
-    issuer: config.issuer,
-    discover, // opt-in part: the metadata comes from the issuer's discovery document
+    provider: discovery(config.issuer), // the metadata comes from the issuer's discovery document
     clientId: config.clientId,
     redirectUri: config.redirectUri,
     postLogoutRedirectUri: config.postLogoutRedirectUri,
-    tokenStorage: config.tokenStorage,
-    crossTab, // opt-in part: the tabs act as one (a logout ends every tab; with indexedDB they share refreshes)
+    // Opt-in part: the tabs act as one (a logout ends every tab); with indexedDB they share one session and its refreshes.
+    ...(config.tokenStorage === 'indexedDB'
+      ? { crossTab: crossTab({ storage: 'indexedDB' }) }
+      : { tokenStorage: config.tokenStorage, crossTab: crossTab() }),
     revocation, // opt-in part: logout revokes the refresh token (the reference server's logout page leaves it valid)
   });
   root.render(

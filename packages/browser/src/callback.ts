@@ -12,29 +12,29 @@ import type { ResolvedOptions } from './options';
 import type { TransactionStore } from './transaction-store';
 import type { LoginResult } from './types';
 
-/** What the callback handler needs from the client. */
+/** What the callback handler needs from the client. Names ending in `_` are shortened by the build. */
 export interface CallbackContext {
-  options: Pick<ResolvedOptions, 'redirectUrl' | 'fragment' | 'popupLogin' | 'now'>;
-  transactions: () => TransactionStore;
-  navigate: () => Navigation;
+  options: Pick<ResolvedOptions, 'redirectUrl_' | 'fragment_' | 'popupLogin_' | 'now'>;
+  transactions_: () => TransactionStore;
+  navigate_: () => Navigation;
   /** Validates the response, redeems the code and starts the session. */
-  completeLogin: (input: URL, transaction: AuthorizationTransaction) => Promise<LoginResult>;
+  completeLogin_: (input: URL, transaction: AuthorizationTransaction) => Promise<LoginResult>;
   /** Reports a failed callback (an existing session stays). */
-  failed: (error: unknown) => OidcError;
+  failed_: (error: unknown) => OidcError;
   /** Reports a callback URL this tab already handled (quietly: no error state, no error event). */
-  replayed: () => void;
+  replayed_: () => void;
 }
 
 /** The client's callback handling. */
 export interface CallbackHandler {
   /** `handleRedirectCallback(url?)` of the client. */
-  handle(url?: string): Promise<LoginResult>;
+  handle_(url?: string): Promise<LoginResult>;
   /** Starts handling the current URL when it is a callback and nothing was started yet (for `init()`). */
-  handleCurrent(): void;
+  handleCurrent_(): void;
   /** Whether `url` (default: the current URL) is a callback. */
-  isCallback(url?: string): boolean;
+  isCallback_(url?: string): boolean;
   /** Every handling started so far, to wait for before restoring a session. */
-  inFlight(): Iterable<Promise<LoginResult>>;
+  inFlight_(): Iterable<Promise<LoginResult>>;
 }
 
 /**
@@ -51,70 +51,70 @@ export function createCallbackHandler(context: CallbackContext): CallbackHandler
   const handled = new Map<string, Promise<LoginResult>>();
   let last: Promise<LoginResult> | undefined;
 
-  const read = (href: string) => readCallbackUrl(href, options.redirectUrl, options.fragment);
+  const read = (href: string) => readCallbackUrl(href, options.redirectUrl_, options.fragment_);
 
   function start(href: string, callback: CallbackUrl | undefined, current: string): Promise<LoginResult> {
     let pending = handled.get(href);
     if (!pending) {
       pending = processCallback(callback);
       handled.set(href, pending);
-      if (callback && href === current) context.navigate().replaceUrl(cleanCallbackUrl(callback, options.fragment));
+      if (callback && href === current) context.navigate_().replaceUrl(cleanCallbackUrl(callback, options.fragment_));
     }
     if (href === current) last = pending;
     return pending;
   }
 
   async function processCallback(callback: CallbackUrl | undefined): Promise<LoginResult> {
-    const transactions = context.transactions();
+    const transactions = context.transactions_();
     const now = options.now();
     let transaction: AuthorizationTransaction | 'used' | undefined;
     try {
       if (!callback) throw new OidcError('state_missing', DEV && 'This URL is not a login callback; start a new login.');
-      transaction = await transactions.redeem(callback.state, now);
+      transaction = await transactions.redeem_(callback.state, now);
     } catch (error) {
-      throw context.failed(error);
+      throw context.failed_(error);
     }
     if (transaction === 'used') {
-      context.replayed();
+      context.replayed_();
       throw new OidcError('callback_replayed', DEV && 'This login response was already used (Back button or reload); nothing to do.');
     }
     if (!transaction) {
-      options.popupLogin?.relay(callback.url.href); // inside a login popup, the opener holds the transaction
-      throw context.failed(new OidcError('transaction_not_found', DEV && 'No login of this tab matches the state; start a new login.'));
+      options.popupLogin_?.relay(callback.url.href); // inside a login popup, the opener holds the transaction
+      throw context.failed_(new OidcError('transaction_not_found', DEV && 'No login of this tab matches the state; start a new login.'));
     }
     try {
-      return await context.completeLogin(callback.url, transaction);
+      return await context.completeLogin_(callback.url, transaction);
     } catch (error) {
-      throw context.failed(error);
+      throw context.failed_(error);
     }
   }
 
   function current(): string | undefined {
     try {
-      return context.navigate().currentUrl();
+      return context.navigate_().currentUrl();
     } catch {
       return undefined; // no location (server)
     }
   }
 
   return {
-    handle(url) {
-      const here = context.navigate().currentUrl();
+    handle_(url) {
+      const here = context.navigate_().currentUrl();
       const href = url ?? here;
       const callback = read(href);
       // The address bar was already cleaned by the first call (React StrictMode calls twice).
       if (url === undefined && !callback && last) return last;
       return start(href, callback, here);
     },
-    handleCurrent() {
+    handleCurrent_() {
       const here = current();
       const callback = here === undefined || last ? undefined : read(here);
       if (here !== undefined && callback) void start(here, callback, here).catch(() => undefined);
     },
-    isCallback(url) {
+    isCallback_(url) {
       const href = url ?? current();
       return href !== undefined && read(href) !== undefined;
     },
-    inFlight: () => handled.values(),
+    inFlight_: () => handled.values(),
   };
 }

@@ -2,7 +2,7 @@
  * `createBrowserClient`: the stateful layer over `@oidc-rp/core` for single-page apps. It
  * assembles small parts (storage, navigation, clock; callback handling and refresh, each in
  * its own module) and keeps one session. Popup login, the implicit flow, revocation at logout,
- * discovery and cross-tab coordination are opt-in parts given in the options.
+ * discovery and cross-tab coordination are opt-in parts given in the options, one value each.
  */
 
 import { DEV } from './dev';
@@ -10,6 +10,7 @@ import {
   OidcError,
   buildEndSessionUrl,
   isOidcError,
+  none,
   type AuthorizationTransaction,
 } from '@oidc-rp/core';
 import { createCallbackHandler } from './callback';
@@ -20,7 +21,7 @@ import { createRefresher } from './refresh';
 import { createSnapshotStore, type AuthSnapshot } from './snapshot-store';
 import { createTokenStore, isFresh, sessionFrom, type Session, type TokenStore } from './token-store';
 import { createTransactionStore, type TransactionStore } from './transaction-store';
-import type { BrowserClient, ClientInternals, GetAccessTokenOptions, LoginOptions, LoginResult, LogoutOptions } from './types';
+import type { BrowserClient, GetAccessTokenOptions, LoginOptions, LoginResult, LogoutOptions } from './types';
 
 /**
  * Creates the client. Touches no browser API until a method needs one, so it can be created
@@ -56,8 +57,8 @@ export function createBrowserClient(options: BrowserClientOptions): BrowserClien
   let tabs: TabLink | undefined;
 
   const runtime = () => {
-    const parts = o.runtime();
-    tabs ??= o.crossTab?.link(parts.channel, {
+    const parts = o.runtime_();
+    tabs ??= o.crossTab_?.link(parts.channel_, {
       tokens,
       session: () => session,
       adopt,
@@ -66,9 +67,9 @@ export function createBrowserClient(options: BrowserClientOptions): BrowserClien
     });
     return parts;
   };
-  const tokens = () => (tokenStore ??= createTokenStore(runtime().tokens, `oidc-rp.session:${o.clientId}:${o.issuer}`));
-  const transactions = () => (transactionStore ??= createTransactionStore(runtime().transactions));
-  const { provider } = o;
+  const tokens = () => (tokenStore ??= createTokenStore(runtime().tokens_, `oidc-rp.session:${o.clientId}:${o.issuer}`));
+  const transactions = () => (transactionStore ??= createTransactionStore(runtime().transactions_));
+  const provider = o.provider_;
   const report = (error: unknown) => {
     const failure = toOidcError(error);
     events.emit('error', failure);
@@ -85,18 +86,17 @@ export function createBrowserClient(options: BrowserClientOptions): BrowserClien
   const refresh = createRefresher({
     options: o,
     tokens,
-    provider,
     adopt,
-    announce(sessionId, refreshed) {
+    announce_(sessionId, refreshed) {
       tabs?.session(sessionId);
       if (refreshed) events.emit('tokenRefreshed', { expiresAt: refreshed.expiresAt });
     },
-    failed: report,
+    failed_: report,
   });
 
   async function completeLogin(input: URL | string, transaction: AuthorizationTransaction): Promise<LoginResult> {
     // Core refuses a transaction of another client or provider (transaction_invalid).
-    const set = await o.complete({ ...o.core, provider: await provider(), input, transaction });
+    const set = await o.complete_({ ...o.core_, clientAuth: none(), provider: await provider(), input, transaction });
     const next = sessionFrom(set, undefined, learnedLifetime, o.now());
     await tokens().write(next);
     adopt(next);
@@ -107,24 +107,24 @@ export function createBrowserClient(options: BrowserClientOptions): BrowserClien
 
   const callbacks = createCallbackHandler({
     options: o,
-    transactions,
-    navigate: () => runtime().navigate,
-    completeLogin,
-    failed(error) {
+    transactions_: transactions,
+    navigate_: () => runtime().navigate_,
+    completeLogin_: completeLogin,
+    failed_(error) {
       // A bad callback never ends an existing session: it only reports the error.
       const failure = toOidcError(error);
       state.set(session ? { ...state.get(), error: failure } : { status: 'error', error: failure });
       return report(failure);
     },
-    replayed: () => events.emit('callbackReplayed', {}),
+    replayed_: () => events.emit('callbackReplayed', {}),
   });
 
   function init(): Promise<AuthSnapshot> {
     initialized ??= (async () => {
       try {
-        callbacks.handleCurrent();
+        callbacks.handleCurrent_();
         // Every login in flight settles first, so a restore cannot race a callback.
-        await Promise.allSettled(callbacks.inFlight());
+        await Promise.allSettled(callbacks.inFlight_());
         if (!session) {
           const stored = await tokens().read();
           const usable = stored && (stored.refreshToken !== undefined || isFresh(stored, 0, o.now()));
@@ -141,27 +141,38 @@ export function createBrowserClient(options: BrowserClientOptions): BrowserClien
   }
 
   async function login(loginOptions: LoginOptions = {}): Promise<void> {
-    const { navigate } = runtime();
-    const request = async () => {
-      const [provider_] = await Promise.all([provider(), transactions().clean(o.now())]);
-      // The resolved options carry clientId, redirectUri, scope, responseType and now; no caller input is spread.
-      return o.request({
-        ...o,
-        provider: provider_,
+    const { navigate_: navigate } = runtime();
+    // Named fields only: nothing else of the options or the caller reaches the provider.
+    const request = async () =>
+      o.request_({
+        provider: (await Promise.all([provider(), transactions().clean_(o.now())]))[0],
+        clientId: o.clientId,
+        redirectUri: o.redirectUri,
+        scope: o.scope,
+        now: o.now,
         appState: loginOptions.appState,
         prompt: loginOptions.prompt,
         loginHint: loginOptions.loginHint,
         extra: loginOptions.extra,
       });
-    };
     try {
+      // The transaction waits in this origin's storage: a callback to another origin cannot find it.
+      const here = new URL(navigate.currentUrl()).origin;
+      if (here !== o.redirectUrl_.origin) {
+        throw new OidcError(
+          'invalid_options',
+          DEV &&
+            `This page is at ${here} but redirectUri is at ${o.redirectUrl_.origin}, whose storage would not hold this login: ` +
+              `open the app at ${o.redirectUrl_.origin}, or register a redirect URI at ${here} and use it.`,
+        );
+      }
       if (loginOptions.popup) {
-        if (!o.popupLogin) throw new OidcError('invalid_options', DEV && 'login({ popup: true }) needs the popupLogin part.');
+        if (!o.popupLogin_) throw new OidcError('invalid_options', DEV && 'login({ popup: true }) needs the popupLogin part.');
         // Synchronously, within the click's task: the part opens the popup before any await.
-        return await o.popupLogin.login({ open: navigate.openPopup?.bind(navigate), request, finish: completeLogin });
+        return await o.popupLogin_.login({ open: navigate.openPopup?.bind(navigate), request, finish: completeLogin });
       }
       const { url, transaction } = await request();
-      await transactions().keep(transaction);
+      await transactions().keep_(transaction);
       navigate.redirect(url.href);
     } catch (error) {
       throw report(error);
@@ -178,11 +189,11 @@ export function createBrowserClient(options: BrowserClientOptions): BrowserClien
 
   // Only with the revocation part; a failure is reported, the local session is gone anyway.
   const revoke = async (ended: Session): Promise<void> => {
-    await o.revocation?.revoke({ ...o.core, provider: await provider(), session: ended }).catch(report);
+    await o.revocation_?.revoke({ ...o.core_, provider: await provider(), session: ended }).catch(report);
   };
 
   async function logout({ returnTo, redirect = true }: LogoutOptions = {}): Promise<void> {
-    const { navigate } = runtime();
+    const { navigate_: navigate } = runtime();
     const ended = session ?? (await tokens().read());
     // Local state first: whatever happens at the provider, this app is logged out.
     await tokens().clear();
@@ -201,20 +212,20 @@ export function createBrowserClient(options: BrowserClientOptions): BrowserClien
     if (url && redirect) navigate.redirect(url.href);
   }
 
-  const client: BrowserClient & { internals: ClientInternals } = {
+  return {
     init,
     login,
-    handleRedirectCallback: callbacks.handle,
-    isRedirectCallback: callbacks.isCallback,
+    handleRedirectCallback: callbacks.handle_,
+    isRedirectCallback: callbacks.isCallback_,
     getAccessToken,
     getUser: () => session?.claims,
     logout,
     subscribe: state.subscribe,
     getSnapshot: state.get,
     on: events.on,
-    internals: o, // for getUserInfo(client)
+    getProvider: provider,
+    http: o.http,
   };
-  return client;
 }
 
 function toOidcError(error: unknown): OidcError {

@@ -9,10 +9,11 @@ import { broadcastChannel, type Channel, type ChannelMessage } from './channel';
 import type { Emitter } from './events';
 import { indexedDbStorage } from './indexed-db-storage';
 import { webLock, type Lock } from './lock';
+import type { Part } from './parts';
 import type { StorageAdapter } from './storage';
 import type { Session, TokenStore } from './token-store';
 
-/** What the cross-tab listener needs from the client. */
+/** What the cross-tab listener needs from the client. Internal. */
 export interface CrossTabContext {
   tokens: () => TokenStore;
   /** This tab's current session. */
@@ -86,38 +87,67 @@ export function linkTabs(channel: Channel | undefined, context: CrossTabContext)
 }
 
 /**
- * What the client needs to coordinate its tabs: the default lock and channel (the `lock` and
- * `channel` options replace them), the storage of `tokenStorage: 'indexedDB'`, and the link
- * over the channel.
+ * Settings of {@link crossTab}.
  *
  * @example
  * ```ts
- * const part: CrossTabPart = crossTab;
+ * const settings: CrossTabOptions = { storage: 'indexedDB' };
  * ```
  */
-export interface CrossTabPart {
+export interface CrossTabOptions {
+  /**
+   * Tokens every tab shares: `'indexedDB'` (kept after the browser closes; readable by any
+   * script on the page), or a {@link StorageAdapter} of your own whose reads in one tab see what
+   * another tab wrote before it released the lock. Default: none, each tab keeps its own tokens
+   * (the client's `tokenStorage`) and the tabs share logouts. (Not `localStorage`: Chromium
+   * caches it per tab, so a tab taking over the refresh can read a refresh token another tab
+   * already used.)
+   */
+  storage?: 'indexedDB' | StorageAdapter;
+  /** Serialises refreshes across tabs. Default: `webLock()` (Web Locks, in-tab fallback). */
+  lock?: Lock;
+  /** Tells other tabs about logins, refreshes and logouts. Default: a `broadcastChannel(…)` per issuer and client. */
+  channel?: Channel;
+}
+
+/**
+ * Tabs acting as one, as the client's `crossTab` option takes it (made by {@link crossTab}). Opaque.
+ *
+ * @example
+ * ```ts
+ * const part: CrossTabPart = crossTab({ storage: 'indexedDB' });
+ * ```
+ */
+export type CrossTabPart = Part<'crossTab'>;
+
+/** What the client uses of the part. Internal. */
+export interface CrossTab {
   lock: () => Lock;
   channel: (name: string) => Channel;
-  /** The token storage every tab shares (`tokenStorage: 'indexedDB'`). */
-  storage: () => StorageAdapter;
-  /**
-   * Connects the client to its channel (internal wiring: the context holds the session).
-   * @hidden
-   */
+  /** The token storage every tab shares, when the tabs share one. */
+  storage: (() => StorageAdapter) | undefined;
   link: typeof linkTabs;
 }
 
 /**
- * Makes the tabs of an app act as one session: one refresh at a time across tabs (Web Locks),
- * tokens written by one tab adopted by the others (with `tokenStorage: 'indexedDB'`), and a
- * logout in one tab logging out every tab (BroadcastChannel). Required for `'indexedDB'`:
- * tabs that share a rotating refresh token must not refresh it side by side.
+ * Makes the tabs of an app act as one: one refresh at a time across tabs (Web Locks), a logout
+ * in one tab logging out every tab (BroadcastChannel), and with `storage`, one session that
+ * every tab shares and adopts when another tab writes it. Tabs that share a rotating refresh
+ * token must not refresh it side by side, so shared tokens come with this part only.
  *
  * @example
  * ```ts
  * import { createBrowserClient, crossTab } from '@oidc-rp/browser';
  *
- * const client = createBrowserClient({ ...options, tokenStorage: 'indexedDB', crossTab });
+ * const client = createBrowserClient({ ...options, crossTab: crossTab({ storage: 'indexedDB' }) });
  * ```
  */
-export const crossTab: CrossTabPart = { lock: webLock, channel: broadcastChannel, storage: indexedDbStorage, link: linkTabs };
+export function crossTab({ storage, lock, channel }: CrossTabOptions = {}): CrossTabPart {
+  const part: CrossTab = {
+    lock: () => lock ?? webLock(),
+    channel: (name) => channel ?? broadcastChannel(name),
+    storage: storage && (() => (typeof storage === 'object' ? storage : indexedDbStorage())),
+    link: linkTabs,
+  };
+  return part as unknown as CrossTabPart;
+}

@@ -1,10 +1,7 @@
 /**
- * Full error messages in development builds only, as in core: a production bundle
- * (`process.env.NODE_ENV === 'production'`, set by every SPA bundler) keeps the codes and
- * drops the prose. Internal module.
+ * Full error messages in the default build, only codes in the production one, as in core (see
+ * core's `src/dev.ts`). Internal module.
  */
 
-declare const process: { env: Record<string, string | undefined> };
-
-/** True unless the app is built for production; messages are written `DEV && '...'`. */
-export const DEV = process.env.NODE_ENV !== 'production';
+/** True in the default build, false in the production one. Each message is written `DEV && '...'`. */
+export const DEV = true;

@@ -1,22 +1,32 @@
 /** The deprecated implicit flow as an opt-in part: the default client carries only the code flow. */
 
-import { buildAuthorizationRequest, completeAuthorization } from '@oidc-rp/core';
+import {
+  buildAuthorizationRequest,
+  completeAuthorization,
+  type AuthorizationRequest,
+  type AuthorizationRequestParams,
+} from '@oidc-rp/core';
+import type { Part } from './parts';
 
 /**
- * What the client needs for an implicit login: core's request builder and callback for every flow.
+ * The implicit flow, as the client's `implicitFlow` option takes it. Opaque.
  *
  * @example
  * ```ts
  * const part: ImplicitFlowPart = implicitFlow;
  * ```
  */
-export interface ImplicitFlowPart {
-  request: typeof buildAuthorizationRequest;
+export type ImplicitFlowPart = Part<'implicitFlow'>;
+
+/** What the client uses of the part: a request builder for this flow and core's callback for every flow. Internal. */
+export interface ImplicitFlow {
+  request: (params: Omit<AuthorizationRequestParams, 'responseType' | 'responseMode' | 'pkce'>) => Promise<AuthorizationRequest>;
   complete: typeof completeAuthorization;
 }
 
 /**
- * Enables `responseType: 'id_token token'` (tokens in the URL fragment, no refresh token).
+ * Turns the client to the implicit flow (`response_type=id_token token`: tokens in the URL
+ * fragment, no refresh token), one switch: `createBrowserClient({ ...options, implicitFlow })`.
  *
  * @deprecated The service deprecates the implicit flow; use the default code flow with PKCE.
  *
@@ -24,7 +34,10 @@ export interface ImplicitFlowPart {
  * ```ts
  * import { createBrowserClient, implicitFlow } from '@oidc-rp/browser';
  *
- * const client = createBrowserClient({ ...options, responseType: 'id_token token', implicitFlow });
+ * const client = createBrowserClient({ ...options, implicitFlow });
  * ```
  */
-export const implicitFlow: ImplicitFlowPart = { request: buildAuthorizationRequest, complete: completeAuthorization };
+export const implicitFlow = {
+  request: (params) => buildAuthorizationRequest({ ...params, responseType: 'id_token token' }),
+  complete: completeAuthorization,
+} satisfies ImplicitFlow as unknown as ImplicitFlowPart;

@@ -3,25 +3,28 @@ export { authorizedFetch, type AuthorizedFetch, type AuthorizedFetchOptions } fr
 export type { BrowserClient, GetAccessTokenOptions, LoginOptions, LoginResult, LogoutOptions } from './types';
 export type { AuthSnapshot } from './snapshot-store';
 export type { BrowserClientEventName, BrowserClientEvents } from './events';
-export type { BrowserClientOptions, Discover, ImplicitResponseType, TokenStorageOption } from './options';
+export type { BrowserClientOptions, TokenStorageOption } from './options';
 export { browserStorage, memoryStorage, webStorage, type StorageAdapter } from './storage';
 export { indexedDbStorage } from './indexed-db-storage';
 export { mutexLock, webLock, type Lock } from './lock';
 export { broadcastChannel, type Channel, type ChannelMessage } from './channel';
 export { browserNavigation, type Navigation } from './navigation';
-// Opt-in parts: an app that imports none of them ships only the code flow.
-export { popupLogin, type PopupLoginContext, type PopupLoginPart } from './popup';
+// Opt-in parts, one value each: an app that imports none of them ships only the code flow.
+export type { Part } from './parts';
+export { popupLogin, type PopupLoginPart } from './popup';
 export { implicitFlow, type ImplicitFlowPart } from './implicit';
-export { revocation, type RevocationContext, type RevocationPart } from './revocation';
+export { revocation, type RevocationPart } from './revocation';
+export { crossTab, type CrossTabOptions, type CrossTabPart } from './cross-tab';
 export { getUserInfo } from './userinfo';
-export { crossTab, type CrossTabPart } from './cross-tab';
 export {
   OidcError,
-  discover,
+  discovery,
   isOidcError,
   serviceProvider,
   systemClock,
   type Clock,
+  type DiscoveredProvider,
+  type HttpOptions,
   type IdTokenClaims,
   type OidcErrorCode,
   type ProviderMetadata,

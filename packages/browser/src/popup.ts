@@ -6,6 +6,7 @@
 
 import { DEV } from './dev';
 import { OidcError, type AuthorizationTransaction } from '@oidc-rp/core';
+import type { Part } from './parts';
 
 const MESSAGE_TYPE = 'oidc-rp:callback';
 const CLOSED_POLL_MS = 500;
@@ -53,7 +54,7 @@ export function relayToOpener(url: string): boolean {
   }
 }
 
-/** What a popup login needs from the client. */
+/** What a popup login needs from the client. Internal. */
 export interface PopupLoginContext {
   /** Opens the (blank) popup; null when the browser blocked it. Default: `window.open`. */
   open: (() => Window | null) | undefined;
@@ -84,16 +85,17 @@ async function loginInPopup({ open = openPopup, request, finish }: PopupLoginCon
 }
 
 /**
- * The opt-in part that lets `login({ popup: true })` work. Without it the client carries no
- * popup code. Give it to the client of every page of the app (the app loaded inside the
- * popup uses it to hand the callback to its opener).
+ * Login in a popup, as the client's `popupLogin` option takes it. Opaque.
  *
  * @example
  * ```ts
  * const part: PopupLoginPart = popupLogin;
  * ```
  */
-export interface PopupLoginPart {
+export type PopupLoginPart = Part<'popupLogin'>;
+
+/** What the client uses of the part. Internal. */
+export interface PopupLogin {
   /** Logs in in a popup (see {@link PopupLoginContext}). */
   login(context: PopupLoginContext): Promise<void>;
   /** Inside the popup: hands a callback URL this page cannot finish to the opener. */
@@ -101,7 +103,9 @@ export interface PopupLoginPart {
 }
 
 /**
- * Login in a popup, opted into per client.
+ * The opt-in part that lets `login({ popup: true })` work. Without it the client carries no
+ * popup code. Give it to the client of every page of the app (the app loaded inside the
+ * popup uses it to hand the callback to its opener).
  *
  * @example
  * ```ts
@@ -111,4 +115,4 @@ export interface PopupLoginPart {
  * button.onclick = () => client.login({ popup: true });
  * ```
  */
-export const popupLogin: PopupLoginPart = { login: loginInPopup, relay: relayToOpener };
+export const popupLogin = { login: loginInPopup, relay: relayToOpener } satisfies PopupLogin as unknown as PopupLoginPart;

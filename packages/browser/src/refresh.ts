@@ -9,25 +9,24 @@ import { DEV } from './dev';
 import {
   OidcError,
   isOidcError,
-  refreshTokensAsPublicClient,
-  type ProviderMetadata,
+  none,
+  refreshTokens,
   type TokenEndpointError,
   type TokenSet,
 } from '@oidc-rp/core';
 import type { ResolvedOptions } from './options';
 import { isFresh, sessionFrom, type Session, type TokenStore } from './token-store';
 
-/** What the refresher needs from the client. */
+/** What the refresher needs from the client. Names ending in `_` are shortened by the build. */
 export interface RefreshContext {
   options: ResolvedOptions;
   tokens: () => TokenStore;
-  provider: () => Promise<ProviderMetadata>;
   /** Makes `session` the current one; undefined ends it (with the reason, when there is one). */
   adopt: (session: Session | undefined, error?: OidcError) => void;
   /** Tells listeners and other tabs that `session` (or its end) was written to storage. */
-  announce: (sessionId: string, refreshed: Session | undefined) => void;
+  announce_: (sessionId: string, refreshed: Session | undefined) => void;
   /** Reports a failed refresh (once per run, however many callers wait for it). */
-  failed: (error: unknown) => void;
+  failed_: (error: unknown) => void;
 }
 
 /**
@@ -61,14 +60,20 @@ export function createRefresher(context: RefreshContext): (rejected: string | un
     if (!stored.refreshToken) {
       await tokens.clear();
       context.adopt(undefined);
-      context.announce(stored.id, undefined);
-      throw new OidcError('login_required', DEV && 'The token expired and cannot be refreshed; log in again.');
+      context.announce_(stored.id, undefined);
+      throw new OidcError(
+        'login_required',
+        DEV &&
+          'The access token expired and the provider issued no refresh token at login, so the session cannot be renewed: log in again. ' +
+            'To renew sessions, ask for the offline_access scope (the default) and have the provider grant it to this client.',
+      );
     }
-    const provider = await context.provider();
+    const provider = await options.provider_();
     let renewed: TokenSet;
     try {
-      renewed = await refreshTokensAsPublicClient({
-        ...options.core,
+      renewed = await refreshTokens({
+        ...options.core_,
+        clientAuth: none(),
         provider,
         refreshToken: stored.refreshToken,
         expectedSubject: stored.claims?.sub,
@@ -78,26 +83,26 @@ export function createRefresher(context: RefreshContext): (rejected: string | un
         // Expired, revoked or reused: this session is over everywhere.
         await tokens.clear();
         context.adopt(undefined, error);
-        context.announce(stored.id, undefined);
+        context.announce_(stored.id, undefined);
       }
       throw error;
     }
     const next = sessionFrom(renewed, stored, stored.lifetime, options.now());
     await tokens.write(next);
     context.adopt(next);
-    context.announce(next.id, next);
+    context.announce_(next.id, next);
     return next;
   }
 
   const locked = <T>(task: () => Promise<T>) => {
-    const { lock } = options.runtime();
+    const { lock_: lock } = options.runtime_();
     return lock ? lock.run(lockName, task) : task(); // without crossTab, `running` is enough
   };
 
   return (rejected, minValidity) =>
     (running ??= locked(() => underLock(rejected, minValidity))
       .catch((error: unknown) => {
-        context.failed(error);
+        context.failed_(error);
         throw error;
       })
       .finally(() => {

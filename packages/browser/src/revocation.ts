@@ -4,9 +4,10 @@
  * token, so a copy taken earlier stops working at once instead of at its expiry.
  */
 
-import { revokeTokenAsPublicClient, type HttpOptions, type ProviderMetadata } from '@oidc-rp/core';
+import { none, revokeToken, type HttpOptions, type ProviderMetadata } from '@oidc-rp/core';
+import type { Part } from './parts';
 
-/** What the part is given when a session ends. */
+/** What the part is given when a session ends. Internal. */
 export interface RevocationContext {
   client: { clientId: string };
   http?: HttpOptions | undefined;
@@ -16,14 +17,17 @@ export interface RevocationContext {
 }
 
 /**
- * What the client needs to revoke an ended session's tokens.
+ * Revocation at logout, as the client's `revocation` option takes it. Opaque.
  *
  * @example
  * ```ts
  * const part: RevocationPart = revocation;
  * ```
  */
-export interface RevocationPart {
+export type RevocationPart = Part<'revocation'>;
+
+/** What the client uses of the part. Internal. */
+export interface Revocation {
   /**
    * Revokes the session's refresh token (its access token when it has none); resolves false
    * when the provider has no revocation endpoint.
@@ -44,11 +48,12 @@ export interface RevocationPart {
  * await client.logout(); // revokes, then goes to the provider's logout page
  * ```
  */
-export const revocation: RevocationPart = {
+export const revocation = {
   revoke: ({ session, ...rest }) =>
-    revokeTokenAsPublicClient({
+    revokeToken({
       ...rest,
+      clientAuth: none(),
       token: session.refreshToken ?? session.accessToken,
       tokenTypeHint: session.refreshToken ? 'refresh_token' : 'access_token',
     }),
-};
+} satisfies Revocation as unknown as RevocationPart;

@@ -23,15 +23,15 @@ type Entry = AuthorizationTransaction | { used: true; createdAt: number };
 
 /** Stores, takes (read once) and cleans login transactions. */
 export interface TransactionStore {
-  keep(transaction: AuthorizationTransaction): Promise<void>;
+  keep_(transaction: AuthorizationTransaction): Promise<void>;
   /**
    * Takes the transaction for `state`: `'used'` when its callback was handled already (in the
    * last {@link USED_TTL} seconds), undefined when there is none. Throws when it is expired or
    * unreadable.
    */
-  redeem(state: string, now: number): Promise<AuthorizationTransaction | 'used' | undefined>;
+  redeem_(state: string, now: number): Promise<AuthorizationTransaction | 'used' | undefined>;
   /** Removes every expired or unreadable entry. */
-  clean(now: number): Promise<void>;
+  clean_(now: number): Promise<void>;
 }
 
 /**
@@ -41,7 +41,7 @@ export interface TransactionStore {
  * @example
  * ```ts
  * const transactions = createTransactionStore(browserStorage('sessionStorage'));
- * await transactions.keep(transaction);
+ * await transactions.keep_(transaction);
  * ```
  */
 export function createTransactionStore(storage: StorageAdapter): TransactionStore {
@@ -56,9 +56,9 @@ export function createTransactionStore(storage: StorageAdapter): TransactionStor
   const expired = (entry: Entry, now: number) => now - entry.createdAt > ('used' in entry ? USED_TTL : TRANSACTION_TTL);
 
   return {
-    keep: (transaction) => storage.set(PREFIX + transaction.state, JSON.stringify(transaction)),
+    keep_: (transaction) => storage.set(PREFIX + transaction.state, JSON.stringify(transaction)),
 
-    async redeem(state, now) {
+    async redeem_(state, now) {
       const key = PREFIX + state;
       if ((await storage.get(key)) === null) return undefined;
       const entry = await read(key);
@@ -75,7 +75,7 @@ export function createTransactionStore(storage: StorageAdapter): TransactionStor
       return entry;
     },
 
-    async clean(now) {
+    async clean_(now) {
       for (const key of await storage.keys()) {
         if (!key.startsWith(PREFIX)) continue;
         const entry = await read(key);

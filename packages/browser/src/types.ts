@@ -1,7 +1,6 @@
 /** The public shape of the browser client and of its method options (the factory is in client.ts). */
 
-import type { IdTokenClaims } from '@oidc-rp/core';
-import type { ResolvedOptions } from './options';
+import type { HttpOptions, IdTokenClaims, ProviderMetadata } from '@oidc-rp/core';
 import type { AuthSnapshot } from './snapshot-store';
 import type { BrowserClientEventName, BrowserClientEvents } from './events';
 
@@ -21,6 +20,11 @@ export interface LoginOptions {
    * blocks it. Needs the `popupLogin` part (see `BrowserClientOptions.popupLogin`).
    */
   popup?: boolean;
+  /**
+   * `prompt` of the authorization request. Default: `consent` when the scope has
+   * `offline_access` (OpenID Connect Core 11: the provider grants a refresh token only then).
+   * A prompt given here is sent as is, and the provider may then issue no refresh token.
+   */
   prompt?: string;
   loginHint?: string;
   /** Extra authorization request parameters (protocol parameters cannot be overridden). */
@@ -197,11 +201,17 @@ export interface BrowserClient {
    * ```
    */
   on<E extends BrowserClientEventName>(event: E, handler: (detail: BrowserClientEvents[E]) => void): () => void;
+  /**
+   * The provider's metadata (discovered first with `discovery(issuer)`), for functions over the
+   * client such as `getUserInfo(client)`. Holds no token.
+   *
+   * @example
+   * ```ts
+   * const { end_session_endpoint } = await client.getProvider();
+   * ```
+   */
+  getProvider(): Promise<ProviderMetadata>;
+  /** The client's network settings (the `http` option), for functions over the client. */
+  readonly http: HttpOptions | undefined;
 }
 
-/**
- * What functions over the client (`getUserInfo`) reach inside a client made by
- * `createBrowserClient`, under its internal `internals` property (shortened by the build, not
- * public API).
- */
-export type ClientInternals = Pick<ResolvedOptions, 'provider' | 'core'>;

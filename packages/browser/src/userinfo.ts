@@ -5,14 +5,14 @@
 
 import { DEV } from './dev';
 import { OidcError, fetchUserInfo, type UserInfo } from '@oidc-rp/core';
-import type { BrowserClient, ClientInternals } from './types';
+import type { BrowserClient } from './types';
 
 /**
  * The provider's userinfo claims for the user logged in to `client`, fetched with its access
  * token (refreshed first when due) and its network settings. Rejects with
  * `userinfo_sub_mismatch` when the answer is about another user than the ID token's (its claims
- * are then not used), `login_required` without a session, `invalid_options` for a client not
- * made by `createBrowserClient` or a login without the `openid` scope.
+ * are then not used), `login_required` without a session, `invalid_options` for a login
+ * without the `openid` scope. Uses only the client's public API.
  *
  * @example
  * ```ts
@@ -21,11 +21,9 @@ import type { BrowserClient, ClientInternals } from './types';
  * const { email } = await getUserInfo(client);
  * ```
  */
-export async function getUserInfo(client: BrowserClient): Promise<UserInfo> {
-  const internals = (client as BrowserClient & { internals?: ClientInternals }).internals;
-  if (!internals) throw new OidcError('invalid_options', DEV && 'getUserInfo(client) needs a client made by createBrowserClient.');
+export async function getUserInfo(client: Pick<BrowserClient, 'getAccessToken' | 'getUser' | 'getProvider' | 'http'>): Promise<UserInfo> {
   const accessToken = await client.getAccessToken();
   const expectedSubject = client.getUser()?.sub;
   if (!expectedSubject) throw new OidcError('invalid_options', DEV && 'getUserInfo() needs a login with the openid scope.');
-  return fetchUserInfo({ provider: await internals.provider(), accessToken, expectedSubject, http: internals.core.http });
+  return fetchUserInfo({ provider: await client.getProvider(), accessToken, expectedSubject, http: client.http });
 }

@@ -2,15 +2,17 @@
 /**
  * The size budget of an SPA's bundle, enforced: the bench's usage entry (login redirect,
  * callback, getAccessToken with refresh, logout; full ID-token signature validation) built
- * from the sources with the bench's esbuild settings. Sizes are deterministic, so this is an
- * exact check, not a timing. `pnpm bench` shows the same numbers next to other libraries.
+ * from the sources with the bench's esbuild settings, as the packages' production build
+ * (the `production` export condition, which the bench's settings set) ships them. Sizes are
+ * deterministic, so this is an exact check, not a timing. `pnpm bench` shows the same numbers
+ * next to other libraries.
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { type Metafile, build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
-import { devMessagesPlugin, dropLastMessageArguments } from '../../../scripts/lib/dev-messages-plugin.mjs';
+import { productionMessagesPlugin, stripDevMessages } from '../../../scripts/lib/dev-messages-plugin.mjs';
 import { mangleProps } from '../../../scripts/lib/internal-props.mjs';
 
 const bench = (path: string) => fileURLToPath(new URL(`../../../bench/${path}`, import.meta.url));
@@ -26,8 +28,8 @@ async function bundle(entry: string): Promise<{ gzip: number; code: string; inpu
     ...settings,
     entryPoints: [bench(`bundle-entries/${entry}`)],
     alias: { '@oidc-rp/core': source('core'), '@oidc-rp/browser': source('browser'), '@oidc-rp/react': source('react') },
-    plugins: [devMessagesPlugin],
-    mangleProps, // as the packages' build does
+    plugins: [productionMessagesPlugin], // as the packages' production build does
+    mangleProps, // likewise
     metafile: true,
     write: false,
     outdir: 'out',
@@ -78,6 +80,9 @@ describe('bundle size of the SPA usage (min+gzip, bench settings)', () => {
       ['oidc-rp-browser.js', 'oidc-rp-react.jsx', 'react-app-only.jsx'].map((entry) => bundle(entry)),
     );
     expect(react!.gzip - browser!.gzip - appOnly!.gzip).toBeLessThanOrEqual(budget.reactExtraGzip);
+    // <AuthProvider client={…}> carries no part the client was not given: no discovery, no revocation.
+    expect(react!.code).not.toContain('.well-known/openid-configuration');
+    expect(react!.inputs.join('\n')).not.toContain('browser/src/revocation.ts');
   });
 });
 
@@ -88,8 +93,8 @@ describe('error messages of a production build', () => {
       ...settings,
       stdin: { contents: "export * from '@oidc-rp/core';", resolveDir: bench(''), loader: 'js' },
       alias: { '@oidc-rp/core': source('core') },
-      plugins: [devMessagesPlugin],
-    mangleProps, // as the packages' build does
+      plugins: [productionMessagesPlugin],
+      mangleProps, // as the packages' build does
       write: false,
       logLevel: 'silent',
     });
@@ -118,14 +123,23 @@ describe('error messages of a production build', () => {
   });
 
   it('leave no argument behind where the message was a call’s last one, and nothing else changes', () => {
-    expect(dropLastMessageArguments("throw invalid(DEV && `${what} (${a ? 'x' : ')'})`);")).toBe(
-      "throw invalid(...(DEV ? [`${what} (${a ? 'x' : ')'})`] : []));",
-    );
-    expect(dropLastMessageArguments("fail('c', DEV && a(b), DEV && 'd, e');")).toBe("fail('c', DEV && a(b), ...(DEV ? ['d, e'] : []));");
-    // Not a last argument, or an extent a scan cannot be sure of: left alone.
-    for (const untouched of ['f(a, DEV && b || c);', 'if (DEV && x) y();', 'f(a, DEV && b / 2);', 'x = { problem: DEV && y };', 'f(a, DEV && b ? c : d);']) {
-      expect(dropLastMessageArguments(untouched)).toBe(untouched);
+    const strip = (body: string) => stripDevMessages(`import { DEV } from './dev';\n${body}`).replace(/^\n/, '');
+    expect(strip("throw invalid(DEV && `${what} (${a ? 'x' : ')'})`);")).toBe('throw invalid();');
+    expect(strip("fail('c', DEV && a(b), DEV && 'd, e');")).toBe("fail('c', false && a(b));");
+    expect(strip("new E('c', DEV && m, { cause });")).toBe("new E('c', false && m, { cause });");
+    expect(strip("f(\n  DEV &&\n    'long',\n);")).toBe('f(\n  \n);');
+    // Anything else keeps its shape, with DEV false: the app's minifier drops the dead text.
+    for (const [before, after] of [
+      ['f(a, DEV && b || c);', 'f(a, false && b || c);'],
+      ['if (DEV && x) y();', 'if (false && x) y();'],
+      ['x = { problem_: DEV && y };', 'x = { problem_: false && y };'],
+      ["const s = '/* DEV && */', t = `DEV && ${1}`;", "const s = '/* DEV && */', t = `DEV && ${1}`;"],
+    ]) {
+      expect(strip(before!)).toBe(after);
     }
+    // A module that uses DEV without importing it, or declares its own, stops the build.
+    expect(() => stripDevMessages('const DEV = true; f(DEV);')).toThrow(/declares its own DEV/);
+    expect(() => stripDevMessages("import { DEV as D } from './dev';")).toThrow(/import DEV alone/);
   });
 
   it('are the full text in development (this test run)', async () => {

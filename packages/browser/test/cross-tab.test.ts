@@ -1,4 +1,4 @@
-import { refreshTokens, serviceProvider } from '@oidc-rp/core';
+import { none, refreshTokens, serviceProvider } from '@oidc-rp/core';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { authorizedFetch, crossTab, memoryStorage, mutexLock, revocation, type BrowserClient, type BrowserClientEvents, type StorageAdapter } from '../src/index';
 import { channelHub, createTab, fakeClock, loggedInTab, startProvider, userinfoStatus, type Provider, type TabParts } from './harness';
@@ -153,7 +153,7 @@ describe('tabs with sessions of their own (memory storage)', () => {
     expect(b.client.getSnapshot().status).toBe('unauthenticated');
     expect(await storageB.keys()).toEqual([]);
     await expect(
-      refreshTokens({ provider: serviceProvider(provider.issuer), client: { clientId: 'spa' }, refreshToken: refreshTokenB }),
+      refreshTokens({ provider: serviceProvider(provider.issuer), client: { clientId: 'spa' }, clientAuth: none(), refreshToken: refreshTokenB }),
     ).rejects.toMatchObject({ error: 'invalid_grant' });
   });
 
@@ -194,7 +194,7 @@ describe('tabs without the crossTab part', () => {
       expect(opened).not.toHaveBeenCalled();
 
       // The same tab with the part uses the browser's channel.
-      const c = createTab(provider, {}, { crossTab });
+      const c = createTab(provider, {}, { crossTab: crossTab() });
       await c.client.init();
       expect(opened).toHaveBeenCalledWith(`oidc-rp:${provider.issuer}:spa`);
     } finally {

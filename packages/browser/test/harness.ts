@@ -11,7 +11,7 @@ import { vi } from 'vitest';
 import {
   createBrowserClient,
   crossTab,
-  discover,
+  discovery,
   memoryStorage,
   mutexLock,
   type BrowserClient,
@@ -115,17 +115,18 @@ export function createTab(provider: Provider, parts: TabParts = {}, options: Par
     openPopup: () => null,
     ...parts.navigate,
   };
+  const tokens = parts.tokenStorage ?? memoryStorage();
   tab.client = createBrowserClient({
-    issuer: provider.issuer,
-    discover,
+    provider: discovery(provider.issuer),
     clientId: 'spa',
     redirectUri: REDIRECT_URI,
     postLogoutRedirectUri: PAGE,
     navigate,
-    tokenStorage: parts.tokenStorage ?? memoryStorage(),
     transactionStorage: parts.transactionStorage ?? memoryStorage(),
-    // Tabs given a lock or a channel act as one (the crossTab part); others are sessions of their own.
-    ...(parts.lock || parts.channel ? { crossTab, lock: parts.lock ?? mutexLock(), channel: parts.channel ?? channelHub()() } : {}),
+    // Tabs given a lock or a channel act as one (the crossTab part, holding the tokens); others are sessions of their own.
+    ...(parts.lock || parts.channel
+      ? { crossTab: crossTab({ storage: tokens, lock: parts.lock ?? mutexLock(), channel: parts.channel ?? channelHub()() }) }
+      : { tokenStorage: tokens }),
     ...options,
   });
   return tab;

@@ -13,7 +13,7 @@ afterAll(async () => {
 });
 
 async function implicitCallback() {
-  const tab = createTab(provider, {}, { responseType: 'id_token token', implicitFlow, scope: 'openid profile email' });
+  const tab = createTab(provider, {}, { implicitFlow, scope: 'openid profile email' });
   await tab.client.login();
   const authorize = new URL(tab.redirects[0]!);
   expect(authorize.searchParams.get('response_type')).toBe('id_token token');

@@ -4,7 +4,7 @@
  * fetch (cross-origin, so the provider's CORS answers matter).
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { authorizedFetch, createBrowserClient, crossTab, discover, type BrowserClientOptions } from '../src/index';
+import { authorizedFetch, createBrowserClient, crossTab, discovery, type BrowserClientOptions } from '../src/index';
 import { PAGE, REDIRECT_URI, fakeClock, startProvider, userinfoStatus, type Provider } from './harness';
 
 let provider: Provider;
@@ -22,12 +22,11 @@ afterEach(async () => {
 function appClient(redirects: string[], extra: Partial<BrowserClientOptions> = {}) {
   const real = { currentUrl: () => location.href, replaceUrl: (url: string) => history.replaceState(history.state, '', url) };
   return createBrowserClient({
-    issuer: provider.issuer,
-    discover,
+    provider: discovery(provider.issuer),
     clientId: 'spa',
     redirectUri: REDIRECT_URI,
     postLogoutRedirectUri: PAGE,
-    crossTab, // the real Web Locks and BroadcastChannel
+    crossTab: crossTab(), // the real Web Locks and BroadcastChannel
     // Leaving the page is the one thing a test page cannot do.
     navigate: { ...real, redirect: (url) => void redirects.push(url), openPopup: () => null },
     ...extra,
@@ -104,8 +103,30 @@ describe('browser client against the reference server over HTTP', () => {
     const window_ = globalThis as unknown as { happyDOM: { setURL(url: string): void } };
     window_.happyDOM.setURL('http://127.0.0.1:5999/');
     try {
-      const app = createBrowserClient({ issuer: provider.issuer, discover, clientId: 'spa', redirectUri: 'http://127.0.0.1:5999/callback' });
+      const app = createBrowserClient({ provider: discovery(provider.issuer), clientId: 'spa', redirectUri: 'http://127.0.0.1:5999/callback' });
       await expect(app.login()).rejects.toMatchObject({ code: 'network_error' });
+    } finally {
+      window_.happyDOM.setURL(PAGE);
+    }
+  });
+
+  it('refuses at once a login started on another origin than the redirect URI (the Vite localhost / 127.0.0.1 trap)', async () => {
+    const window_ = globalThis as unknown as { happyDOM: { setURL(url: string): void } };
+    // What Vite prints is localhost; the registered redirect URI says 127.0.0.1.
+    window_.happyDOM.setURL('http://localhost:5173/');
+    try {
+      const redirects: string[] = [];
+      const app = appClient(redirects);
+      const authorizations = await provider.count('/oidc/authorize', 'GET');
+      const error = (await app.login().catch((e: unknown) => e)) as Error;
+      expect(error).toMatchObject({ code: 'invalid_options' });
+      expect(error.message).toContain('http://localhost:5173');
+      expect(error.message).toContain('http://127.0.0.1:5173');
+      expect(error.message).toMatch(/open the app at http:\/\/127\.0\.0\.1:5173, or register a redirect URI at http:\/\/localhost:5173/);
+      // Nothing was started: no navigation, no transaction left in this origin's storage.
+      expect(redirects).toEqual([]);
+      expect(Object.keys(sessionStorage)).toEqual([]);
+      expect(await provider.count('/oidc/authorize', 'GET')).toBe(authorizations);
     } finally {
       window_.happyDOM.setURL(PAGE);
     }

@@ -1,4 +1,4 @@
-import { refreshTokens, serviceProvider } from '@oidc-rp/core';
+import { none, refreshTokens, serviceProvider } from '@oidc-rp/core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { memoryStorage, revocation } from '../src/index';
 import { PAGE, createTab, loggedInTab, startProvider, userinfoStatus, type Provider } from './harness';
@@ -53,7 +53,7 @@ describe('logout with the revocation part', () => {
 
     // The revoked refresh token is dead at the provider.
     await expect(
-      refreshTokens({ provider: serviceProvider(provider.issuer), client: { clientId: 'spa' }, refreshToken: session.refreshToken }),
+      refreshTokens({ provider: serviceProvider(provider.issuer), client: { clientId: 'spa' }, clientAuth: none(), refreshToken: session.refreshToken }),
     ).rejects.toMatchObject({ error: 'invalid_grant' });
   });
 
@@ -127,6 +127,7 @@ describe('logout without the revocation part', () => {
     const renewed = await refreshTokens({
       provider: serviceProvider(provider.issuer),
       client: { clientId: 'spa' },
+      clientAuth: none(),
       refreshToken: session.refreshToken,
     });
     expect(renewed.accessToken).toBeTruthy();

@@ -9,10 +9,9 @@ describe('server-side rendering', () => {
   });
 
   it('imports the package and creates a client without touching browser APIs', async () => {
-    const { createBrowserClient, discover } = await import('../src/index');
+    const { createBrowserClient, discovery } = await import('../src/index');
     const client = createBrowserClient({
-      issuer: 'http://127.0.0.1:4000/demo',
-      discover,
+      provider: discovery('http://127.0.0.1:4000/demo'),
       clientId: 'spa',
       redirectUri: 'http://127.0.0.1:5173/callback',
     });

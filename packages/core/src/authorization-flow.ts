@@ -10,7 +10,8 @@ import { type AuthorizationResponse, parseAuthorizationResponse, parseCodeRespon
 import type { Clock } from './clock';
 import { OidcError } from './errors';
 import { type IdTokenValidationOptions, validateIdToken } from './id-token';
-import { exchangeCode, exchangeCodeAsPublicClient, expiryOf } from './token-endpoint';
+import { exchangeCode, expiryOf } from './token-endpoint';
+import type { ClientAuth } from './client-auth';
 import type {
   AuthorizationTransaction,
   ClientConfig,
@@ -24,6 +25,8 @@ import type {
 export interface CompleteAuthorizationParams {
   provider: ProviderMetadata;
   client: ClientConfig;
+  /** How the client authenticates its code exchange: `none()` for a public client (an SPA), else its secret's method. */
+  clientAuth: ClientAuth;
   /** The callback URL (query/fragment modes) or the POST body (form_post). */
   input: URL | string | URLSearchParams;
   /** The transaction {@link buildAuthorizationRequest} returned for this login. */
@@ -53,6 +56,7 @@ export interface CompleteAuthorizationParams {
  * const tokens = await completeAuthorization({
  *   provider: serviceProvider('http://127.0.0.1:4000/demo'),
  *   client: { clientId: 'spa' },
+ *   clientAuth: none(),
  *   input: location.href,
  *   transaction: JSON.parse(sessionStorage.getItem('oidc:tx')!),
  * });
@@ -74,7 +78,7 @@ export async function completeAuthorization(params: CompleteAuthorizationParams)
 
   if (response.code === undefined) return frontChannelTokens(response, frontClaims, params.now);
 
-  const tokens = await redeemCode(params, response.code, exchangeCode);
+  const tokens = await redeemCode(params, response.code);
   if (frontClaims !== undefined && tokens.claims !== undefined && frontClaims.sub !== tokens.claims.sub) {
     throw new OidcError('id_token_sub_mismatch', DEV && 'The two ID tokens name different users; start a new login.');
   }
@@ -84,15 +88,15 @@ export async function completeAuthorization(params: CompleteAuthorizationParams)
 /**
  * {@link completeAuthorization} for the authorization code flow alone (`responseType: 'code'`):
  * the same checks, without the hybrid and implicit paths, so a bundle that only needs the
- * code flow does not carry them. For public clients (an SPA: `client_id` in the body, no secret;
- * a client with a secret uses {@link completeAuthorization}). Throws `invalid_options` for a
- * transaction of another flow or with the response elsewhere than in the query.
+ * code flow does not carry them. Throws `invalid_options` for a transaction of another flow or
+ * with the response elsewhere than in the query.
  *
  * @example
  * ```ts
  * const tokens = await completeCodeAuthorization({
  *   provider: serviceProvider('http://127.0.0.1:4000/demo'),
  *   client: { clientId: 'spa' },
+ *   clientAuth: none(),
  *   input: new URL(location.href),
  *   transaction,
  * });
@@ -103,7 +107,7 @@ export async function completeCodeAuthorization(params: CompleteAuthorizationPar
     throw invalidOptions(DEV && 'This login is not a code flow answered in the query: use completeAuthorization.');
   }
   const response = checkedResponse(params, parseCodeResponse);
-  return redeemCode(params, response.code, exchangeCodeAsPublicClient);
+  return redeemCode(params, response.code);
 }
 
 // The response checked against the transaction, which must belong to this client and carry a nonce for an ID token.
@@ -137,14 +141,10 @@ function validationOptions(params: CompleteAuthorizationParams): IdTokenValidati
 const isOpenId = (transaction: AuthorizationTransaction) => transaction.scope.split(' ').includes('openid');
 
 // Redeems the code; the back-channel ID token is required for `openid` and validated.
-async function redeemCode(
-  params: CompleteAuthorizationParams,
-  code: string,
-  exchange: typeof exchangeCode,
-): Promise<TokenSet> {
+async function redeemCode(params: CompleteAuthorizationParams, code: string): Promise<TokenSet> {
   const { transaction } = params;
   // The exchange reads provider, client, http and now from params; the rest of params it ignores.
-  const tokens = await exchange({ ...params, code, redirectUri: transaction.redirectUri, codeVerifier: transaction.codeVerifier });
+  const tokens = await exchangeCode({ ...params, code, redirectUri: transaction.redirectUri, codeVerifier: transaction.codeVerifier });
   if (tokens.idToken === undefined) {
     if (isOpenId(transaction)) {
       throw new OidcError('id_token_missing', DEV && 'No ID token came for the "openid" scope; check the client may use it.');

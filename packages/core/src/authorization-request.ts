@@ -27,6 +27,11 @@ export interface AuthorizationRequestParams {
   pkce?: boolean;
   /** Maximum authentication age in seconds (`max_age`); the ID token's `auth_time` is then checked. */
   maxAge?: number;
+  /**
+   * `prompt` as sent. Default: `consent` when the scope has `offline_access` (and a code comes
+   * back), as OpenID Connect Core 11 requires for a refresh token; else none. A prompt given
+   * here is sent as is: a provider may then ignore `offline_access`.
+   */
   prompt?: string;
   loginHint?: string;
   /** Caller data carried in the transaction (e.g. the page to return to). Never sent. */
@@ -43,6 +48,46 @@ export interface AuthorizationRequest {
   url: URL;
   /** Persist it until the callback; it holds the state, nonce and code verifier. */
   transaction: AuthorizationTransaction;
+}
+
+/**
+ * A scope as sent: a space-separated string or a list, each value once, in order. Throws
+ * `invalid_options` for an empty scope or a value outside RFC 6749 3.3's grammar (spaces,
+ * quotes, backslashes, control characters).
+ *
+ * @example
+ * ```ts
+ * normaliseScope(['openid', 'profile', 'openid']); // 'openid profile'
+ * ```
+ */
+export function normaliseScope(scope: string | readonly string[]): string {
+  const list = typeof scope === 'string' ? scope.split(/\s+/) : Array.isArray(scope) ? scope : undefined;
+  if (!list?.every((item) => typeof item === 'string')) {
+    throw invalidOptions(DEV && 'scope must be a string or a list of strings.');
+  }
+  const unique = [...new Set(list.map((item) => item.trim()).filter((item) => item !== ''))];
+  if (unique.length === 0) throw invalidOptions(DEV && 'scope is required, e.g. "openid profile".');
+  if (unique.some((item) => !/^[\x21\x23-\x5b\x5d-\x7e]+$/.test(item))) {
+    throw invalidOptions(DEV && 'scope values are printable ASCII without spaces, quotes or backslashes (RFC 6749 3.3).');
+  }
+  return unique.join(' ');
+}
+
+/**
+ * `redirectUri` parsed, when it can be one: an absolute URL without a fragment (OAuth 2.0
+ * compares it to the registered one exactly). Throws `invalid_options` otherwise.
+ *
+ * @example
+ * ```ts
+ * checkRedirectUri('http://127.0.0.1:5173/callback').origin; // 'http://127.0.0.1:5173'
+ * ```
+ */
+export function checkRedirectUri(redirectUri: string): URL {
+  const url = tryParseUrl(redirectUri);
+  if (!url || redirectUri.includes('#')) {
+    throw invalidOptions(DEV && 'redirectUri must be an absolute URL without #fragment, exactly as registered for the client.');
+  }
+  return url;
 }
 
 /** Every response type the service supports, in the contract's order. */
@@ -180,7 +225,9 @@ async function createRequest(
       // Sent only when it differs from the response type's default (OAuth 2.0 Multiple Response Types).
       response_mode: responseMode !== (responseType === 'code' ? 'query' : 'fragment') ? responseMode : undefined,
       max_age: params.maxAge?.toString(),
-      prompt: params.prompt,
+      // OpenID Connect Core 11: a provider grants offline_access (a refresh token) only on a
+      // request with prompt=consent. A prompt the caller chose is sent as given.
+      prompt: params.prompt ?? (scopes.includes('offline_access') && responseType.includes('code') ? 'consent' : undefined),
       login_hint: params.loginHint,
       ...extra,
     },
@@ -210,23 +257,7 @@ function defaultResponseMode(responseType: ResponseType): ResponseMode {
   return responseType === 'id_token' ? 'form_post' : 'fragment';
 }
 
-function normaliseScope(scope: string | string[]): string {
-  const list = typeof scope === 'string' ? scope.split(/\s+/) : Array.isArray(scope) ? scope : undefined;
-  if (!list?.every((item) => typeof item === 'string')) {
-    throw invalidOptions(DEV && 'scope must be a string or a list of strings.');
-  }
-  const unique = [...new Set(list.map((item) => item.trim()).filter((item) => item !== ''))];
-  if (unique.length === 0) throw invalidOptions(DEV && 'scope is required, e.g. "openid profile".');
-  if (unique.some((item) => /\s|"|\\/.test(item))) throw invalidOptions(DEV && 'scope values may not contain spaces, quotes or backslashes.');
-  return unique.join(' ');
-}
-
-function checkRedirectUri(redirectUri: string): void {
-  const url = tryParseUrl(redirectUri);
-  if (!url || url.hash || redirectUri.includes('#')) throw invalidOptions(DEV && 'redirectUri must be an absolute URL without #fragment.');
-}
-
-function checkOptionalString(value: unknown, name: string | false): void {
+function checkOptionalString(value: unknown, name: string): void {
   if (value !== undefined && typeof value !== 'string') throw invalidOptions(DEV && `${name} must be a string.`);
 }
 

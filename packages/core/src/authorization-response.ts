@@ -194,7 +194,7 @@ function wrongInput(mode: string): OidcError {
   return invalidOptions(DEV && `This login uses ${mode} mode: pass the full callback URL.`);
 }
 
-function malformed(what: string | boolean): OidcError {
+function malformed(what?: string): OidcError {
   return new OidcError('authorization_response_invalid', DEV && `Malformed login response: ${what}; start a new login.`);
 }
 

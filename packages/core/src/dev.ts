@@ -1,14 +1,17 @@
 /**
- * Development builds carry the full text of every error message; production builds only the
- * code and a short hint, so an SPA does not ship kilobytes of prose. Every bundler an app
- * uses replaces `process.env.NODE_ENV` (Vite, webpack, Rollup's replace plugin, Parcel;
- * esbuild with `define`), as for React; Node has it. Internal module.
+ * Error messages in full, or only their code: the package has two builds. This default one
+ * carries every message (`DEV` is `true`) and reads no `process`, so it runs anywhere: Node, a
+ * browser without a bundler, Workers, Deno. `index.production.*`, picked by the `production`
+ * export condition (Vite and webpack set it for a production build; esbuild with
+ * `conditions: ['production']`, Rollup with `exportConditions`), is built by
+ * `scripts/lib/dev-messages-plugin.mjs`, which removes each message written `DEV && '...'`
+ * (and makes every other `DEV` false), so an SPA does not ship kilobytes of prose. Internal module.
  */
-
-declare const process: { env: Record<string, string | undefined> };
 
 /**
- * True unless the app is built for production. Each message is written `DEV && '...'`, so a
- * production bundle drops the text while the check around it stays.
+ * True in the default build, false in the production one. Each message is written `DEV && '...'`.
+ * In the production build a `DEV && …` argument that is not a call's last one arrives as
+ * `false` (e.g. the endpoint label given to `sendRequest`): such parameters are typed `string`
+ * and read only inside `DEV && …` expressions themselves.
  */
-export const DEV = process.env.NODE_ENV !== 'production';
+export const DEV = true;

@@ -73,13 +73,63 @@ export async function discover(issuer: string, options: DiscoveryOptions = {}): 
       }
       const body = await readJson(response);
       if (!body.ok) {
-        throw new OidcError('discovery_failed', DEV && `Discovery answered no JSON (${body.problem}); check the issuer URL.`);
+        throw new OidcError('discovery_failed', DEV && `Discovery answered no JSON (${body.problem_}); check the issuer URL.`);
       }
       return body.value;
     },
     followSameOrigin,
   );
   return checkMetadata(document, issuer, options);
+}
+
+/**
+ * A provider found by OpenID Connect Discovery on first use: the one value a client's `provider`
+ * option takes for it (in place of ready metadata such as `serviceProvider(base)`).
+ *
+ * @example
+ * ```ts
+ * const provider: DiscoveredProvider = discovery('https://id.example.com');
+ * ```
+ */
+export interface DiscoveredProvider {
+  readonly issuer: string;
+  /**
+   * The metadata, discovered once with the first caller's network settings: concurrent calls
+   * share one request, and a failed discovery is tried again on the next call.
+   */
+  metadata(http?: HttpOptions): Promise<ProviderMetadata>;
+}
+
+/**
+ * `issuer`'s metadata by {@link discover}, fetched when first needed and then kept.
+ *
+ * @example
+ * ```ts
+ * import { createBrowserClient, discovery } from '@oidc-rp/browser';
+ *
+ * const client = createBrowserClient({ provider: discovery('https://id.example.com'), clientId: 'spa', redirectUri });
+ * ```
+ */
+export function discovery(issuer: string, options: Omit<DiscoveryOptions, keyof HttpOptions> = {}): DiscoveredProvider {
+  let found: Promise<ProviderMetadata> | undefined;
+  return {
+    issuer,
+    metadata: (http) =>
+      (found ??= discover(issuer, { ...http, ...options }).catch((error: unknown) => {
+        found = undefined; // the next call tries again
+        throw error;
+      })),
+  };
+}
+
+/** The metadata of a `provider` option: as given, or discovered (see {@link DiscoveredProvider}). */
+export function providerMetadata(provider: ProviderMetadata | DiscoveredProvider, http?: HttpOptions): Promise<ProviderMetadata> {
+  return isDiscovered(provider) ? provider.metadata(http) : Promise.resolve(provider);
+}
+
+/** Whether a `provider` option is discovered (it has no endpoints yet). */
+export function isDiscovered(provider: ProviderMetadata | DiscoveredProvider): provider is DiscoveredProvider {
+  return typeof provider?.metadata === 'function';
 }
 
 /**
@@ -145,7 +195,7 @@ export function tokenEndpointFor(provider: ProviderMetadata, grant: GrantType): 
  * assertSecureUrl('http://login.example.com', 'The issuer');       // throws invalid_options
  * ```
  */
-export function assertSecureUrl(url: string, what?: string | false): void {
+export function assertSecureUrl(url: string, what?: string): void {
   const parsed = tryParseUrl(url);
   if (parsed && isSecure(parsed)) return;
   throw invalidOptions(DEV && (parsed ? `${what} must use https (http only on loopback).` : `${what} must be an absolute URL.`));
@@ -164,7 +214,7 @@ function isLoopback(hostname: string): boolean {
   );
 }
 
-function parseUrl(url: string, what?: string | false): URL {
+function parseUrl(url: string, what?: string): URL {
   const parsed = tryParseUrl(url);
   if (!parsed) throw invalidOptions(DEV && `${what} must be an absolute URL.`);
   return parsed;
@@ -215,7 +265,7 @@ function hostClass(hostname: string): 'loopback' | 'private' | 'public' {
 
 function checkMetadata(document: unknown, issuer: string, options: DiscoveryOptions): ProviderMetadata {
   const allowInsecure = options.allowInsecure === true;
-  const invalid = (what: string | boolean) =>
+  const invalid = (what?: string) =>
     new OidcError('invalid_provider_metadata', DEV && `Invalid discovery document: ${what}; check the issuer or pass provider.`);
   if (!isJsonObject(document)) throw invalid(DEV && 'it is not a JSON object');
   if (typeof document.issuer !== 'string') throw invalid(DEV && '"issuer" is missing');

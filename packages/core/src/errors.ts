@@ -79,17 +79,17 @@ export type OidcErrorCode =
 const OIDC_ERROR_MARK = Symbol.for('oidc-rp.error');
 
 /**
- * Base class of every error the SDK throws. `message` is the full text in development builds;
- * in production builds (`process.env.NODE_ENV === 'production'`) it is left out and the
- * message is the code followed by "(oidc-rp error code)".
+ * Base class of every error the SDK throws. `message` is the full text; the package's
+ * production build (the `production` export condition) leaves the SDK's own texts out, and
+ * the message is then the code followed by "(oidc-rp error code)".
  */
 export class OidcError extends Error {
   // `declare`: assigned in the constructor, so no class-field initialisers are emitted.
   declare readonly code: OidcErrorCode;
   declare readonly cause?: unknown;
 
-  constructor(code: OidcErrorCode, message?: string | boolean, options?: { cause?: unknown }) {
-    super((message as string) || `${code} (oidc-rp error code)`);
+  constructor(code: OidcErrorCode, message?: string, options?: { cause?: unknown }) {
+    super(message || `${code} (oidc-rp error code)`);
     this.name = 'OidcError';
     this.code = code;
     // Only when given: an error without a cause prints without a `[cause]: undefined` line.

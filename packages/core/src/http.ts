@@ -27,7 +27,7 @@ export async function sendRequest<T>(
   url: string,
   init: RequestInit,
   http: HttpOptions | undefined,
-  what: string | false,
+  what: string,
   read: (response: Response) => Promise<T>,
   send: Send = fetchWithoutRedirects,
 ): Promise<T> {
@@ -69,14 +69,14 @@ export async function sendRequest<T>(
 }
 
 /** How {@link sendRequest} makes the request: {@link fetchWithoutRedirects} unless told otherwise. */
-export type Send = (fetchFn: typeof fetch, url: string, init: RequestInit, where: string | false) => Promise<Response>;
+export type Send = (fetchFn: typeof fetch, url: string, init: RequestInit, where: string) => Promise<Response>;
 
 /**
  * Requests with `init.redirect` set (credentialed calls: 'manual') go as they are, and a
  * redirect is their answer. Others (the JWKS) refuse a redirect: `redirect_refused`, the
  * target never requested. Only discovery follows redirects ({@link followSameOrigin}).
  */
-async function fetchWithoutRedirects(fetchFn: typeof fetch, url: string, init: RequestInit, where: string | false): Promise<Response> {
+async function fetchWithoutRedirects(fetchFn: typeof fetch, url: string, init: RequestInit, where: string): Promise<Response> {
   if (init.redirect) return fetchFn(url, init);
   const response = await fetchFn(url, { ...init, redirect: 'manual' });
   if (!isRedirect(response)) return response;
@@ -91,7 +91,7 @@ const MAX_REDIRECTS = 5;
  * https→http downgrade) is `redirect_refused`, before it is requested. Browsers hide a
  * redirect's target (`opaqueredirect`), so there every redirect is refused. For discovery.
  */
-export async function followSameOrigin(fetchFn: typeof fetch, url: string, init: RequestInit, where: string | false): Promise<Response> {
+export async function followSameOrigin(fetchFn: typeof fetch, url: string, init: RequestInit, where: string): Promise<Response> {
   const origin = new URL(url).origin;
   for (let hop = 0, current = url; ; hop += 1) {
     const response = await fetchFn(current, { ...init, redirect: 'manual' });
@@ -118,7 +118,7 @@ function isRedirect(response: Response): boolean {
 }
 
 /** The outcome of reading a body as JSON: the value, or why there is none (for messages: false in production builds). */
-export type JsonBody = { ok: true; value: unknown } | { ok: false; problem: 'empty' | 'too large' | 'not JSON' | false };
+export type JsonBody = { ok: true; value: unknown } | { ok: false; problem_: 'empty' | 'too large' | 'not JSON' };
 
 /** Reads at most `maxBytes` of the body and parses it as UTF-8 JSON. Never throws on bad content. */
 export async function readJson(response: Response, maxBytes = MAX_JSON_BYTES): Promise<JsonBody> {
@@ -126,9 +126,9 @@ export async function readJson(response: Response, maxBytes = MAX_JSON_BYTES): P
   try {
     if (bytes?.length) return { ok: true, value: JSON.parse(fromUtf8(bytes)) };
   } catch {
-    return { ok: false, problem: DEV && 'not JSON' };
+    return { ok: false, problem_: DEV && 'not JSON' };
   }
-  return { ok: false, problem: DEV && (bytes ? 'empty' : 'too large') };
+  return { ok: false, problem_: DEV && (bytes ? 'empty' : 'too large') };
 }
 
 /** True for a JSON object (not null, not an array). */
@@ -178,7 +178,7 @@ export async function readBoundedBody(message: Pick<Response, 'body' | 'headers'
   return new Uint8Array(await new Blob(chunks).arrayBuffer());
 }
 
-function abortedError(where: string | false, reason: unknown): OidcError {
+function abortedError(where: string, reason: unknown): OidcError {
   return new OidcError('network_error', DEV && `${where}: aborted by the caller's signal.`, { cause: reason });
 }
 

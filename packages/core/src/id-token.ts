@@ -106,7 +106,7 @@ async function verifySignature(idToken: string, alg: string, kid: string | undef
   }
   const key = await findJwksKey(jwksUri, (keys) => selectVerificationKey(keys, alg, kid), {
     http: options.http,
-    refetchCooldown: seconds(options.jwksRefetchCooldown, DEV && 'jwksRefetchCooldown') ?? 30,
+    refetchCooldown_: seconds(options.jwksRefetchCooldown, DEV && 'jwksRefetchCooldown') ?? 30,
   });
   if (!key) fail('id_token_unknown_kid', DEV && `the JWKS has no ${alg} key with "kid" ${show(kid)}`, DEV && 'retry later');
   let cause: unknown;
@@ -186,7 +186,7 @@ function numericDate(claims: Record<string, unknown>, name: string): number | un
   return fail('id_token_malformed', DEV && `"${name}" is not a number`);
 }
 
-function seconds(value: number | undefined, name: string | false): number | undefined {
+function seconds(value: number | undefined, name: string): number | undefined {
   if (value === undefined || (Number.isFinite(value) && value >= 0)) return value;
   throw invalidOptions(DEV && `${name} must be a number of seconds >= 0.`);
 }
@@ -199,8 +199,8 @@ function message(problem: string, todo = 'start a new login'): string {
 }
 
 // `problem` and `todo` are `DEV && ...`: a production build keeps only the code.
-function fail(code: OidcErrorCode, problem: string | boolean, todo?: string | boolean): never {
-  throw new OidcError(code, DEV && message(problem as string, (todo || undefined) as string | undefined));
+function fail(code: OidcErrorCode, problem?: string, todo?: string): never {
+  throw new OidcError(code, DEV && message(problem as string, todo || undefined));
 }
 
 // A value from the token, shown only when short and printable; arrays item by item.

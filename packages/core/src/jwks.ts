@@ -24,9 +24,9 @@ const JWKS_MAX_AGE_MS = 10 * 60 * 1000;
 // `keys` is the fetch itself, so concurrent callers share it; a failed fetch puts back the entry it replaced.
 interface JwksCacheEntry {
   keys: Promise<JWK[]>;
-  fetchedAt: number;
+  fetchedAt_: number;
   // When a key the set lacked last caused a refetch (-Infinity: never).
-  refetchedAt: number;
+  refetchedAt_: number;
 }
 
 const cache = new Map<string, JwksCacheEntry>();
@@ -35,7 +35,7 @@ const cache = new Map<string, JwksCacheEntry>();
 export interface FindJwksKeyOptions {
   http?: HttpOptions | undefined;
   /** Seconds between refetches caused by a key the cached set lacks. */
-  refetchCooldown: number;
+  refetchCooldown_: number;
 }
 
 /**
@@ -50,25 +50,25 @@ export async function findJwksKey(
 ): Promise<JWK | undefined> {
   const fetchKeys = (refetchedAt: number): JwksCacheEntry => {
     const previous = cache.get(jwksUri);
-    const entry = { keys: fetchJwks(jwksUri, options.http), fetchedAt: Date.now(), refetchedAt };
+    const entry = { keys: fetchJwks(jwksUri, options.http), fetchedAt_: Date.now(), refetchedAt_: refetchedAt };
     cache.set(jwksUri, entry);
     entry.keys.catch(() => {
       if (cache.get(jwksUri) !== entry) return;
       if (!previous) return void cache.delete(jwksUri);
-      previous.refetchedAt = refetchedAt; // a failed refetch still starts the cooldown
+      previous.refetchedAt_ = refetchedAt; // a failed refetch still starts the cooldown
       cache.set(jwksUri, previous);
     });
     return entry;
   };
   let entry = cache.get(jwksUri);
-  if (!entry || Date.now() - entry.fetchedAt >= JWKS_MAX_AGE_MS) entry = fetchKeys(entry?.refetchedAt ?? -Infinity);
+  if (!entry || Date.now() - entry.fetchedAt_ >= JWKS_MAX_AGE_MS) entry = fetchKeys(entry?.refetchedAt_ ?? -Infinity);
   const key = select(await entry.keys);
   if (key) return key;
 
   // The set we looked in lacks the key. A newer set may be on its way or already here.
   const latest = cache.get(jwksUri);
   if (latest && latest !== entry) return select(await latest.keys);
-  if (Date.now() - entry.refetchedAt < options.refetchCooldown * 1000) return undefined;
+  if (Date.now() - entry.refetchedAt_ < options.refetchCooldown_ * 1000) return undefined;
   return select(await fetchKeys(Date.now()).keys);
 }
 
@@ -130,7 +130,7 @@ async function readJwks(response: Response): Promise<JWK[]> {
   const body = await readJson(response);
   const keys = body.ok && isJsonObject(body.value) ? body.value.keys : undefined;
   if (!Array.isArray(keys)) {
-    throw new OidcError('jwks_invalid', DEV && `jwks_uri answered no key set (${body.ok ? 'no "keys" array' : body.problem}); check jwks_uri.`);
+    throw new OidcError('jwks_invalid', DEV && `jwks_uri answered no key set (${body.ok ? 'no "keys" array' : body.problem_}); check jwks_uri.`);
   }
   return keys.filter(isJsonObject) as JWK[];
 }

@@ -5,14 +5,8 @@ import { assertSecureUrl } from './discovery';
 import { invalidOptions, requireString } from './options';
 import { setDefined } from './search-params';
 import { discardBody, readJson, sendRequest } from './http';
-import {
-  type Authenticate,
-  type TokenCallBase,
-  applyClientAuth,
-  asPublicClient,
-  authMethodOf,
-  tokenEndpointError,
-} from './token-endpoint';
+import { authenticate } from './client-auth';
+import { type TokenCallBase, formHeaders, tokenEndpointError } from './token-endpoint';
 
 /** Input of {@link revokeToken}. */
 export interface RevokeTokenParams extends TokenCallBase {
@@ -30,37 +24,14 @@ export interface RevokeTokenParams extends TokenCallBase {
  * await revokeToken({
  *   provider: serviceProvider('http://127.0.0.1:4000/demo'),
  *   client: { clientId: 'spa' },
+ *   clientAuth: none(),
  *   token: tokens.refreshToken!,
  *   tokenTypeHint: 'refresh_token',
  * });
  * ```
  */
 export async function revokeToken(params: RevokeTokenParams): Promise<boolean> {
-  const { provider, client } = params;
-  return revoke(params, (body) => applyClientAuth(body, client, authMethodOf(client, provider)));
-}
-
-/**
- * {@link revokeToken} for a public client (`client_id` in the body, no secret;
- * `invalid_options` for a client with one), without the client authentication code: what an
- * SPA bundle needs.
- *
- * @example
- * ```ts
- * await revokeTokenAsPublicClient({
- *   provider: serviceProvider('http://127.0.0.1:4000/demo'),
- *   client: { clientId: 'spa' },
- *   token: tokens.refreshToken!,
- *   tokenTypeHint: 'refresh_token',
- * });
- * ```
- */
-export async function revokeTokenAsPublicClient(params: RevokeTokenParams): Promise<boolean> {
-  return revoke(params, asPublicClient(params.client));
-}
-
-async function revoke(params: RevokeTokenParams, authenticate: Authenticate): Promise<boolean> {
-  const { provider, token, tokenTypeHint } = params;
+  const { provider, client, token, tokenTypeHint } = params;
   const endpoint = provider.revocation_endpoint;
   if (endpoint === undefined) return false;
   assertSecureUrl(endpoint, DEV && "The provider's revocation_endpoint");
@@ -69,7 +40,8 @@ async function revoke(params: RevokeTokenParams, authenticate: Authenticate): Pr
     throw invalidOptions(DEV && 'tokenTypeHint must be refresh_token or access_token.');
   }
   const body = setDefined({ token, token_type_hint: tokenTypeHint });
-  const headers = authenticate(body);
+  const headers = formHeaders();
+  authenticate(params.clientAuth, { clientId: client?.clientId, provider, body, headers });
 
   return sendRequest(
     endpoint,

@@ -14,12 +14,15 @@ import { setDefined } from './search-params';
 import { type JsonBody, isJsonObject, readJson, sendRequest } from './http';
 import { validateIdToken } from './id-token';
 import { readUnverifiedJwtExpiry } from './jwt';
-import type { ClientAuthMethod, ClientConfig, GrantType, HttpOptions, ProviderMetadata, TokenSet } from './types';
+import type { ClientConfig, GrantType, HttpOptions, ProviderMetadata, TokenSet } from './types';
+import { type ClientAuth, authenticate } from './client-auth';
 
 /** What every call to the token endpoint needs. */
 export interface TokenCallBase {
   provider: ProviderMetadata;
   client: ClientConfig;
+  /** How the client authenticates: `none()` (public client), `clientSecretPost(secret)`, `clientSecretBasic(secret)`, `clientSecret(secret)`. */
+  clientAuth: ClientAuth;
   http?: HttpOptions;
   /** The clock `expiresAt` (and a returned ID token's times) are computed with. Default {@link systemClock}. */
   now?: Clock;
@@ -69,48 +72,26 @@ const PROTECTED_BODY = new Set([
 ]);
 
 /**
- * Redeems an authorization code. A client with a secret always authenticates (a stolen code
- * plus an attacker's own PKCE challenge must not be enough), by {@link authMethodOf}. On a
+ * Redeems an authorization code, authenticated by `clientAuth`. A confidential client always
+ * authenticates (a stolen code plus an attacker's own PKCE challenge must not be enough). On a
  * provider whose profile says `pkce_replaces_client_secret` (the service: `client_secret` or
- * `code_verifier` in the body, never both), a PKCE code goes with HTTP Basic beside the
- * verifier; a PKCE code with `client_secret_post` there fails with `pkce_with_client_secret`
- * before any request (log in without PKCE instead). Other providers get both.
+ * `code_verifier` in the body, never both), a PKCE code goes with `clientSecretBasic` beside the
+ * verifier; with `clientSecretPost` it fails with `pkce_with_client_secret` before any request
+ * (log in without PKCE instead). Other providers get both.
  * Does not validate the ID token: {@link completeAuthorization} does the whole callback.
  *
  * @example
  * ```ts
  * const tokens = await exchangeCode({
  *   provider: serviceProvider('http://127.0.0.1:4000/demo'),
- *   client: { clientId: 'web', clientSecret: 'web-secret' },
+ *   client: { clientId: 'web' },
+ *   clientAuth: clientSecretBasic('web-secret'),
  *   code,
  *   redirectUri: 'http://127.0.0.1:3000/callback',
  * });
  * ```
  */
 export async function exchangeCode(params: ExchangeCodeParams): Promise<TokenSet> {
-  const { provider, client, codeVerifier } = params;
-  return postCodeGrant(params, (body) => {
-    const method = authMethodOf(client, provider);
-    if (codeVerifier !== undefined && provider.pkce_replaces_client_secret === true && method === 'client_secret_post') {
-      throw new OidcError(
-        'pkce_with_client_secret',
-        DEV && 'This provider takes client_secret or code_verifier in the body, never both: use client_secret_basic, or log in with pkce: false.',
-      );
-    }
-    return applyClientAuth(body, client, method);
-  });
-}
-
-/**
- * {@link exchangeCode} for a public client (`client_id` in the body, no secret; `invalid_options`
- * for a client with one), without the client authentication code: what an SPA bundle needs.
- * Internal: {@link completeCodeAuthorization} calls it.
- */
-export async function exchangeCodeAsPublicClient(params: ExchangeCodeParams): Promise<TokenSet> {
-  return postCodeGrant(params, asPublicClient(params.client));
-}
-
-async function postCodeGrant(params: ExchangeCodeParams, authenticate: Authenticate): Promise<TokenSet> {
   const { code, redirectUri, codeVerifier } = params;
   requireString(code, DEV && 'code');
   requireString(redirectUri, DEV && 'redirectUri');
@@ -121,7 +102,7 @@ async function postCodeGrant(params: ExchangeCodeParams, authenticate: Authentic
     redirect_uri: redirectUri,
     code_verifier: codeVerifier,
   });
-  return postToTokenEndpoint(params, 'authorization_code', body, authenticate);
+  return postToTokenEndpoint(params, 'authorization_code', body);
 }
 
 /**
@@ -135,40 +116,17 @@ async function postCodeGrant(params: ExchangeCodeParams, authenticate: Authentic
  * const fresh = await refreshTokens({
  *   provider: serviceProvider('http://127.0.0.1:4000/demo'),
  *   client: { clientId: 'spa' },
+ *   clientAuth: none(),
  *   refreshToken: tokens.refreshToken!,
  *   expectedSubject: tokens.claims?.sub,
  * });
  * ```
  */
 export async function refreshTokens(params: RefreshTokensParams): Promise<TokenSet> {
-  const { provider, client } = params;
-  return refresh(params, (body) => applyClientAuth(body, client, authMethodOf(client, provider)));
-}
-
-/**
- * {@link refreshTokens} for a public client (`client_id` in the body, no secret;
- * `invalid_options` for a client with one), without the client authentication code: what an
- * SPA bundle needs.
- *
- * @example
- * ```ts
- * const fresh = await refreshTokensAsPublicClient({
- *   provider: serviceProvider('http://127.0.0.1:4000/demo'),
- *   client: { clientId: 'spa' },
- *   refreshToken: tokens.refreshToken!,
- *   expectedSubject: tokens.claims?.sub,
- * });
- * ```
- */
-export async function refreshTokensAsPublicClient(params: RefreshTokensParams): Promise<TokenSet> {
-  return refresh(params, asPublicClient(params.client));
-}
-
-async function refresh(params: RefreshTokensParams, authenticate: Authenticate): Promise<TokenSet> {
   const { provider, client, refreshToken } = params;
   requireString(refreshToken, DEV && 'refreshToken');
   const body = setDefined({ grant_type: 'refresh_token', refresh_token: refreshToken, scope: params.scope });
-  const tokens = await postToTokenEndpoint(params, 'refresh_token', body, authenticate);
+  const tokens = await postToTokenEndpoint(params, 'refresh_token', body);
   if (tokens.idToken === undefined) return tokens;
 
   const claims = await validateIdToken(tokens.idToken, {
@@ -186,23 +144,20 @@ async function refresh(params: RefreshTokensParams, authenticate: Authenticate):
 }
 
 /**
- * Client credentials grant (RFC 6749 4.4): a token for the client itself. Needs a client secret.
+ * Client credentials grant (RFC 6749 4.4): a token for the client itself, which authenticates
+ * (a confidential client's `clientAuth`).
  *
  * @example
  * ```ts
  * const { accessToken, expiresAt } = await clientCredentials({
  *   provider: serviceProvider('http://127.0.0.1:4000/demo'),
- *   client: { clientId: 'service', clientSecret: process.env.CLIENT_SECRET! },
+ *   client: { clientId: 'service' },
+ *   clientAuth: clientSecret(process.env.CLIENT_SECRET!),
  *   scope: 'api.read',
  * });
  * ```
  */
 export async function clientCredentials(params: ClientCredentialsParams): Promise<TokenSet> {
-  const { provider, client } = params;
-  const method = authMethodOf(client, provider);
-  if (method === 'none') {
-    throw invalidOptions(DEV && 'Client credentials need client.clientSecret.');
-  }
   const body = setDefined({ grant_type: 'client_credentials', scope: params.scope });
   for (const [name, value] of Object.entries(params.extra ?? {})) {
     if (PROTECTED_BODY.has(name)) {
@@ -215,7 +170,7 @@ export async function clientCredentials(params: ClientCredentialsParams): Promis
     body.delete(name);
     for (const v of values) body.append(name, v);
   }
-  return postToTokenEndpoint(params, 'client_credentials', body, (form) => applyClientAuth(form, client, method));
+  return postToTokenEndpoint(params, 'client_credentials', body);
 }
 
 /**
@@ -233,7 +188,7 @@ export async function clientCredentials(params: ClientCredentialsParams): Promis
 export async function processTokenResponse(response: Response, now: Clock = systemClock): Promise<TokenSet> {
   const body = await readJson(response);
   if (!response.ok) throw tokenEndpointError(response.status, body);
-  if (!body.ok) throw invalidResponse(body.problem);
+  if (!body.ok) throw invalidResponse(body.problem_);
   const value = body.value;
   if (!isJsonObject(value)) throw invalidResponse(DEV && 'not a JSON object');
 
@@ -283,74 +238,14 @@ export function expiryOf(expiresIn: unknown, accessToken: string, now: Clock = s
   return readUnverifiedJwtExpiry(accessToken);
 }
 
-/**
- * A client's effective authentication method; checks the secret is there. `client.authMethod`
- * when set; `none` without a secret; else the provider's way: its
- * `token_endpoint_auth_methods_supported` (absent: `client_secret_basic`, the OIDC Discovery
- * default) with `client_secret_post` preferred, except where PKCE replaces the body secret
- * (`pkce_replaces_client_secret`): there Basic, when listed, keeps PKCE and authentication together.
- *
- * @example
- * ```ts
- * const provider = await discover('https://id.example.com');
- * authMethodOf({ clientId: 'web', clientSecret: 's' }, provider); // e.g. 'client_secret_basic'
- * ```
- */
-export function authMethodOf(client: ClientConfig, provider?: ProviderMetadata): ClientAuthMethod {
-  requireString(client?.clientId, DEV && 'client.clientId');
-  const method = client.authMethod ?? (client.clientSecret ? providerAuthMethod(provider) : 'none');
-  if (method !== 'none' && method !== 'client_secret_post' && method !== 'client_secret_basic') {
-    throw invalidOptions(DEV && 'client.authMethod must be client_secret_post, client_secret_basic or none.');
-  }
-  if (method !== 'none' && (typeof client.clientSecret !== 'string' || client.clientSecret === '')) {
-    throw invalidOptions(DEV && `client.authMethod "${method}" needs client.clientSecret.`);
-  }
-  return method;
-}
-
-function providerAuthMethod(provider: ProviderMetadata | undefined): ClientAuthMethod {
-  const listed = provider?.token_endpoint_auth_methods_supported ?? ['client_secret_basic'];
-  const basic = listed.includes('client_secret_basic');
-  if (basic && (provider?.pkce_replaces_client_secret === true || !listed.includes('client_secret_post'))) {
-    return 'client_secret_basic';
-  }
-  if (listed.includes('client_secret_post')) return 'client_secret_post';
-  throw new OidcError(
-    'invalid_options',
-    DEV && 'The provider lists neither client_secret_post nor client_secret_basic: set client.authMethod to the one it accepts.',
-  );
-}
-
-/**
- * Authenticates the client of a token or revocation request: adds to `body` what the method
- * needs and returns the request headers. Throws `invalid_options` for a client it cannot
- * authenticate, before any request.
- */
-export type Authenticate = (body: URLSearchParams) => Headers;
-
-/**
- * A public client (RFC 6749 2.1): its `client_id` in the body, no secret. Refuses a client
- * configured with a secret or another method, which must not silently go unauthenticated.
- */
-export function asPublicClient(client: ClientConfig): Authenticate {
-  return (body) => {
-    requireString(client?.clientId, DEV && 'client.clientId');
-    if (client.clientSecret !== undefined || (client.authMethod ?? 'none') !== 'none') {
-      throw invalidOptions(DEV && 'This call is for public clients: a client with a secret uses exchangeCode, refreshTokens or revokeToken.');
-    }
-    body.set('client_id', client.clientId);
-    return formHeaders();
-  };
-}
-
 async function postToTokenEndpoint(
-  { provider, http, now }: TokenCallBase,
+  { provider, client, clientAuth, http, now }: TokenCallBase,
   grant: GrantType,
   body: URLSearchParams,
-  authenticate: Authenticate,
 ): Promise<TokenSet> {
   // Client first: a caller mistake there is reported before the endpoint's.
-  const headers = authenticate(body);
+  const headers = formHeaders();
+  authenticate(clientAuth, { clientId: client?.clientId, provider, body, headers });
   const url = tokenEndpointFor(provider, grant);
   if (typeof url !== 'string') throw invalidOptions(DEV && 'The provider has no token_endpoint.');
   assertSecureUrl(url, DEV && `The token endpoint for ${grant}`);
@@ -363,31 +258,11 @@ async function postToTokenEndpoint(
   );
 }
 
-/**
- * Adds client authentication to a token, revocation or similar request body and returns
- * the request headers. `client_secret_basic` encodes id and secret per RFC 6749 2.3.1.
- */
-export function applyClientAuth(body: URLSearchParams, client: ClientConfig, method: ClientAuthMethod): Headers {
-  const headers = formHeaders();
-  if (method === 'client_secret_basic') {
-    const credentials = `${formEncode(client.clientId)}:${formEncode(client.clientSecret ?? '')}`;
-    headers.set('Authorization', `Basic ${btoa(credentials)}`);
-    return headers;
-  }
-  body.set('client_id', client.clientId);
-  if (method === 'client_secret_post') body.set('client_secret', client.clientSecret ?? '');
-  return headers;
-}
-
-function formHeaders(): Headers {
+/** The headers of a form POST to the token or revocation endpoint. */
+export function formHeaders(): Headers {
   return new Headers({ 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'application/json' });
 }
 
-// application/x-www-form-urlencoded encoding of one value (spaces become "+"); ASCII out.
-function formEncode(value: string): string {
-  return new URLSearchParams([['', value]]).toString().slice(1);
-}
-
-function invalidResponse(what: string | boolean): OidcError {
+function invalidResponse(what?: string): OidcError {
   return new OidcError('token_response_invalid', DEV && `Bad token response (${what}); check the token endpoint URL.`);
 }

@@ -39,18 +39,12 @@ export interface ProviderMetadata {
   [extension: string]: unknown;
 }
 
+/** The names of the client authentication methods (see `ClientAuth` for the values that do them). */
 export type ClientAuthMethod = 'client_secret_post' | 'client_secret_basic' | 'none';
 
-/** How a client identifies itself at the token endpoint. */
+/** The client, as the provider registered it. How it authenticates is a separate `ClientAuth` argument. */
 export interface ClientConfig {
   clientId: string;
-  /** Confidential clients only. Never given to a browser. */
-  clientSecret?: string;
-  /**
-   * Default: `none` without a secret; with one, the provider's way from its
-   * `token_endpoint_auth_methods_supported` (see `exchangeCode` for the service's PKCE rule).
-   */
-  authMethod?: ClientAuthMethod;
 }
 
 /** Network settings accepted by every function that talks to the provider. */

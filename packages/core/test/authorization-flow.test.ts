@@ -8,6 +8,7 @@ import {
   clearJwksCache,
   completeAuthorization,
   serviceProvider,
+  none,
 } from '../src/index';
 import { base64url } from '../src/encoding';
 import { CLIENT_ID, ISSUER, NOW, type TestKey, createTestKey, serveJwks, signIdToken, validClaims } from './support/id-tokens';
@@ -84,6 +85,7 @@ describe('completeAuthorization: code flow', () => {
     const tokens = await completeAuthorization({
       provider,
       client,
+      clientAuth: none(),
       input: callback(transaction, { code: 'code-1' }, 'query'),
       transaction,
     });
@@ -104,7 +106,7 @@ describe('completeAuthorization: code flow', () => {
     const transaction = await start();
     tokenEndpoint({ access_token: 'at-1', token_type: 'Bearer' });
     const error = await failure(
-      completeAuthorization({ provider, client, input: callback(transaction, { code: 'c' }, 'query'), transaction }),
+      completeAuthorization({ provider, client, clientAuth: none(), input: callback(transaction, { code: 'c' }, 'query'), transaction }),
     );
     expect(error.code).toBe('id_token_missing');
   });
@@ -115,6 +117,7 @@ describe('completeAuthorization: code flow', () => {
     const tokens = await completeAuthorization({
       provider,
       client,
+      clientAuth: none(),
       input: callback(transaction, { code: 'c' }, 'query'),
       transaction,
     });
@@ -125,7 +128,7 @@ describe('completeAuthorization: code flow', () => {
     const transaction = await start();
     tokenEndpoint({ access_token: 'at', token_type: 'Bearer', id_token: await signIdToken(key, validClaims({ nonce: 'other' })) });
     const error = await failure(
-      completeAuthorization({ provider, client, input: callback(transaction, { code: 'c' }, 'query'), transaction }),
+      completeAuthorization({ provider, client, clientAuth: none(), input: callback(transaction, { code: 'c' }, 'query'), transaction }),
     );
     expect(error.code).toBe('id_token_nonce_mismatch');
     expect(error.message).not.toContain(transaction.nonce!);
@@ -136,7 +139,7 @@ describe('completeAuthorization: code flow', () => {
     const claims = validClaims({ nonce: transaction.nonce, auth_time: NOW - 600 });
     tokenEndpoint({ access_token: 'at', token_type: 'Bearer', id_token: await signIdToken(key, claims) });
     const error = await failure(
-      completeAuthorization({ provider, client, input: callback(transaction, { code: 'c' }, 'query'), transaction }),
+      completeAuthorization({ provider, client, clientAuth: none(), input: callback(transaction, { code: 'c' }, 'query'), transaction }),
     );
     expect(error.code).toBe('id_token_auth_time_too_old');
   });
@@ -145,7 +148,7 @@ describe('completeAuthorization: code flow', () => {
     const transaction = await start({ responseMode: 'form_post' });
     tokenEndpoint({ access_token: 'at', token_type: 'Bearer', id_token: await signIdToken(key, validClaims({ nonce: transaction.nonce })) });
     const body = new URLSearchParams({ code: 'c', state: transaction.state, iss: ISSUER });
-    const tokens = await completeAuthorization({ provider, client, input: body, transaction });
+    const tokens = await completeAuthorization({ provider, client, clientAuth: none(), input: body, transaction });
     expect(tokens.claims?.sub).toBe('user-42');
   });
 });
@@ -161,6 +164,7 @@ describe('completeAuthorization: hybrid flow', () => {
     const tokens = await completeAuthorization({
       provider,
       client,
+      clientAuth: none(),
       input: callback(transaction, { code, id_token: front }, 'fragment'),
       transaction,
     });
@@ -176,7 +180,7 @@ describe('completeAuthorization: hybrid flow', () => {
     const front = await signIdToken(key, validClaims({ nonce: transaction.nonce, c_hash: await halfHash(code) }));
     tokenEndpoint({ access_token: 'at-2', token_type: 'Bearer', id_token: await signIdToken(key, validClaims({ nonce: transaction.nonce })) });
     const input = `${REDIRECT}#${new URLSearchParams({ state: transaction.state, code, id_token: front })}`;
-    const tokens = await completeAuthorization({ provider, client, input, transaction });
+    const tokens = await completeAuthorization({ provider, client, clientAuth: none(), input, transaction });
     expect(tokens.claims).toMatchObject({ iss: ISSUER, sub: 'user-42' });
   });
 
@@ -186,7 +190,7 @@ describe('completeAuthorization: hybrid flow', () => {
     const front = await signIdToken(key, validClaims({ iss: 'https://evil.example.com', nonce: transaction.nonce, c_hash: await halfHash(code) }));
     tokenEndpoint({ access_token: 'at', token_type: 'Bearer' });
     const input = `${REDIRECT}#${new URLSearchParams({ state: transaction.state, code, id_token: front })}`;
-    const error = await failure(completeAuthorization({ provider, client, input, transaction }));
+    const error = await failure(completeAuthorization({ provider, client, clientAuth: none(), input, transaction }));
     expect(error.code).toBe('id_token_iss_mismatch');
     expect(error.message).not.toContain(code);
     expect(tokenRequests()).toHaveLength(0);
@@ -201,12 +205,12 @@ describe('completeAuthorization: hybrid flow', () => {
     );
     tokenEndpoint({ access_token: 'at-3', token_type: 'Bearer', id_token: await signIdToken(key, validClaims({ nonce: transaction.nonce })) });
     const input = callback(transaction, { code, id_token: front, access_token: 'front-at', token_type: 'Bearer' }, 'fragment');
-    const tokens = await completeAuthorization({ provider, client, input, transaction });
+    const tokens = await completeAuthorization({ provider, client, clientAuth: none(), input, transaction });
     expect(tokens.accessToken).toBe('at-3');
 
     const swapped = callback(transaction, { code, id_token: front, access_token: 'other-at', token_type: 'Bearer' }, 'fragment');
     requests.length = 0;
-    const error = await failure(completeAuthorization({ provider, client, input: swapped, transaction }));
+    const error = await failure(completeAuthorization({ provider, client, clientAuth: none(), input: swapped, transaction }));
     expect(error.code).toBe('id_token_at_hash_mismatch');
     expect(tokenRequests()).toHaveLength(0);
   });
@@ -219,6 +223,7 @@ describe('completeAuthorization: hybrid flow', () => {
       completeAuthorization({
         provider,
         client,
+        clientAuth: none(),
         input: callback(transaction, { code: 'injected-code-9', id_token: front }, 'fragment'),
         transaction,
       }),
@@ -232,7 +237,7 @@ describe('completeAuthorization: hybrid flow', () => {
     const transaction = await start({ responseType: 'code id_token' });
     const front = await signIdToken(key, validClaims({ nonce: transaction.nonce }));
     const error = await failure(
-      completeAuthorization({ provider, client, input: callback(transaction, { code: 'c', id_token: front }, 'fragment'), transaction }),
+      completeAuthorization({ provider, client, clientAuth: none(), input: callback(transaction, { code: 'c', id_token: front }, 'fragment'), transaction }),
     );
     expect(error.code).toBe('id_token_c_hash_missing');
     expect(tokenRequests()).toHaveLength(0);
@@ -248,7 +253,7 @@ describe('completeAuthorization: hybrid flow', () => {
       id_token: await signIdToken(key, validClaims({ nonce: transaction.nonce, sub: 'user-7' })),
     });
     const error = await failure(
-      completeAuthorization({ provider, client, input: callback(transaction, { code, id_token: front }, 'fragment'), transaction }),
+      completeAuthorization({ provider, client, clientAuth: none(), input: callback(transaction, { code, id_token: front }, 'fragment'), transaction }),
     );
     expect(error.code).toBe('id_token_sub_mismatch');
   });
@@ -261,6 +266,7 @@ describe('completeAuthorization: implicit and id_token flows', () => {
     const tokens = await completeAuthorization({
       provider,
       client,
+      clientAuth: none(),
       input: callback(transaction, { access_token: 'implicit-at', token_type: 'bearer', expires_in: '900', id_token: idToken }, 'fragment'),
       transaction,
     });
@@ -281,6 +287,7 @@ describe('completeAuthorization: implicit and id_token flows', () => {
       completeAuthorization({
         provider,
         client,
+        clientAuth: none(),
         input: callback(transaction, { access_token: 'at', token_type: 'Bearer', id_token: idToken }, 'fragment'),
         transaction,
       }),
@@ -293,6 +300,7 @@ describe('completeAuthorization: implicit and id_token flows', () => {
     const tokens = await completeAuthorization({
       provider,
       client,
+      clientAuth: none(),
       input: callback(transaction, { access_token: 'plain-at', token_type: 'Bearer', expires_in: '60' }, 'fragment'),
       transaction,
     });
@@ -303,7 +311,7 @@ describe('completeAuthorization: implicit and id_token flows', () => {
     const transaction = await start({ responseType: 'id_token' });
     const idToken = await signIdToken(key, validClaims({ nonce: transaction.nonce }));
     const body = new URLSearchParams({ state: transaction.state, iss: ISSUER, id_token: idToken }).toString();
-    const tokens = await completeAuthorization({ provider, client, input: body, transaction });
+    const tokens = await completeAuthorization({ provider, client, clientAuth: none(), input: body, transaction });
     expect(tokens.accessToken).toBe('');
     expect(tokens.claims?.sub).toBe('user-42');
   });
@@ -312,7 +320,7 @@ describe('completeAuthorization: implicit and id_token flows', () => {
     const transaction = await start({ responseType: 'id_token' });
     const idToken = await signIdToken(key, validClaims({ nonce: 'nonce-of-another-login' }));
     const body = new URLSearchParams({ state: transaction.state, iss: ISSUER, id_token: idToken });
-    expect((await failure(completeAuthorization({ provider, client, input: body, transaction }))).code).toBe(
+    expect((await failure(completeAuthorization({ provider, client, clientAuth: none(), input: body, transaction }))).code).toBe(
       'id_token_nonce_mismatch',
     );
   });
@@ -323,14 +331,14 @@ describe('completeAuthorization: failures return nothing and send nothing', () =
     const transaction = await start();
     tokenEndpoint({ access_token: 'at', token_type: 'Bearer' });
     const input = `${REDIRECT}?${new URLSearchParams({ code: 'c', state: 'forged', iss: ISSUER })}`;
-    expect((await failure(completeAuthorization({ provider, client, input, transaction }))).code).toBe('state_mismatch');
+    expect((await failure(completeAuthorization({ provider, client, clientAuth: none(), input, transaction }))).code).toBe('state_mismatch');
     expect(requests).toHaveLength(0);
   });
 
   it('stops at an error response before any request', async () => {
     const transaction = await start();
     const input = callback(transaction, { error: 'access_denied', error_description: 'The user said no' }, 'query');
-    const error = await failure(completeAuthorization({ provider, client, input, transaction }));
+    const error = await failure(completeAuthorization({ provider, client, clientAuth: none(), input, transaction }));
     expect(error).toMatchObject({ code: 'authorization_error', error: 'access_denied' });
     expect(requests).toHaveLength(0);
   });
@@ -339,7 +347,7 @@ describe('completeAuthorization: failures return nothing and send nothing', () =
     const transaction = await start();
     server.use(http.post(TOKEN_ENDPOINT, () => HttpResponse.json({ error: 'invalid_grant' }, { status: 400 })));
     const error = await failure(
-      completeAuthorization({ provider, client, input: callback(transaction, { code: 'used-code-5' }, 'query'), transaction }),
+      completeAuthorization({ provider, client, clientAuth: none(), input: callback(transaction, { code: 'used-code-5' }, 'query'), transaction }),
     );
     expect(error).toMatchObject({ code: 'token_endpoint_error', error: 'invalid_grant' });
     expect(error.message).not.toContain('used-code-5');
@@ -351,6 +359,7 @@ describe('completeAuthorization: failures return nothing and send nothing', () =
       completeAuthorization({
         provider,
         client: { clientId: 'other-client' },
+        clientAuth: none(),
         input: callback(transaction, { code: 'c' }, 'query'),
         transaction,
       }),
@@ -362,7 +371,7 @@ describe('completeAuthorization: failures return nothing and send nothing', () =
   it('refuses an openid transaction without nonce', async () => {
     const { nonce: _, ...tampered } = await start();
     const error = await failure(
-      completeAuthorization({ provider, client, input: callback(tampered, { code: 'c' }, 'query'), transaction: tampered }),
+      completeAuthorization({ provider, client, clientAuth: none(), input: callback(tampered, { code: 'c' }, 'query'), transaction: tampered }),
     );
     expect(error.code).toBe('transaction_invalid');
     expect(requests).toHaveLength(0);

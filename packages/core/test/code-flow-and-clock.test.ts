@@ -11,6 +11,7 @@ import {
   refreshTokens,
   serviceProvider,
   validateIdToken,
+  none,
 } from '../src/index';
 import { CLIENT_ID, ISSUER, type TestKey, createTestKey, serveJwks, signIdToken, validClaims } from './support/id-tokens';
 import { useMswServer } from './support/msw-server';
@@ -63,7 +64,7 @@ describe('completeCodeAuthorization', () => {
     server.use(http.post(`${ISSUER}/oidc/token`, () => HttpResponse.json({ access_token: 'at', token_type: 'Bearer', id_token: idToken, expires_in: 60 })));
     const input = new URL(`${REDIRECT}?code=c&state=${transaction.state}&iss=${encodeURIComponent(ISSUER)}`);
 
-    const tokens = await completeCodeAuthorization({ provider, client, input, transaction, now: clock });
+    const tokens = await completeCodeAuthorization({ provider, client, clientAuth: none(), input, transaction, now: clock });
 
     expect(tokens.claims?.sub).toBe('user-42');
     expect(tokens.expiresAt).toBe(CLOCK_NOW + 60);
@@ -74,7 +75,7 @@ describe('completeCodeAuthorization', () => {
     const idToken = await signIdToken(key, claimsAt(CLOCK_NOW, { nonce: 'another' }));
     server.use(http.post(`${ISSUER}/oidc/token`, () => HttpResponse.json({ access_token: 'at', token_type: 'Bearer', id_token: idToken })));
     const input = new URL(`${REDIRECT}?code=c&state=${transaction.state}&iss=${encodeURIComponent(ISSUER)}`);
-    await expect(completeCodeAuthorization({ provider, client, input, transaction, now: clock })).rejects.toMatchObject({
+    await expect(completeCodeAuthorization({ provider, client, clientAuth: none(), input, transaction, now: clock })).rejects.toMatchObject({
       code: 'id_token_nonce_mismatch',
     });
   });
@@ -88,7 +89,7 @@ describe('completeCodeAuthorization', () => {
       responseType: 'id_token token',
     });
     await expect(
-      completeCodeAuthorization({ provider, client, input: `${REDIRECT}#state=${transaction.state}`, transaction }),
+      completeCodeAuthorization({ provider, client, clientAuth: none(), input: `${REDIRECT}#state=${transaction.state}`, transaction }),
     ).rejects.toMatchObject({ code: 'invalid_options', message: /completeAuthorization/ });
   });
 });
@@ -113,7 +114,7 @@ describe('completeCodeAuthorization: the response checks of the general parser, 
       }));
       const { transaction } = await buildCodeAuthorizationRequest({ provider, clientId: CLIENT_ID, redirectUri: REDIRECT, scope: 'openid' });
       const input = new URL(`${REDIRECT}?${query(transaction.state)}`);
-      await expect(completeCodeAuthorization({ provider, client, input, transaction })).rejects.toMatchObject({ code });
+      await expect(completeCodeAuthorization({ provider, client, clientAuth: none(), input, transaction })).rejects.toMatchObject({ code });
       expect(() => parseAuthorizationResponse(input, transaction, provider)).toThrow(expect.objectContaining({ code }));
       expect(requests).toBe(0);
     });
@@ -122,7 +123,7 @@ describe('completeCodeAuthorization: the response checks of the general parser, 
   it('refuses a code flow answered elsewhere than in the query', async () => {
     const { transaction } = await buildAuthorizationRequest({ provider, clientId: CLIENT_ID, redirectUri: REDIRECT, scope: 'openid', responseMode: 'form_post' });
     await expect(
-      completeCodeAuthorization({ provider, client, input: new URLSearchParams({ code: 'c', state: transaction.state }), transaction }),
+      completeCodeAuthorization({ provider, client, clientAuth: none(), input: new URLSearchParams({ code: 'c', state: transaction.state }), transaction }),
     ).rejects.toMatchObject({ code: 'invalid_options', message: /completeAuthorization/ });
   });
 });
@@ -140,7 +141,7 @@ describe('one clock', () => {
 
   it('refreshTokens computes expiresAt from the injected clock', async () => {
     server.use(http.post(`${ISSUER}/oauth/token`, () => HttpResponse.json({ access_token: 'at', token_type: 'bearer', expires_in: 120 })));
-    const tokens = await refreshTokens({ provider, client, refreshToken: 'rt', now: clock });
+    const tokens = await refreshTokens({ provider, client, clientAuth: none(), refreshToken: 'rt', now: clock });
     expect(tokens.expiresAt).toBe(CLOCK_NOW + 120);
   });
 });

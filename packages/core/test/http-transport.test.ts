@@ -1,6 +1,6 @@
 import { HttpResponse, http } from 'msw';
 import { describe, expect, it } from 'vitest';
-import { discover, exchangeCode, serviceProvider } from '../src/index';
+import { clientSecretBasic, discover, exchangeCode, serviceProvider } from '../src/index';
 import { useMswServer } from './support/msw-server';
 
 const { server } = useMswServer();
@@ -8,7 +8,7 @@ const { server } = useMswServer();
 const ISSUER = 'https://login.example.com/acme';
 const provider = serviceProvider(ISSUER);
 const TOKEN = `${ISSUER}/oidc/token`;
-const exchange = { provider, client: { clientId: 'web', clientSecret: 'web-secret' }, code: 'c', redirectUri: 'https://app.example.com/cb' };
+const exchange = { provider, client: { clientId: 'web' }, clientAuth: clientSecretBasic('web-secret'), code: 'c', redirectUri: 'https://app.example.com/cb' };
 
 async function failure(promise: Promise<unknown>) {
   return promise.then(

@@ -1,6 +1,6 @@
 import { HttpResponse, http } from 'msw';
 import { describe, expect, it } from 'vitest';
-import { TokenEndpointError, revokeToken, serviceProvider } from '../src/index';
+import { TokenEndpointError, clientSecret, none, revokeToken, serviceProvider } from '../src/index';
 import { useMswServer } from './support/msw-server';
 
 const { server, requests } = useMswServer();
@@ -23,7 +23,8 @@ describe('revokeToken', () => {
     server.use(http.post(REVOKE, () => new HttpResponse(null, { status: 200 })));
     const revoked = await revokeToken({
       provider,
-      client: { clientId: 'web', clientSecret: 'web-secret' },
+      client: { clientId: 'web' },
+      clientAuth: clientSecret('web-secret'),
       token: 'rt-1',
       tokenTypeHint: 'refresh_token',
     });
@@ -40,19 +41,19 @@ describe('revokeToken', () => {
 
   it('sends only client_id for a public client', async () => {
     server.use(http.post(REVOKE, () => new HttpResponse(null, { status: 200 })));
-    await revokeToken({ provider, client: { clientId: 'spa' }, token: 'rt-1' });
+    await revokeToken({ provider, client: { clientId: 'spa' }, clientAuth: none(), token: 'rt-1' });
     expect(Object.fromEntries(new URLSearchParams(await requests[0]!.text()))).toEqual({ token: 'rt-1', client_id: 'spa' });
   });
 
   it('resolves false without any request when the provider has no revocation endpoint', async () => {
     const bare = { ...provider, revocation_endpoint: undefined };
-    await expect(revokeToken({ provider: bare, client: { clientId: 'spa' }, token: 'rt-1' })).resolves.toBe(false);
+    await expect(revokeToken({ provider: bare, client: { clientId: 'spa' }, clientAuth: none(), token: 'rt-1' })).resolves.toBe(false);
     expect(requests).toHaveLength(0);
   });
 
   it('surfaces an error answer as TokenEndpointError without the token in the message', async () => {
     server.use(http.post(REVOKE, () => HttpResponse.json({ error: 'unsupported_token_type' }, { status: 400 })));
-    const error = await failure(revokeToken({ provider, client: { clientId: 'spa' }, token: 'rt-secret-1' }));
+    const error = await failure(revokeToken({ provider, client: { clientId: 'spa' }, clientAuth: none(), token: 'rt-secret-1' }));
     expect(error).toBeInstanceOf(TokenEndpointError);
     expect(error).toMatchObject({ status: 400, error: 'unsupported_token_type' });
     expect(error.message).not.toContain('rt-secret-1');

@@ -1,8 +1,12 @@
 import { HttpResponse, type JsonBodyType, http } from 'msw';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
-  type ClientConfig,
+  type ClientAuthMethod,
   TokenEndpointError,
+  clientSecret,
+  clientSecretBasic,
+  clientSecretPost,
+  none,
   clearJwksCache,
   clientCredentials,
   exchangeCode,
@@ -20,8 +24,20 @@ const provider = serviceProvider(ISSUER);
 const CODE_ENDPOINT = `${ISSUER}/oidc/token`;
 const OAUTH_ENDPOINT = `${ISSUER}/oauth/token`;
 const SECRET = 'p@ss w:rd/+%é';
-const confidential: ClientConfig = { clientId: CLIENT_ID, clientSecret: SECRET };
-const publicClient: ClientConfig = { clientId: CLIENT_ID };
+/** A registered client: its id, and its secret and method when it has them. */
+type Client = { clientId: string; clientSecret?: string; authMethod?: ClientAuthMethod };
+const confidential: Client = { clientId: CLIENT_ID, clientSecret: SECRET };
+const publicClient: Client = { clientId: CLIENT_ID };
+/** The `client` and `clientAuth` arguments for `c`: a named method, else the provider's way for a secret, else none(). */
+function as(c: Client) {
+  const secret = c.clientSecret as string;
+  const clientAuth =
+    c.authMethod === 'client_secret_basic' ? clientSecretBasic(secret)
+    : c.authMethod === 'client_secret_post' ? clientSecretPost(secret)
+    : c.clientSecret ? clientSecret(secret)
+    : none();
+  return { client: { clientId: c.clientId }, clientAuth };
+}
 const REDIRECT = 'https://app.example.com/callback';
 const VERIFIER = 'verifier-'.padEnd(50, 'v');
 
@@ -43,8 +59,8 @@ async function failure(promise: Promise<unknown>) {
     (error: unknown) => error as TokenEndpointError,
   );
 }
-const exchange = (client: ClientConfig, extra: { codeVerifier?: string } = {}) =>
-  exchangeCode({ provider, client, code: 'the-code-123', redirectUri: REDIRECT, ...extra });
+const exchange = (client: Client, extra: { codeVerifier?: string } = {}) =>
+  exchangeCode({ provider, ...as(client), code: 'the-code-123', redirectUri: REDIRECT, ...extra });
 
 /** An unsigned JWT-shaped access token: only its `exp` is read, for scheduling. */
 function jwtAccessToken(payload: Record<string, unknown>): string {
@@ -92,7 +108,7 @@ describe('exchangeCode: request', () => {
   it('sends the verifier beside HTTP Basic on the service when client_secret_basic is chosen or advertised', async () => {
     const advertised = serviceProvider(ISSUER, { token_endpoint_auth_methods_supported: ['client_secret_post', 'client_secret_basic', 'none'] });
     answer({ access_token: 'at', token_type: 'Bearer' });
-    await exchangeCode({ provider: advertised, client: confidential, code: 'the-code-123', redirectUri: REDIRECT, codeVerifier: VERIFIER });
+    await exchangeCode({ provider: advertised, ...as(confidential), code: 'the-code-123', redirectUri: REDIRECT, codeVerifier: VERIFIER });
     answer({ access_token: 'at', token_type: 'Bearer' });
     await exchange({ ...confidential, authMethod: 'client_secret_basic' }, { codeVerifier: VERIFIER });
     for (const index of [0, 1]) {
@@ -115,7 +131,7 @@ describe('exchangeCode: request', () => {
   ] as const)('follows token_endpoint_auth_methods_supported by default: %s', async (_, listed, expected) => {
     const other = { ...provider, pkce_replaces_client_secret: false, token_endpoint_auth_methods_supported: listed ? [...listed] : undefined };
     answer({ access_token: 'at', token_type: 'Bearer' });
-    await exchangeCode({ provider: other, client: confidential, code: 'c', redirectUri: REDIRECT });
+    await exchangeCode({ provider: other, ...as(confidential), code: 'c', redirectUri: REDIRECT });
     const { request, form } = await sentForm();
     expect(request.headers.has('authorization')).toBe(expected === 'basic');
     expect(form.has('client_secret')).toBe(expected === 'post');
@@ -123,18 +139,18 @@ describe('exchangeCode: request', () => {
 
   it('refuses a provider that lists no secret method unless authMethod forces one', async () => {
     const other = { ...provider, token_endpoint_auth_methods_supported: ['private_key_jwt'] };
-    const error = await failure(exchangeCode({ provider: other, client: confidential, code: 'c', redirectUri: REDIRECT }));
+    const error = await failure(exchangeCode({ provider: other, ...as(confidential), code: 'c', redirectUri: REDIRECT }));
     expect(error.code).toBe('invalid_options');
     expect(requests).toHaveLength(0);
     answer({ access_token: 'at', token_type: 'Bearer' });
-    await exchangeCode({ provider: other, client: { ...confidential, authMethod: 'client_secret_post' }, code: 'c', redirectUri: REDIRECT });
+    await exchangeCode({ provider: other, ...as({ ...confidential, authMethod: 'client_secret_post' }), code: 'c', redirectUri: REDIRECT });
     expect((await sentForm()).form.get('client_secret')).toBe(SECRET);
   });
 
   it('sends verifier AND client authentication to providers without the exclusive rule', async () => {
     const other = { ...provider, pkce_replaces_client_secret: false };
     answer({ access_token: 'at', token_type: 'Bearer' });
-    await exchangeCode({ provider: other, client: confidential, code: 'c', redirectUri: REDIRECT, codeVerifier: VERIFIER });
+    await exchangeCode({ provider: other, ...as(confidential), code: 'c', redirectUri: REDIRECT, codeVerifier: VERIFIER });
     const { form } = await sentForm();
     expect(form.get('code_verifier')).toBe(VERIFIER);
     expect(form.get('client_secret')).toBe(SECRET);
@@ -158,9 +174,13 @@ describe('exchangeCode: request', () => {
     expect(form.has('client_secret')).toBe(false);
   });
 
-  it('refuses a secret auth method without a secret, and a missing code, before any request', async () => {
-    expect((await failure(exchange({ clientId: CLIENT_ID, authMethod: 'client_secret_basic' }))).code).toBe('invalid_options');
-    const noCode = exchangeCode({ provider, client: confidential, code: '', redirectUri: REDIRECT });
+  it('refuses a secret auth method without a secret, no client authentication, and a missing code, before any request', async () => {
+    for (const method of [clientSecretBasic, clientSecretPost, clientSecret]) {
+      expect(() => method('')).toThrow(expect.objectContaining({ code: 'invalid_options' }));
+    }
+    const unauthenticated = exchangeCode({ provider, client: publicClient, code: 'c', redirectUri: REDIRECT } as never);
+    expect((await failure(unauthenticated)).message).toMatch(/clientAuth is required/);
+    const noCode = exchangeCode({ provider, ...as(confidential), code: '', redirectUri: REDIRECT });
     expect((await failure(noCode)).code).toBe('invalid_options');
     expect(requests).toHaveLength(0);
   });
@@ -289,7 +309,7 @@ describe('refreshTokens', () => {
 
   it('posts grant_type=refresh_token to /oauth/token with the client secret', async () => {
     answer({ access_token: 'at2', token_type: 'bearer', expires_in: 3600, refresh_token: 'rt2' }, undefined, OAUTH_ENDPOINT);
-    const tokens = await refreshTokens({ provider, client: confidential, refreshToken: 'rt1', scope: 'openid' });
+    const tokens = await refreshTokens({ provider, ...as(confidential), refreshToken: 'rt1', scope: 'openid' });
     expect(tokens).toEqual({ accessToken: 'at2', tokenType: 'Bearer', expiresAt: NOW + 3600, refreshToken: 'rt2' });
     const { request, form } = await sentForm();
     expect(request.url).toBe(OAUTH_ENDPOINT);
@@ -304,7 +324,7 @@ describe('refreshTokens', () => {
 
   it('refreshes a public client with client_id alone and keeps no refresh token when none comes back', async () => {
     answer({ access_token: 'at2', token_type: 'bearer', expires_in: 60 }, undefined, OAUTH_ENDPOINT);
-    const tokens = await refreshTokens({ provider, client: publicClient, refreshToken: 'rt1' });
+    const tokens = await refreshTokens({ provider, ...as(publicClient), refreshToken: 'rt1' });
     expect(tokens.refreshToken).toBeUndefined();
     expect(tokens.claims).toBeUndefined();
     const { form } = await sentForm();
@@ -315,7 +335,7 @@ describe('refreshTokens', () => {
     serveJwks(server, () => [key.jwk]);
     const idToken = await signIdToken(key, validClaims());
     answer({ access_token: 'at2', token_type: 'bearer', expires_in: 60, id_token: idToken }, undefined, OAUTH_ENDPOINT);
-    const tokens = await refreshTokens({ provider, client: publicClient, refreshToken: 'rt1', expectedSubject: 'user-42' });
+    const tokens = await refreshTokens({ provider, ...as(publicClient), refreshToken: 'rt1', expectedSubject: 'user-42' });
     expect(tokens.idToken).toBe(idToken);
     expect(tokens.claims).toMatchObject({ sub: 'user-42', iss: ISSUER, aud: CLIENT_ID });
   });
@@ -324,7 +344,7 @@ describe('refreshTokens', () => {
     serveJwks(server, () => [key.jwk]);
     const idToken = await signIdToken(key, validClaims({ sub: 'someone-else' }));
     answer({ access_token: 'at2', token_type: 'bearer', id_token: idToken }, undefined, OAUTH_ENDPOINT);
-    const error = await failure(refreshTokens({ provider, client: publicClient, refreshToken: 'rt1', expectedSubject: 'user-42' }));
+    const error = await failure(refreshTokens({ provider, ...as(publicClient), refreshToken: 'rt1', expectedSubject: 'user-42' }));
     expect(error.code).toBe('id_token_sub_mismatch');
   });
 
@@ -332,13 +352,13 @@ describe('refreshTokens', () => {
     serveJwks(server, () => [key.jwk]);
     const idToken = await signIdToken(key, validClaims({ aud: 'another-client' }));
     answer({ access_token: 'at2', token_type: 'bearer', id_token: idToken }, undefined, OAUTH_ENDPOINT);
-    const error = await failure(refreshTokens({ provider, client: publicClient, refreshToken: 'rt1' }));
+    const error = await failure(refreshTokens({ provider, ...as(publicClient), refreshToken: 'rt1' }));
     expect(error.code).toBe('id_token_aud_mismatch');
   });
 
   it('surfaces invalid_grant (refresh token revoked or reused)', async () => {
     answer({ error: 'invalid_grant' }, { status: 400 }, OAUTH_ENDPOINT);
-    const error = await failure(refreshTokens({ provider, client: confidential, refreshToken: 'rt-secret-value' }));
+    const error = await failure(refreshTokens({ provider, ...as(confidential), refreshToken: 'rt-secret-value' }));
     expect(error).toMatchObject({ status: 400, error: 'invalid_grant' });
     expect(error.message).not.toContain('rt-secret-value');
   });
@@ -347,7 +367,7 @@ describe('refreshTokens', () => {
 describe('clientCredentials', () => {
   it('posts grant_type=client_credentials to /oauth/token with scope and extra parameters', async () => {
     answer({ access_token: 'svc', token_type: 'bearer', expires_in: 300 }, undefined, OAUTH_ENDPOINT);
-    const tokens = await clientCredentials({ provider, client: confidential, scope: 'api.read', extra: { audience: 'api' } });
+    const tokens = await clientCredentials({ provider, ...as(confidential), scope: 'api.read', extra: { audience: 'api' } });
     expect(tokens).toEqual({ accessToken: 'svc', tokenType: 'Bearer', expiresAt: NOW + 300 });
     const { request, form } = await sentForm();
     expect(request.url).toBe(OAUTH_ENDPOINT);
@@ -364,7 +384,7 @@ describe('clientCredentials', () => {
     answer({ access_token: 'svc', token_type: 'bearer', expires_in: 300 }, undefined, OAUTH_ENDPOINT);
     await clientCredentials({
       provider,
-      client: confidential,
+      ...as(confidential),
       extra: { resource: ['https://api.example.com/', 'https://files.example.com/'], audience: 'api' },
     });
     const { form } = await sentForm();
@@ -373,18 +393,17 @@ describe('clientCredentials', () => {
   });
 
   it('refuses an empty array or a non-string item in extra before any request', async () => {
-    const empty = clientCredentials({ provider, client: confidential, extra: { resource: [] } });
+    const empty = clientCredentials({ provider, ...as(confidential), extra: { resource: [] } });
     expect((await failure(empty)).code).toBe('invalid_options');
-    const mixed = clientCredentials({ provider, client: confidential, extra: { resource: ['https://api.example.com/', 1 as unknown as string] } });
+    const mixed = clientCredentials({ provider, ...as(confidential), extra: { resource: ['https://api.example.com/', 1 as unknown as string] } });
     expect((await failure(mixed)).code).toBe('invalid_options');
     expect(requests).toHaveLength(0);
   });
 
-  it('refuses a client without secret and extra protocol parameters before any request', async () => {
-    expect((await failure(clientCredentials({ provider, client: publicClient }))).code).toBe('invalid_options');
-    const overriding = clientCredentials({ provider, client: confidential, extra: { grant_type: 'password' } });
+  it('refuses extra protocol parameters before any request', async () => {
+    const overriding = clientCredentials({ provider, ...as(confidential), extra: { grant_type: 'password' } });
     expect((await failure(overriding)).code).toBe('invalid_options');
-    const secret = clientCredentials({ provider, client: confidential, extra: { client_secret: 'other' } });
+    const secret = clientCredentials({ provider, ...as(confidential), extra: { client_secret: 'other' } });
     expect((await failure(secret)).code).toBe('invalid_options');
     expect(requests).toHaveLength(0);
   });
@@ -392,7 +411,7 @@ describe('clientCredentials', () => {
   it('uses the default token_endpoint for providers without per-grant endpoints', async () => {
     const plain = { ...provider, token_endpoint_by_grant: undefined };
     answer({ access_token: 'svc', token_type: 'Bearer' }, undefined, CODE_ENDPOINT);
-    await clientCredentials({ provider: plain, client: confidential });
+    await clientCredentials({ provider: plain, ...as(confidential) });
     expect(requests[0]!.url).toBe(CODE_ENDPOINT);
   });
 });

@@ -6,19 +6,24 @@
 
 import {
   OidcError,
-  authMethodOf,
   buildAuthorizationRequest,
   buildEndSessionUrl,
   clientCredentials,
+  clientSecret,
+  clientSecretBasic,
+  clientSecretPost,
   completeAuthorization,
-  discover,
+  discovery,
   fetchUserInfo,
+  normaliseScope,
+  providerMetadata,
   refreshTokens,
+  secretAuthMethodFor,
 } from '@oidc-rp/core';
-import type { AuthorizationTransaction, ClientConfig, GrantType, HttpOptions, ProviderMetadata, TokenSet } from '@oidc-rp/core';
+import type { AuthorizationTransaction, ClientAuth, GrantType, HttpOptions, ProviderMetadata, TokenSet } from '@oidc-rp/core';
 import { assertCallbackMode, readCallbackRequest } from './callback-input';
 import { createClientCredentialsSource } from './client-credentials';
-import { type NodeClientOptions, checkResponse, checkScope, resolveOptions } from './options';
+import { type NodeClientOptions, checkResponse, resolveOptions } from './options';
 import { withRetry } from './retry';
 import { sealTransaction, unsealTransaction } from './sealed-transaction';
 import { MemoryTokenCache } from './token-cache';
@@ -55,23 +60,18 @@ export function createNodeClient(options: NodeClientOptions): NodeClient {
     ...(opts.fetch ? { fetch: opts.fetch } : {}),
     ...(opts.timeout !== undefined ? { timeout: opts.timeout } : {}),
   };
-  const clientConfig: ClientConfig = {
-    clientId: opts.clientId,
-    clientSecret: opts.clientSecret,
-    // Only when set: core then knows the method was chosen explicitly.
-    ...(opts.authMethod ? { authMethod: opts.authMethod } : {}),
-  };
+  const clientConfig = { clientId: opts.clientId };
+  // The method set, else the provider's way.
+  const clientAuth: ClientAuth =
+    opts.authMethod === 'client_secret_basic'
+      ? clientSecretBasic(opts.clientSecret)
+      : opts.authMethod === 'client_secret_post'
+        ? clientSecretPost(opts.clientSecret)
+        : clientSecret(opts.clientSecret);
   const issuer = opts.provider?.issuer ?? (opts.issuer as string);
-
-  let discovered: Promise<ProviderMetadata> | undefined;
-  function getProvider(): Promise<ProviderMetadata> {
-    if (opts.provider) return Promise.resolve(opts.provider);
-    discovered ??= discover(issuer, http).catch((error: unknown) => {
-      discovered = undefined; // a failed discovery is tried again on the next call
-      throw error;
-    });
-    return discovered;
-  }
+  // Discovered once (core's memo: a failed discovery is tried again on the next call).
+  const provider = opts.provider ?? discovery(issuer);
+  const getProvider = (): Promise<ProviderMetadata> => providerMetadata(provider, http);
 
   function requireGrant(grant: GrantType, method: string): void {
     if (!opts.grants.has(grant)) {
@@ -100,7 +100,7 @@ export function createNodeClient(options: NodeClientOptions): NodeClient {
     request: ({ scope, extra }) =>
       withRetry(async () => {
         const provider = await getProvider();
-        return clientCredentials({ provider, client: clientConfig, http, ...(scope ? { scope } : {}), extra });
+        return clientCredentials({ provider, client: clientConfig, clientAuth, http, ...(scope ? { scope } : {}), extra });
       }, opts.retry),
   });
 
@@ -112,6 +112,7 @@ export function createNodeClient(options: NodeClientOptions): NodeClient {
     return completeAuthorization({
       provider,
       client: clientConfig,
+      clientAuth,
       input: params,
       transaction,
       http,
@@ -129,7 +130,7 @@ export function createNodeClient(options: NodeClientOptions): NodeClient {
         throw new OidcError('invalid_options', 'Logins need the redirectUri option: the registered URL of your callback route.');
       }
       const scope = login.scope ?? opts.scope;
-      checkScope(scope, 'The login scope');
+      normaliseScope(scope);
       const responseType = login.responseType ?? opts.responseType;
       const responseMode = login.responseMode ?? opts.responseMode ?? (responseType === 'code' ? 'query' : 'form_post');
       checkResponse(responseType, responseMode);
@@ -138,7 +139,9 @@ export function createNodeClient(options: NodeClientOptions): NodeClient {
       // The client always authenticates its code exchange. Where the provider takes the secret
       // or the verifier in the body, never both, and Basic is not an option, PKCE is left out.
       const secretReplacesPkce =
-        withCode && provider.pkce_replaces_client_secret === true && authMethodOf(clientConfig, provider) === 'client_secret_post';
+        withCode &&
+        provider.pkce_replaces_client_secret === true &&
+        (opts.authMethod ?? secretAuthMethodFor(provider)) === 'client_secret_post';
       const pkce = login.pkce ?? (withCode ? (opts.pkce ?? !secretReplacesPkce) : undefined);
       if (pkce && secretReplacesPkce) {
         throw new OidcError(
@@ -186,6 +189,7 @@ export function createNodeClient(options: NodeClientOptions): NodeClient {
       const tokens = await refreshTokens({
         provider,
         client: clientConfig,
+        clientAuth,
         http,
         refreshToken,
         ...(refreshOptions.scope !== undefined ? { scope: refreshOptions.scope } : {}),
@@ -198,7 +202,7 @@ export function createNodeClient(options: NodeClientOptions): NodeClient {
 
     async getClientCredentialsToken(ccOptions = {}) {
       requireGrant('client_credentials', 'getClientCredentialsToken()');
-      if (ccOptions.scope !== undefined) checkScope(ccOptions.scope, 'The client-credentials scope');
+      if (ccOptions.scope !== undefined) normaliseScope(ccOptions.scope);
       return cc.get(ccOptions);
     },
 

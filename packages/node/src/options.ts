@@ -3,7 +3,7 @@
  * setting fails at start-up with a message saying what to change, not at the first login.
  */
 
-import { OidcError, RESPONSE_TYPES, assertSecureUrl } from '@oidc-rp/core';
+import { RESPONSE_TYPES, assertSecureUrl, checkRedirectUri as checkRedirectUrl, invalidOptions, normaliseScope } from '@oidc-rp/core';
 import type { ClientAuthMethod, GrantType, ProviderMetadata, ResponseMode, ResponseType } from '@oidc-rp/core';
 import type { TokenCache } from './token-cache';
 
@@ -162,7 +162,7 @@ export function resolveOptions(options: NodeClientOptions): ResolvedOptions {
   }
 
   const scope = options.scope ?? 'openid';
-  checkScope(scope, '`scope`');
+  normaliseScope(scope);
   const responseType = options.responseType ?? 'code';
   const responseMode = options.responseMode;
   checkResponse(responseType, responseMode);
@@ -225,16 +225,9 @@ export function checkResponse(responseType: ResponseType, responseMode: Response
   }
 }
 
-/** Throws OidcError('invalid_options') unless `scope` is a non-empty string or array of scope tokens. */
-export function checkScope(scope: unknown, what: string): void {
-  const list = typeof scope === 'string' ? scope.split(' ').filter(Boolean) : scope;
-  if (!Array.isArray(list) || list.length === 0 || !list.every((s) => typeof s === 'string' && /^[\x21\x23-\x5b\x5d-\x7e]+$/.test(s))) {
-    fail(`${what} must be a non-empty space-separated string or array of scope names.`);
-  }
-}
-
+/** Throws OidcError('invalid_options') with `message` (core's one caller-mistake error). */
 export function fail(message: string): never {
-  throw new OidcError('invalid_options', message);
+  throw invalidOptions(message);
 }
 
 function checkProvider(provider: ProviderMetadata): void {
@@ -251,14 +244,10 @@ function checkProvider(provider: ProviderMetadata): void {
   }
 }
 
+// Core's check (absolute, no fragment), and a backend's callback is a web URL.
 function checkRedirectUri(redirectUri: string): void {
-  let url: URL | undefined;
-  try {
-    url = new URL(redirectUri);
-  } catch {
-    // reported below
-  }
-  if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:') || url.hash !== '') {
+  const { protocol } = checkRedirectUrl(redirectUri);
+  if (protocol !== 'https:' && protocol !== 'http:') {
     fail('`redirectUri` must be an absolute http(s) URL without a fragment, exactly as registered for the client.');
   }
 }

@@ -3,7 +3,7 @@
 // attacker takes the code from her redirect (referrer, log, history) and redeems it with his
 // verifier and no secret. The server refuses (401 invalid_client), and @oidc-rp/node's default
 // confidential logins still complete because they always authenticate the code exchange.
-import { buildAuthorizationRequest, exchangeCode } from '@oidc-rp/core';
+import { buildAuthorizationRequest, clientSecretBasic, exchangeCode, none } from '@oidc-rp/core';
 import { createReferenceServer, demoConfig, type Listening } from '@oidc-rp/reference-server';
 import { completeLogin } from '@oidc-rp/reference-server/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -60,6 +60,7 @@ describe('a stolen code of a confidential client', () => {
     const error = await exchangeCode({
       provider: serviceProvider(issuer),
       client: { clientId: 'web' },
+      clientAuth: none(),
       code,
       redirectUri: REDIRECT,
       codeVerifier: verifier,
@@ -72,10 +73,11 @@ describe('a stolen code of a confidential client', () => {
   it('a refused attempt does not burn the code: the client, authenticating, still redeems it', async () => {
     // Here the "client" also knows the verifier, as the one who started the login would.
     const { code, verifier } = await stealCode();
-    await exchangeCode({ provider: serviceProvider(issuer), client: { clientId: 'web' }, code, redirectUri: REDIRECT, codeVerifier: verifier }).catch(() => undefined);
+    await exchangeCode({ provider: serviceProvider(issuer), client: { clientId: 'web' }, clientAuth: none(), code, redirectUri: REDIRECT, codeVerifier: verifier }).catch(() => undefined);
     const tokens = await exchangeCode({
       provider: serviceProvider(issuer),
-      client: { clientId: 'web', clientSecret: SECRET, authMethod: 'client_secret_basic' },
+      client: { clientId: 'web' },
+      clientAuth: clientSecretBasic(SECRET),
       code,
       redirectUri: REDIRECT,
       codeVerifier: verifier,

@@ -1,5 +1,5 @@
-import { type BrowserClient, type BrowserClientOptions, createBrowserClient, discover, revocation } from '@oidc-rp/browser';
-import { createContext, useEffect, useRef, useState, type ReactNode } from 'react';
+import type { BrowserClient } from '@oidc-rp/browser';
+import { createContext, useEffect, useRef, type ReactNode } from 'react';
 
 /** The client the nearest {@link AuthProvider} holds; `undefined` outside any provider. */
 export const AuthContext = createContext<BrowserClient | undefined>(undefined);
@@ -12,7 +12,10 @@ export const AuthContext = createContext<BrowserClient | undefined>(undefined);
  * const props: AuthProviderProps = { client, onRedirectCallback: () => navigate('/') };
  * ```
  */
-export type AuthProviderProps = AuthProviderSettings & ({ client: BrowserClient; options?: never } | { options: BrowserClientOptions; client?: never });
+export interface AuthProviderProps extends AuthProviderSettings {
+  /** The app's client, created once at module level with `createBrowserClient`. */
+  client: BrowserClient;
+}
 
 /**
  * The props of {@link AuthProvider} besides the client.
@@ -36,9 +39,9 @@ export interface AuthProviderSettings {
  * Makes a browser client available to {@link useAuth} and {@link RequireAuth}, and starts it:
  * restores the session, or finishes the login when the page is the redirect callback.
  *
- * Give it a `client` created at module level (not in a component), or plain `options` (the
- * provider then creates the client once, from the options of its first render). Plain options
- * are what a Next.js server component, such as the root layout, can pass.
+ * Give it a `client` created at module level (not in a component). It carries no code of its
+ * own beyond starting the client: no discovery, no parts the client was not given. Where only
+ * plain data can be passed (a Next.js server layout), use {@link AuthProviderWithOptions}.
  *
  * @example
  * ```tsx
@@ -55,13 +58,7 @@ export interface AuthProviderSettings {
  * );
  * ```
  */
-export function AuthProvider({ client: given, options, onRedirectCallback, children }: AuthProviderProps): ReactNode {
-  // Created once: later option objects (a re-render makes new ones) are not a new client.
-  // Plain options come from places that cannot pass functions (a Next.js server layout), so
-  // Plain-data options cannot carry parts: discovery (for an `issuer`) and revocation at logout
-  // come with them. A module-level `client` keeps every part opt-in.
-  const [created] = useState(() => (given ? undefined : createBrowserClient({ discover, revocation, ...(options as BrowserClientOptions) })));
-  const client = given ?? (created as BrowserClient);
+export function AuthProvider({ client, onRedirectCallback, children }: AuthProviderProps): ReactNode {
   // Refs survive StrictMode's simulated unmount/remount, so each client starts exactly once.
   const started = useRef<BrowserClient | undefined>(undefined);
   const onCallback = useRef(onRedirectCallback);

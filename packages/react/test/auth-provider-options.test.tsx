@@ -1,9 +1,9 @@
-// <AuthProvider options={…}>: plain, serialisable options (what a Next.js server layout can
+// <AuthProviderWithOptions options={…}>: plain, serialisable options (what a Next.js server layout can
 // pass) instead of a client object; the provider creates the client once.
 import { act, cleanup, render, screen } from '@testing-library/react';
 import { renderToString } from 'react-dom/server';
 import { afterEach, describe, expect, it } from 'vitest';
-import { AuthProvider, type AuthState, useAuth } from '../src/index';
+import { AuthProviderWithOptions, type AuthState, useAuth } from '../src/index';
 
 afterEach(cleanup);
 
@@ -25,21 +25,21 @@ function LoadingProbe() {
   return <p>{isLoading ? 'loading' : 'known'}</p>;
 }
 
-describe('AuthProvider with options', () => {
+describe('AuthProviderWithOptions', () => {
   it('creates one client from the options and keeps it across re-renders with new option objects', async () => {
     seen.length = 0;
     const { rerender } = render(
-      <AuthProvider options={{ ...options }}>
+      <AuthProviderWithOptions options={{ ...options }}>
         <Probe />
-      </AuthProvider>,
+      </AuthProviderWithOptions>,
     );
     // No session stored in this tab: signed out, without a login callback in the URL.
     await act(async () => {});
     expect(screen.getByTestId('status').textContent).toBe('unauthenticated');
     rerender(
-      <AuthProvider options={{ ...options, clientId: 'ignored-after-creation' }}>
+      <AuthProviderWithOptions options={{ ...options, clientId: 'ignored-after-creation' }}>
         <Probe />
-      </AuthProvider>,
+      </AuthProviderWithOptions>,
     );
     await act(async () => {});
     expect(new Set(seen).size).toBe(1);
@@ -47,10 +47,10 @@ describe('AuthProvider with options', () => {
   });
 
   it('renders on the server (status loading) without touching window', () => {
-    expect(renderToString(<AuthProvider options={options}><LoadingProbe /></AuthProvider>)).toContain('loading');
+    expect(renderToString(<AuthProviderWithOptions options={options}><LoadingProbe /></AuthProviderWithOptions>)).toContain('loading');
   });
 
   it('refuses invalid options with the browser client\u2019s clear error', () => {
-    expect(() => renderToString(<AuthProvider options={{ ...options, redirectUri: 'not a url' }} />)).toThrow(/redirectUri/);
+    expect(() => renderToString(<AuthProviderWithOptions options={{ ...options, redirectUri: 'not a url' }} />)).toThrow(/redirectUri/);
   });
 });

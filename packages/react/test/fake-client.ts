@@ -24,6 +24,10 @@ export function fakeClient(initial: AuthSnapshot = { status: 'loading' }) {
     }),
     getSnapshot: () => snapshot,
     on: vi.fn(() => () => {}),
+    getProvider: vi.fn(async () => {
+      throw new Error('no provider in the fake');
+    }),
+    http: undefined,
   } satisfies BrowserClient;
 
   return {

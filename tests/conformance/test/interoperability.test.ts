@@ -10,6 +10,9 @@ import {
   completeAuthorization,
   discover,
   fetchUserInfo,
+  clientSecretBasic,
+  clientSecretPost,
+  none,
   refreshTokens,
   validateIdToken,
   type ClientConfig,
@@ -185,7 +188,7 @@ async function nodeLogin(target: Target, options: Partial<NodeClientOptions> = {
 async function coreLogin(target: Target, provider: ProviderMetadata, client: ClientConfig, redirectUri: string) {
   const { url, transaction } = await buildAuthorizationRequest({ provider, clientId: client.clientId, redirectUri, scope: SCOPE });
   const input = await signIn(target, url);
-  return { tokens: await completeAuthorization({ provider, client, input, transaction, http: { fetch: recordingFetch } }), transaction };
+  return { tokens: await completeAuthorization({ provider, client, clientAuth: none(), input, transaction, http: { fetch: recordingFetch } }), transaction };
 }
 
 // Scope claims (email...) may be in the ID token (reference server) or only at userinfo
@@ -220,7 +223,7 @@ describe.each(['reference server', 'oidc-provider'])('interoperability with %s',
     // The ID token stands on its own too.
     expect(await validateIdToken(tokens.idToken ?? '', { provider, clientId: 'rp-public', nonce: transaction.nonce })).toMatchObject({ sub: 'alice' });
 
-    const refreshed = await refreshTokens({ provider, client, refreshToken: tokens.refreshToken ?? '', expectedSubject: 'alice', http: { fetch: recordingFetch } });
+    const refreshed = await refreshTokens({ provider, client, clientAuth: none(), refreshToken: tokens.refreshToken ?? '', expectedSubject: 'alice', http: { fetch: recordingFetch } });
     expect(refreshed.accessToken).not.toBe(tokens.accessToken);
     expect(grantPosts('refresh_token').map((p) => p.url)).toEqual([t.tokenEndpoints.refresh]);
     expect(await fetchUserInfo({ provider, accessToken: refreshed.accessToken, expectedSubject: 'alice' })).toMatchObject({ sub: 'alice', email: 'alice@example.com' });
@@ -264,9 +267,10 @@ describe.each(['reference server', 'oidc-provider'])('interoperability with %s',
   ] as const)('code + client secret (%s) through core', async (authMethod, clientId) => {
     const t = target();
     const provider = await discover(t.issuer);
-    const client: ClientConfig = { clientId, clientSecret: SECRET, authMethod };
+    const client: ClientConfig = { clientId };
+    const clientAuth = authMethod === 'client_secret_basic' ? clientSecretBasic(SECRET) : clientSecretPost(SECRET);
     const { url, transaction } = await buildAuthorizationRequest({ provider, clientId, redirectUri: NODE_REDIRECT, scope: SCOPE, pkce: false });
-    const tokens = await completeAuthorization({ provider, client, input: await signIn(t, url), transaction, http: { fetch: recordingFetch } });
+    const tokens = await completeAuthorization({ provider, client, clientAuth, input: await signIn(t, url), transaction, http: { fetch: recordingFetch } });
     expectAlice(tokens.claims, t, clientId, transaction.nonce);
     const basic = authMethod === 'client_secret_basic';
     expect(grantPosts('authorization_code')).toEqual([{ url: t.tokenEndpoints.code, grant: 'authorization_code', basic, secretInBody: !basic, verifier: false }]);
@@ -281,7 +285,7 @@ describe.each(['reference server', 'oidc-provider'])('interoperability with %s',
     expect(grantPosts('client_credentials').map((p) => p.url)).toEqual([t.tokenEndpoints.clientCredentials]);
 
     const provider = await discover(t.issuer);
-    const direct = await clientCredentials({ provider, client: { clientId: 'rp-basic', clientSecret: SECRET, authMethod: 'client_secret_basic' }, scope: 'api.read', http: { fetch: recordingFetch } });
+    const direct = await clientCredentials({ provider, client: { clientId: 'rp-basic' }, clientAuth: clientSecretBasic(SECRET), scope: 'api.read', http: { fetch: recordingFetch } });
     expect(direct.accessToken).not.toBe(first.accessToken);
     expect(direct.expiresAt).toEqual(expect.any(Number));
   });

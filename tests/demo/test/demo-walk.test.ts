@@ -112,7 +112,13 @@ describe('the demo', () => {
       // the server still knows the browser, and one click signs it in again without a password.
       const login = page.getByTestId('login-button');
       await login.or(page.getByTestId('claims')).first().waitFor();
-      if (await login.isVisible()) await login.click();
+      if (await login.isVisible()) {
+        await login.click();
+        // offline_access is asked with prompt=consent (OpenID Connect Core 11): the consent page comes again.
+        const consent = page.getByRole('button', { name: 'Allow' });
+        await consent.or(page.getByTestId('claims')).first().waitFor();
+        if (await consent.isVisible()) await consent.click();
+      }
       await page.getByTestId('claims').waitFor();
     }
 

@@ -1,6 +1,6 @@
 // @vitest-environment node
 /**
- * The shared token storage of `tokenStorage: 'indexedDB'`, in real Chromium with two tabs. The
+ * The shared token storage of `crossTab({ storage: 'indexedDB' })`, in real Chromium with two tabs. The
  * property the refresh relies on: the tab that is handed the refresh lock reads what the tab
  * that released it wrote. (Chromium's localStorage fails it in about one hand-over in three:
  * each tab reads its own cached copy, so the next tab would send a used refresh token.)
@@ -89,20 +89,20 @@ describe('indexedDbStorage in Chromium', () => {
       await a.evaluate(
         () =>
           new Promise<void>((held) => {
-            void window.oidcRp.crossTab.lock().run('refresh', () => new Promise<void>((release) => {
+            void window.oidcRp.webLock().run('refresh', () => new Promise<void>((release) => {
               window.release = release;
               held();
             }));
           }),
       );
       const read = b.evaluate(() => {
-        const storage = window.oidcRp.crossTab.storage();
-        return window.oidcRp.crossTab.lock().run('refresh', () => storage.get('session'));
+        const storage = window.oidcRp.indexedDbStorage();
+        return window.oidcRp.webLock().run('refresh', () => storage.get('session'));
       });
       // A writes the rotated session, then releases the lock: B's read starts the moment it gets it.
       const wrote = `rotation-${i}`;
       await a.evaluate(async (value) => {
-        await window.oidcRp.crossTab.storage().set('session', value);
+        await window.oidcRp.indexedDbStorage().set('session', value);
         window.release?.();
       }, wrote);
       const value = await read;

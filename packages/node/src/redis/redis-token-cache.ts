@@ -8,6 +8,7 @@
 import { createHash } from 'node:crypto';
 import { OidcError } from '@oidc-rp/core';
 import { type CachedToken, MemoryTokenCache, type TokenCache, type TokenCacheLock } from '../token-cache';
+import { fail } from '../options';
 import { type EntryCodec, MIN_ENCRYPTION_KEY_LENGTH, createEntryCodec } from './entry-codec';
 import { type BoundedRedis, type RedisClientLike, boundedRedis } from './redis-client';
 
@@ -279,9 +280,7 @@ function milliseconds(value: number | undefined, fallback: number, what: string,
   return value;
 }
 
-function fail(message: string): never {
-  throw new OidcError('invalid_options', message);
-}
+
 
 function hashOf(key: string): string {
   return createHash('sha256').update(key).digest('base64url');

@@ -5,7 +5,7 @@
  * where `handleRedirectCallback()` finishes the login. Tokens go to the page's sessionStorage,
  * so a test can see what was stored.
  */
-import { createBrowserClient, discover, getUserInfo, implicitFlow, type BrowserClient, type UserInfo } from '@oidc-rp/browser';
+import { createBrowserClient, discovery, getUserInfo, implicitFlow, type BrowserClient, type UserInfo } from '@oidc-rp/browser';
 import { SPA_REDIRECT } from './config';
 import type { ServerProcess } from '@oidc-rp/reference-server/testing';
 
@@ -38,12 +38,11 @@ export interface BrowserFlowOptions {
 export async function runBrowserFlow(provider: ServerProcess, options: BrowserFlowOptions): Promise<BrowserFlow> {
   const redirects: string[] = [];
   const client = createBrowserClient({
-    issuer: options.issuer,
-    discover,
+    provider: discovery(options.issuer),
     clientId: options.clientId,
     redirectUri: SPA_REDIRECT,
     tokenStorage: 'sessionStorage',
-    ...(options.responseType ? { responseType: options.responseType, implicitFlow } : {}),
+    ...(options.responseType === 'id_token token' ? { implicitFlow } : {}),
     // Leaving the page is the one thing a test page cannot do: navigations are recorded.
     navigate: {
       currentUrl: () => location.href,

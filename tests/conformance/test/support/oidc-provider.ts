@@ -39,6 +39,12 @@ export interface OidcProviderOptions {
   clientAuthMethods?: string[];
   /** false: no RFC 9207 `iss` in any authorization response, and none advertised. Default true. */
   issParameter?: boolean;
+  /**
+   * true: oidc-provider's own refresh-token policy, OpenID Connect Core 11 (a refresh token only
+   * for `offline_access`, which it grants only on a request with `prompt=consent`). Default
+   * false: a refresh token for every client allowed the grant.
+   */
+  standardRefreshTokens?: boolean;
 }
 
 const ALICE = { sub: 'alice', name: 'Alice Liddell', email: 'alice@example.com', email_verified: true };
@@ -66,7 +72,7 @@ export async function startOidcProvider(clients: InteropClient[], options: OidcP
     features: { clientCredentials: { enabled: true }, revocation: { enabled: true }, rpInitiatedLogout: { enabled: true } },
     ...(options.clientAuthMethods ? { clientAuthMethods: options.clientAuthMethods } : {}),
     // A refresh token for every client allowed the grant (it otherwise needs offline_access with prompt=consent).
-    issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
+    ...(options.standardRefreshTokens ? {} : { issueRefreshToken: async (_ctx: unknown, client: { grantTypeAllowed(grant: string): boolean }) => client.grantTypeAllowed('refresh_token') }),
     ttl: { AccessToken: 3600, AuthorizationCode: 60, ClientCredentials: 600, Grant: 3600, IdToken: 3600, Interaction: 600, RefreshToken: 86_400, Session: 3600 },
   });
   // Hybrid clients are implicit-grant clients, which oidc-provider wants on https and off
