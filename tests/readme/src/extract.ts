@@ -3,6 +3,10 @@
 // default (TypeScript and JavaScript: type-check, then run; JSON: parse):
 //
 //   <!-- snippet: vitest -->                   a vitest test file: type-checked, run by vitest
+//   <!-- snippet: browser (signs in as alice, then expects "TEXT") -->
+//                                              a page script: bundled, opened in Chromium at
+//                                              http://127.0.0.1:5173/, signed in through the
+//                                              server's login page; passes when TEXT shows
 //   <!-- snippet: compile-only (REASON) -->    type-checked, not run (REASON says why)
 //   <!-- snippet: skip (REASON) -->            neither (REASON says why; e.g. an outline with …)
 //   <!-- snippet: continues -->                joined to the file's previous checked block
@@ -13,7 +17,13 @@
 export const CODE_LANGS = ['ts', 'tsx', 'js', 'mjs', 'jsx'] as const;
 export type CodeLang = (typeof CODE_LANGS)[number];
 
-export type Mode = 'run' | 'vitest' | 'compile-only' | 'skip';
+export type Mode = 'run' | 'vitest' | 'browser' | 'compile-only' | 'skip';
+
+/** What a browser snippet's page does: who signs in, and the text that then shows. */
+export interface BrowserRun {
+  user?: string;
+  expects: string;
+}
 
 export interface Block {
   /** The Markdown file, relative to the repository root. */
@@ -28,6 +38,7 @@ export interface Block {
   continues: boolean;
   /** TypeScript declarations (`declare const …`) from `declare` markers. */
   declarations: string[];
+  browser?: BrowserRun;
 }
 
 export class MarkerError extends Error {}
@@ -73,6 +84,14 @@ function withMarkers(block: Block, markers: string[]): Block {
       case 'vitest':
         block.mode = 'vitest';
         break;
+      case 'browser': {
+        const expects = reason && /expects "([^"]+)"/.exec(reason)?.[1];
+        if (!expects) throw new MarkerError(`${where}: "browser" needs the text the page then shows, e.g. "<!-- snippet: browser (signs in as alice, then expects \"Hello Alice\") -->"`);
+        const user = /signs in as (\w+)/.exec(reason ?? '')?.[1];
+        block.mode = 'browser';
+        block.browser = { expects, ...(user === undefined ? {} : { user }) };
+        break;
+      }
       case 'compile-only':
       case 'skip':
         if (!reason) throw new MarkerError(`${where}: "<!-- snippet: ${kind} -->" needs a reason in parentheses, e.g. "<!-- snippet: ${kind} (needs a DOM button) -->"`);
@@ -89,7 +108,7 @@ function withMarkers(block: Block, markers: string[]): Block {
         }
         break;
       default:
-        throw new MarkerError(`${where}: unknown marker "<!-- snippet: ${marker} -->" (vitest, compile-only (reason), skip (reason), continues, declare NAME: TYPE)`);
+        throw new MarkerError(`${where}: unknown marker "<!-- snippet: ${marker} -->" (vitest, browser (…), compile-only (reason), skip (reason), continues, declare NAME: TYPE)`);
     }
   }
   return block;
@@ -104,6 +123,7 @@ export interface Snippet {
   lang: CodeLang;
   mode: Exclude<Mode, 'skip'>;
   reason?: string;
+  browser?: BrowserRun;
   /** The code as written, then the declarations. */
   code: string;
   /** Maps 0-based lines of `code` to README lines. */
@@ -140,6 +160,7 @@ export function snippetsOf(blocks: Block[]): Snippet[] {
       lang: block.lang,
       mode: block.mode,
       ...(block.reason === undefined ? {} : { reason: block.reason }),
+      ...(block.browser === undefined ? {} : { browser: block.browser }),
       code: '',
       segments,
       parts: [block.code],

@@ -3,7 +3,7 @@
 // tarballs instead. The root README's section that the note links to shows it step by step.
 
 export const INSTALL_NOTE =
-  '> Until the first release the packages are not on the npm registry: `pnpm pack` them in a clone and install the tarballs together, e.g. `npm install ./oidc-rp-core-0.0.0.tgz ./oidc-rp-browser-0.0.0.tgz` (see [Before the first release](https://github.com/oidc-rp/oidc-rp#before-the-first-release-install-from-tarballs)).';
+  '> Until the first release the packages are not on the npm registry: install the tarballs that `pnpm pack` makes in a clone, with those of the @oidc-rp packages they depend on (`npm install ./oidc-rp-core-0.0.0.tgz ./oidc-rp-browser-0.0.0.tgz`; the server: `npx --package ./oidc-rp-reference-server-0.0.0.tgz oidc-rp-reference-server`), as [Before the first release](https://github.com/oidc-rp/oidc-rp#before-the-first-release-install-from-tarballs) shows.';
 
 /** A command that fetches an @oidc-rp package from the registry. */
 const REGISTRY_INSTALL = /\b(?:npm\s+(?:install|i|add)\b[^\n#]*|npx\s+(?:-y\s+|--yes\s+)?)@oidc-rp\//;
