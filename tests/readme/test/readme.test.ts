@@ -26,11 +26,21 @@ let control: any;
 let closeServer: (() => Promise<void>) | undefined;
 let vitestResults: Promise<Map<string, RunResult>>;
 
+const phases: string[] = [];
+function lap(name: string, since: number): number {
+  phases.push(`${name} ${((Date.now() - since) / 1000).toFixed(1)} s`);
+  return Date.now();
+}
+
 beforeAll(async () => {
+  let t = Date.now();
   work = mkdtempSync(join(tmpdir(), 'oidc-rp-readme-'));
   const packed = await packAll(join(work, 'packs'));
+  t = lap('pack', t);
   scratch = await createScratch(packed, join(work, 'scratch'));
+  t = lap('npm install', t);
   errors = typecheck(snippets, scratch);
+  lap('tsc', t);
   // The packed reference server (what `npx @oidc-rp/reference-server` serves) on a free port.
   const { createReferenceServer, demoConfig } = createRequire(join(scratch, 'package.json'))('@oidc-rp/reference-server');
   const server = await createReferenceServer(demoConfig(), { developmentKeys: true, logger: false });
@@ -54,7 +64,7 @@ afterAll(async () => {
     `README check: ${blocks.length} fenced blocks in ${new Set(blocks.map((b) => b.file)).size} files; ${code.length} code blocks, ` +
       `${snippets.length} programs type-checked (continued blocks joined), ${ran.length} run (${ran.filter((s) => s.mode === 'browser').length} in Chromium, ` +
       `${ran.filter((s) => s.mode === 'vitest').length} with vitest); ${blocks.filter((b) => b.lang === 'json').length} JSON blocks; ` +
-      `${((Date.now() - started) / 1000).toFixed(1)} s`,
+      `${((Date.now() - started) / 1000).toFixed(1)} s (${phases.join(', ')})`,
   );
 });
 
@@ -65,24 +75,34 @@ describe.each([...new Set(snippets.map((s) => s.file))])('%s', (file) => {
       const found = errors.get(snippet.name) ?? [];
       if (found.length > 0) throw new Error(failure(snippet, 'does not type-check', found.join('\n')));
     });
-    if (snippet.mode === 'run') {
-      it.concurrent(`line ${snippet.line}: runs against the reference server`, async () => {
-        const result = await runSnippet(snippet, scratch, origin);
-        if (!result.ok) throw new Error(failure(snippet, 'failed when run with node', result.output));
-      });
-    }
-    if (snippet.mode === 'vitest') {
-      it(`line ${snippet.line}: passes as a vitest test file`, async () => {
-        const result = (await vitestResults).get(snippet.name);
-        if (!result?.ok) throw new Error(failure(snippet, 'failed under vitest', result?.output ?? 'no result'));
-      });
-    }
-    if (snippet.mode === 'browser') {
-      it(`line ${snippet.line}: runs in Chromium, signed in through the reference server`, async () => {
-        const result = await runInBrowser(snippet, scratch, origin, control);
-        if (!result.ok) throw new Error(failure(snippet, 'failed in Chromium', result.output));
-      });
-    }
+  }
+});
+
+// Each a node process of its own: several at once.
+describe.concurrent('run with node against the reference server', () => {
+  for (const snippet of snippets.filter((s) => s.mode === 'run')) {
+    it(`${snippet.file}:${snippet.line}`, async () => {
+      const result = await runSnippet(snippet, scratch, origin);
+      if (!result.ok) throw new Error(failure(snippet, 'failed when run with node', result.output));
+    });
+  }
+});
+
+describe('run with vitest (one run for all)', () => {
+  for (const snippet of snippets.filter((s) => s.mode === 'vitest')) {
+    it(`${snippet.file}:${snippet.line}`, async () => {
+      const result = (await vitestResults).get(snippet.name);
+      if (!result?.ok) throw new Error(failure(snippet, 'failed under vitest', result?.output ?? 'no result'));
+    });
+  }
+});
+
+describe('run in Chromium, signed in through the reference server', () => {
+  for (const snippet of snippets.filter((s) => s.mode === 'browser')) {
+    it(`${snippet.file}:${snippet.line}`, async () => {
+      const result = await runInBrowser(snippet, scratch, origin, control);
+      if (!result.ok) throw new Error(failure(snippet, 'failed in Chromium', result.output));
+    });
   }
 });
 
