@@ -47,6 +47,7 @@ async function bundle(snippet: Snippet, dir: string, serverOrigin: string, appOr
     target: 'es2022',
     write: false,
     logLevel: 'silent',
+    jsx: 'automatic',
     define: { 'process.env.NODE_ENV': '"development"' },
   });
   return result.outputFiles[0]?.text ?? '';
@@ -80,8 +81,9 @@ export async function runInBrowser(snippet: Snippet, dir: string, serverOrigin: 
       response.writeHead(200, { 'content-type': 'text/javascript' }).end(script);
       return;
     }
-    // Every other path (the start page, /callback) is the app's one page.
-    response.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>app</title><body></body><script type="module" src="/app.js"></script>');
+    // Every other path (the start page, /callback) is the app's one page, with the usual
+    // `#root` element a React app renders into.
+    response.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>app</title><body><div id="root"></div></body><script type="module" src="/app.js"></script>');
   });
   await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
   const appOrigin = `http://127.0.0.1:${(app.address() as AddressInfo).port}`;

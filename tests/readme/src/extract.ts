@@ -86,7 +86,7 @@ function withMarkers(block: Block, markers: string[]): Block {
         break;
       case 'browser': {
         const expects = reason && /expects "([^"]+)"/.exec(reason)?.[1];
-        if (!expects) throw new MarkerError(`${where}: "browser" needs the text the page then shows, e.g. "<!-- snippet: browser (signs in as alice, then expects \"Hello Alice\") -->"`);
+        if (!expects) throw new MarkerError(`${where}: "browser" needs the text the page then shows, e.g. "<!-- snippet: browser (signs in as alice, then expects "Hello Alice") -->"`);
         const user = /signs in as (\w+)/.exec(reason ?? '')?.[1];
         block.mode = 'browser';
         block.browser = { expects, ...(user === undefined ? {} : { user }) };
@@ -102,7 +102,7 @@ function withMarkers(block: Block, markers: string[]): Block {
         block.continues = true;
         break;
       case 'declare':
-        for (const part of rest.split(';').map((p) => p.trim()).filter(Boolean)) {
+        for (const part of splitTopLevel(rest).map((p) => p.trim()).filter(Boolean)) {
           if (!/^[A-Za-z_$][\w$]*\s*:/.test(part)) throw new MarkerError(`${where}: "declare" takes NAME: TYPE pairs separated by ";", not "${part}"`);
           block.declarations.push(`declare const ${part};`);
         }
@@ -112,6 +112,24 @@ function withMarkers(block: Block, markers: string[]): Block {
     }
   }
   return block;
+}
+
+/** Splits `a: T; b: { c: U; d: V }` at the semicolons outside brackets. */
+function splitTopLevel(text: string): string[] {
+  const parts: string[] = [];
+  let depth = 0;
+  let start = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '{' || c === '(' || c === '[' || c === '<') depth++;
+    else if (c === '}' || c === ')' || c === ']' || (c === '>' && text[i - 1] !== '=')) depth--;
+    else if (c === ';' && depth === 0) {
+      parts.push(text.slice(start, i));
+      start = i + 1;
+    }
+  }
+  parts.push(text.slice(start));
+  return parts;
 }
 
 /** A program made of one block, or of a block and the ones that continue it. */

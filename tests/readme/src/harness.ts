@@ -4,7 +4,7 @@
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import ts from 'typescript';
 import { type Block, extractBlocks, type Snippet, snippetsOf } from './extract.ts';
@@ -131,9 +131,23 @@ export function runnableSource(snippet: Snippet, origin: string): string {
   let code = snippet.code;
   for (const documented of DOCUMENTED_ORIGINS) code = code.split(documented).join(origin);
   return ts.transpileModule(code, {
-    compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext, jsx: ts.JsxEmit.ReactJSX },
+    compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext, jsx: ts.JsxEmit.ReactJSX, inlineSourceMap: true },
     fileName: `${snippet.name}${EXTENSION[snippet.lang]}`,
   }).outputText;
+}
+
+/**
+ * Rewrites positions in the snippet's source-mapped file (`<name>.ts:LINE`) as README file:line,
+ * and those in the generated JavaScript, which no reader has, as such.
+ */
+export function readmePositions(snippet: Snippet, output: string): string {
+  const name = snippet.name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return output
+    .replace(new RegExp(`(?:file://)?[^\\s(]*${name}\\${EXTENSION[snippet.lang]}:(\\d+)`, 'g'), (_match, line: string) => {
+      const at = snippet.lineOf(Number(line) - 1);
+      return `${at.file}:${at.line}`;
+    })
+    .replace(new RegExp(`(?:file://)?[^\\s(]*${name}\\.mjs:(\\d+)`, 'g'), (_match, line: string) => `(the snippet as JavaScript, line ${line})`);
 }
 
 /** Environment a reader is told to set (secrets of at least 32 characters). */
@@ -152,14 +166,14 @@ export async function runSnippet(snippet: Snippet, dir: string, origin: string, 
   mkdirSync(join(dir, 'run'), { recursive: true });
   const file = join(dir, 'run', `${snippet.name}.mjs`);
   writeFileSync(file, runnableSource(snippet, origin));
-  const result = await exec(process.execPath, [file], { cwd: dir, timeout, env: { ...process.env, ...RUN_ENV, NODE_ENV: 'development' } }).then(
+  const result = await exec(process.execPath, ['--enable-source-maps', file], { cwd: dir, timeout, env: { ...process.env, ...RUN_ENV, NODE_ENV: 'development' } }).then(
     ({ stdout, stderr }) => ({ ok: true, output: `${stdout}${stderr}` }),
     (error: { stdout?: string; stderr?: string; killed?: boolean; code?: number }) => ({
       ok: false,
       output: `${error.killed ? `did not exit within ${timeout / 1000} s (a server left listening, a promise never settled?)\n` : `exited with ${error.code}\n`}${error.stdout ?? ''}${error.stderr ?? ''}`,
     }),
   );
-  return { ok: result.ok, output: result.output.replaceAll(pathToFileURL(file).href, snippet.name).replaceAll(file, snippet.name) };
+  return { ok: result.ok, output: readmePositions(snippet, result.output) };
 }
 
 interface VitestReport {

@@ -25,7 +25,7 @@ describe('extracting blocks', () => {
   it('reads the markers on the lines right above a block', () => {
     const markdown = [
       '<!-- snippet: compile-only (needs a DOM button) -->',
-      '<!-- snippet: declare loginButton: HTMLButtonElement; next: () => void -->',
+      '<!-- snippet: declare loginButton: HTMLButtonElement; next: () => void; user: { name: string; roles?: string[] } -->',
       `${fence}ts`,
       'loginButton.onclick = next;',
       fence,
@@ -35,7 +35,7 @@ describe('extracting blocks', () => {
       fence,
     ].join('\n');
     const [first, second] = extractBlocks('X.md', markdown);
-    expect(first).toMatchObject({ mode: 'compile-only', reason: 'needs a DOM button', declarations: ['declare const loginButton: HTMLButtonElement;', 'declare const next: () => void;'] });
+    expect(first).toMatchObject({ mode: 'compile-only', reason: 'needs a DOM button', declarations: ['declare const loginButton: HTMLButtonElement;', 'declare const next: () => void;', 'declare const user: { name: string; roles?: string[] };'] });
     expect(second).toMatchObject({ continues: true, mode: 'run' });
   });
 
@@ -98,6 +98,8 @@ describe('a broken snippet fails with its README file and line', () => {
     const thrown = await runSnippet(throws, dir, 'http://127.0.0.1:1');
     expect(thrown.ok).toBe(false);
     expect(thrown.output).toMatch(/^exited with 1\n[\s\S]*Error: no such tenant/);
+    expect(thrown.output).toContain('X.md:2'); // the README line of the throw, not the generated file's
+
     const hung = await runSnippet(hangs, dir, 'http://127.0.0.1:1', 1_000);
     expect(hung).toEqual({ ok: false, output: expect.stringMatching(/^did not exit within 1 s/) });
   });
@@ -105,16 +107,17 @@ describe('a broken snippet fails with its README file and line', () => {
   it('runs with the documented origin mapped to the test server and the types removed', () => {
     const [snippet] = snippetsOf(extractBlocks('X.md', `${fence}ts\nconst issuer: string = 'http://127.0.0.1:4000/demo';\n${fence}`));
     if (!snippet) throw new Error('no snippet');
-    expect(runnableSource(snippet, 'http://127.0.0.1:40123').trim()).toBe("const issuer = 'http://127.0.0.1:40123/demo';");
+    expect(runnableSource(snippet, 'http://127.0.0.1:40123').split('//# sourceMappingURL')[0]?.trim()).toBe("const issuer = 'http://127.0.0.1:40123/demo';");
   });
 });
 
 describe('install commands', () => {
-  it('one of an @oidc-rp package needs the tarball note right after its block; others do not', () => {
+  it('the first one of an @oidc-rp package in a file needs the tarball note right after its block; others do not', () => {
     const install = [`${fence}sh`, 'npm install @oidc-rp/core', fence].join('\n');
     expect(checkInstallNotes('X.md', `${install}\n\ntext`)).toEqual([expect.stringMatching(/^X\.md:1: an install command/)]);
     expect(checkInstallNotes('X.md', `${install}\n\n${INSTALL_NOTE}\n`)).toEqual([]);
     expect(checkInstallNotes('X.md', `${fence}sh\nnpx @oidc-rp/reference-server --port 4000\n${fence}\n`)).toHaveLength(1);
     expect(checkInstallNotes('X.md', `${fence}sh\nnpm install hono\nnpm test\n${fence}\n`)).toEqual([]);
+    expect(checkInstallNotes('X.md', `${install}\n\n${INSTALL_NOTE}\n\n${install}\n`)).toEqual([]);
   });
 });
