@@ -23,6 +23,7 @@ let errors: Map<string, string[]>;
 let origin: string;
 // biome-ignore lint/suspicious/noExplicitAny: the packed server's control, loaded at run time
 let control: any;
+let validateConfig: (config: unknown) => unknown;
 let closeServer: (() => Promise<void>) | undefined;
 let vitestResults: Promise<Map<string, RunResult>>;
 
@@ -42,7 +43,9 @@ beforeAll(async () => {
   errors = typecheck(snippets, scratch);
   lap('tsc', t);
   // The packed reference server (what `npx @oidc-rp/reference-server` serves) on a free port.
-  const { createReferenceServer, demoConfig } = createRequire(join(scratch, 'package.json'))('@oidc-rp/reference-server');
+  const packedServer = createRequire(join(scratch, 'package.json'))('@oidc-rp/reference-server');
+  const { createReferenceServer, demoConfig } = packedServer;
+  validateConfig = packedServer.validateConfig;
   const server = await createReferenceServer(demoConfig(), { developmentKeys: true, logger: false });
   origin = (await server.listen({ port: 0 })).origin;
   control = server.control;
@@ -108,11 +111,19 @@ describe('run in Chromium, signed in through the reference server', () => {
 
 describe('JSON blocks', () => {
   for (const block of blocks.filter((b) => b.lang === 'json' && b.mode !== 'skip')) {
-    it(`${block.file}:${block.line} parses`, () => {
+    it(`${block.file}:${block.line} parses; a reference server config (with "tenants") is valid`, () => {
+      let json: unknown;
       try {
-        JSON.parse(block.code);
+        json = JSON.parse(block.code);
       } catch (error) {
         throw new Error(`${block.file}:${block.line} (\`\`\`json block) is not JSON: ${(error as Error).message}`);
+      }
+      if (json && typeof json === 'object' && Array.isArray((json as { tenants?: unknown }).tenants)) {
+        try {
+          validateConfig(json);
+        } catch (error) {
+          throw new Error(`${block.file}:${block.line} (\`\`\`json block) is not a valid reference server config: ${(error as Error).message}`);
+        }
       }
     });
   }
