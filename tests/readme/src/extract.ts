@@ -7,6 +7,10 @@
 //                                              a page script: bundled, opened in Chromium at
 //                                              http://127.0.0.1:5173/, signed in through the
 //                                              server's login page; passes when TEXT shows
+//   <!-- snippet: server (http://127.0.0.1:3000/login signs in as alice, then expects "TEXT") -->
+//                                              a web server: run with node on a free port in
+//                                              place of the URL's, the URL opened in Chromium,
+//                                              signed in; passes when TEXT shows
 //   <!-- snippet: compile-only (REASON) -->    type-checked, not run (REASON says why)
 //   <!-- snippet: skip (REASON) -->            neither (REASON says why; e.g. an outline with …)
 //   <!-- snippet: continues -->                joined to the file's previous checked block
@@ -17,12 +21,14 @@
 export const CODE_LANGS = ['ts', 'tsx', 'js', 'mjs', 'jsx'] as const;
 export type CodeLang = (typeof CODE_LANGS)[number];
 
-export type Mode = 'run' | 'vitest' | 'browser' | 'compile-only' | 'skip';
+export type Mode = 'run' | 'vitest' | 'browser' | 'server' | 'compile-only' | 'skip';
 
 /** What a browser snippet's page does: who signs in, and the text that then shows. */
 export interface BrowserRun {
   user?: string;
   expects: string;
+  /** Server snippets: the documented URL the browser opens (its origin is where the server listens). */
+  url?: string;
 }
 
 export interface Block {
@@ -84,12 +90,15 @@ function withMarkers(block: Block, markers: string[]): Block {
       case 'vitest':
         block.mode = 'vitest';
         break;
-      case 'browser': {
+      case 'browser':
+      case 'server': {
         const expects = reason && /expects "([^"]+)"/.exec(reason)?.[1];
-        if (!expects) throw new MarkerError(`${where}: "browser" needs the text the page then shows, e.g. "<!-- snippet: browser (signs in as alice, then expects "Hello Alice") -->"`);
+        if (!expects) throw new MarkerError(`${where}: "${kind}" needs the text the page then shows, e.g. "<!-- snippet: browser (signs in as alice, then expects "Hello Alice") -->"`);
         const user = /signs in as (\w+)/.exec(reason ?? '')?.[1];
-        block.mode = 'browser';
-        block.browser = { expects, ...(user === undefined ? {} : { user }) };
+        const url = /(https?:\/\/[^\s)]+)/.exec(reason ?? '')?.[1];
+        if (kind === 'server' && !url) throw new MarkerError(`${where}: "server" needs the URL to open, e.g. "<!-- snippet: server (http://127.0.0.1:3000/login signs in as alice, then expects "Alice") -->"`);
+        block.mode = kind;
+        block.browser = { expects, ...(user === undefined ? {} : { user }), ...(kind === 'server' && url ? { url } : {}) };
         break;
       }
       case 'compile-only':
@@ -108,7 +117,7 @@ function withMarkers(block: Block, markers: string[]): Block {
         }
         break;
       default:
-        throw new MarkerError(`${where}: unknown marker "<!-- snippet: ${marker} -->" (vitest, browser (…), compile-only (reason), skip (reason), continues, declare NAME: TYPE)`);
+        throw new MarkerError(`${where}: unknown marker "<!-- snippet: ${marker} -->" (vitest, browser (…), server (…), compile-only (reason), skip (reason), continues, declare NAME: TYPE)`);
     }
   }
   return block;

@@ -127,9 +127,10 @@ export function typecheck(snippets: Snippet[], dir: string): Map<string, string[
 export const DOCUMENTED_ORIGINS = ['http://127.0.0.1:4000', 'http://localhost:4000'];
 
 /** The snippet as it runs: documented origins mapped, TypeScript removed (ES2022 for Node 20). */
-export function runnableSource(snippet: Snippet, origin: string): string {
+export function runnableSource(snippet: Snippet, origin: string, moreOrigins: [documented: string, real: string][] = []): string {
   let code = snippet.code;
   for (const documented of DOCUMENTED_ORIGINS) code = code.split(documented).join(origin);
+  for (const [documented, real] of moreOrigins) code = code.split(documented).join(real);
   return ts.transpileModule(code, {
     compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext, jsx: ts.JsxEmit.ReactJSX, inlineSourceMap: true },
     fileName: `${snippet.name}${EXTENSION[snippet.lang]}`,

@@ -39,6 +39,25 @@ describe('extracting blocks', () => {
     expect(second).toMatchObject({ continues: true, mode: 'run' });
   });
 
+  it('reads what a browser or server run opens, who signs in and the text it then expects', () => {
+    const [page, server] = extractBlocks(
+      'X.md',
+      [
+        '<!-- snippet: browser (signs in as alice, then expects "Hello Alice Liddell") -->',
+        `${fence}ts`,
+        'x;',
+        fence,
+        '<!-- snippet: server (http://127.0.0.1:3000/login signs in as bob, then expects "Bob") -->',
+        `${fence}ts`,
+        'y;',
+        fence,
+      ].join('\n'),
+    );
+    expect(page).toMatchObject({ mode: 'browser', browser: { user: 'alice', expects: 'Hello Alice Liddell' } });
+    expect(server).toMatchObject({ mode: 'server', browser: { url: 'http://127.0.0.1:3000/login', user: 'bob', expects: 'Bob' } });
+    expect(() => extractBlocks('X.md', `<!-- snippet: server (signs in as bob, then expects "Bob") -->\n${fence}ts\ny;\n${fence}`)).toThrow(/needs the URL to open/);
+  });
+
   it('refuses an exclusion without a reason, an unknown marker and a browser run without its expected text', () => {
     expect(() => extractBlocks('X.md', `<!-- snippet: compile-only -->\n${fence}ts\nx;\n${fence}`)).toThrow(MarkerError);
     expect(() => extractBlocks('X.md', `<!-- snippet: compile-only -->\n${fence}ts\nx;\n${fence}`)).toThrow(/X\.md:2: .*needs a reason/);

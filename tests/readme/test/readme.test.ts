@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { packAll } from '../../../scripts/release-check.mjs';
-import { closeBrowser, runInBrowser } from '../src/browser.ts';
+import { closeBrowser, runInBrowser, runServerInBrowser } from '../src/browser.ts';
 import { isCodeLang } from '../src/extract.ts';
 import { collectBlocks, collectSnippets, createScratch, failure, ROOT, type RunResult, runSnippet, runVitestSnippets, typecheck } from '../src/harness.ts';
 import { checkInstallNotes } from '../src/install-note.ts';
@@ -65,7 +65,7 @@ afterAll(async () => {
   const ran = snippets.filter((s) => s.mode !== 'compile-only');
   console.log(
     `README check: ${blocks.length} fenced blocks in ${new Set(blocks.map((b) => b.file)).size} files; ${code.length} code blocks, ` +
-      `${snippets.length} programs type-checked (continued blocks joined), ${ran.length} run (${ran.filter((s) => s.mode === 'browser').length} in Chromium, ` +
+      `${snippets.length} programs type-checked (continued blocks joined), ${ran.length} run (${ran.filter((s) => s.mode === 'browser' || s.mode === 'server').length} in Chromium, ` +
       `${ran.filter((s) => s.mode === 'vitest').length} with vitest); ${blocks.filter((b) => b.lang === 'json').length} JSON blocks; ` +
       `${((Date.now() - started) / 1000).toFixed(1)} s (${phases.join(', ')})`,
   );
@@ -101,9 +101,10 @@ describe('run with vitest (one run for all)', () => {
 });
 
 describe('run in Chromium, signed in through the reference server', () => {
-  for (const snippet of snippets.filter((s) => s.mode === 'browser')) {
-    it(`${snippet.file}:${snippet.line}`, async () => {
-      const result = await runInBrowser(snippet, scratch, origin, control);
+  for (const snippet of snippets.filter((s) => s.mode === 'browser' || s.mode === 'server')) {
+    const how = snippet.mode === 'browser' ? 'a page script' : 'a web server run with node';
+    it(`${snippet.file}:${snippet.line} (${how})`, async () => {
+      const result = await (snippet.mode === 'browser' ? runInBrowser : runServerInBrowser)(snippet, scratch, origin, control);
       if (!result.ok) throw new Error(failure(snippet, 'failed in Chromium', result.output));
     });
   }
