@@ -7,6 +7,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import ts from 'typescript';
+import { assertInstalledFromTarballs } from '../../../scripts/release-check.mjs';
 import { type Block, extractBlocks, type Snippet, snippetsOf } from './extract.ts';
 
 const exec = promisify(execFile);
@@ -52,12 +53,7 @@ export async function createScratch(packed: Packed[], dir: string): Promise<stri
     cwd: dir,
     maxBuffer: 16 * 1024 * 1024,
   });
-  const lock = JSON.parse(readFileSync(join(dir, 'package-lock.json'), 'utf8')) as { packages: Record<string, { resolved?: string }> };
-  for (const [path, entry] of Object.entries(lock.packages)) {
-    if (/(^|\/)node_modules\/@oidc-rp\//.test(path) && !(entry.resolved ?? '').startsWith('file:')) {
-      throw new Error(`${path} was installed from ${entry.resolved ?? 'the registry'}, not from a tarball`);
-    }
-  }
+  assertInstalledFromTarballs(dir);
   const own = JSON.parse(readFileSync(join(HARNESS, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> };
   for (const name of Object.keys(own.devDependencies)) {
     const target = join(dir, 'node_modules', name);
