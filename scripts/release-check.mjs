@@ -195,14 +195,18 @@ export async function createConsumer(packed, dir = mkdtempSync(join(tmpdir(), 'o
     cwd: dir,
     maxBuffer: 16 * 1024 * 1024,
   });
-  // Every copy of our packages must come from the tarballs, never from the registry.
+  assertInstalledFromTarballs(dir);
+  return dir;
+}
+
+/** Throws unless every copy of our packages in `dir`'s npm install came from a tarball, never the registry. */
+export function assertInstalledFromTarballs(dir) {
   const lock = readJson(join(dir, 'package-lock.json'));
   for (const [path, entry] of Object.entries(lock.packages)) {
     if (/(^|\/)node_modules\/@oidc-rp\//.test(path) && !(entry.resolved ?? '').startsWith('file:')) {
       throw new Error(`${path} was installed from ${entry.resolved ?? entry.version}, not from a tarball`);
     }
   }
-  return dir;
 }
 
 /** [resolution, TypeScript] pairs the consumer must type-check under. */

@@ -1,0 +1,229 @@
+// The steps of the README check: find the READMEs and their blocks, install the packed packages
+// into a scratch project as a user would, type-check every code block in one TypeScript program,
+// and run the runnable ones against the reference server over HTTP.
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import ts from 'typescript';
+import { assertInstalledFromTarballs } from '../../../scripts/release-check.mjs';
+import { type Block, extractBlocks, type Snippet, snippetsOf } from './extract.ts';
+
+const exec = promisify(execFile);
+const HERE = dirname(fileURLToPath(import.meta.url));
+export const ROOT = resolve(HERE, '../../..');
+const HARNESS = resolve(HERE, '..');
+
+/** The Markdown files whose blocks are checked, relative to the repository root. */
+export function readmeFiles(root = ROOT): string[] {
+  const inDirs = ['packages', 'apps', 'tests'].flatMap((dir) =>
+    readdirSync(join(root, dir))
+      .sort()
+      .map((name) => `${dir}/${name}/README.md`)
+      .filter((file) => existsSync(join(root, file))),
+  );
+  return ['README.md', 'CONTRIBUTING.md', ...inDirs];
+}
+
+export function collectBlocks(root = ROOT): Block[] {
+  return readmeFiles(root).flatMap((file) => extractBlocks(file, readFileSync(join(root, file), 'utf8')));
+}
+
+export function collectSnippets(root = ROOT): Snippet[] {
+  return snippetsOf(collectBlocks(root));
+}
+
+interface Packed {
+  name: string;
+  tarball: string;
+}
+
+/**
+ * A scratch project with the tarballs installed by npm (as a user installs them), plus the
+ * third-party packages the READMEs import (Hono, Express, Next.js, …), linked from this
+ * workspace's install instead of downloaded again.
+ */
+export async function createScratch(packed: Packed[], dir: string): Promise<string> {
+  mkdirSync(dir, { recursive: true });
+  const dependencies = Object.fromEntries(packed.map((p) => [p.name, `file:${p.tarball}`]));
+  writeFileSync(join(dir, 'package.json'), `${JSON.stringify({ name: 'oidc-rp-readme-scratch', private: true, type: 'module', dependencies }, null, 2)}\n`);
+  // Peers (react, redis) are linked below, the same copies the READMEs' imports resolve to.
+  await exec('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error', '--ignore-scripts', '--legacy-peer-deps'], {
+    cwd: dir,
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  assertInstalledFromTarballs(dir);
+  const own = JSON.parse(readFileSync(join(HARNESS, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> };
+  for (const name of Object.keys(own.devDependencies)) {
+    const target = join(dir, 'node_modules', name);
+    if (name.startsWith('@oidc-rp/') || existsSync(target)) continue;
+    mkdirSync(dirname(target), { recursive: true });
+    symlinkSync(realpathSync(join(HARNESS, 'node_modules', name)), target, 'dir');
+  }
+  return dir;
+}
+
+/** What a user's strict tsconfig says: the repository's own settings, plus exact optional properties. */
+export const COMPILER_OPTIONS: ts.CompilerOptions = {
+  strict: true,
+  noUncheckedIndexedAccess: true,
+  exactOptionalPropertyTypes: true,
+  target: ts.ScriptTarget.ES2022,
+  module: ts.ModuleKind.ESNext,
+  moduleResolution: ts.ModuleResolutionKind.Bundler,
+  moduleDetection: ts.ModuleDetectionKind.Force,
+  jsx: ts.JsxEmit.ReactJSX,
+  lib: ['lib.es2022.d.ts', 'lib.dom.d.ts', 'lib.dom.iterable.d.ts', 'lib.esnext.disposable.d.ts'],
+  types: ['node'],
+  allowJs: true,
+  checkJs: true,
+  esModuleInterop: true,
+  skipLibCheck: true,
+  noEmit: true,
+};
+
+const EXTENSION: Record<Snippet['lang'], string> = { ts: '.ts', tsx: '.tsx', js: '.js', mjs: '.mjs', jsx: '.jsx' };
+
+export function snippetPath(dir: string, snippet: Snippet): string {
+  return join(dir, 'snippets', `${snippet.name}${snippet.mode === 'vitest' ? '.test' : ''}${EXTENSION[snippet.lang]}`);
+}
+
+/**
+ * Type-checks every snippet in one program (one file each) against the scratch project's
+ * packages. Returns each snippet's errors, each naming its README file and line.
+ */
+export function typecheck(snippets: Snippet[], dir: string): Map<string, string[]> {
+  mkdirSync(join(dir, 'snippets'), { recursive: true });
+  const byPath = new Map<string, Snippet>();
+  for (const snippet of snippets) {
+    const path = snippetPath(dir, snippet);
+    writeFileSync(path, snippet.code);
+    byPath.set(realpathSync(path), snippet);
+  }
+  const program = ts.createProgram({ rootNames: [...byPath.keys()], options: { ...COMPILER_OPTIONS, baseUrl: undefined } });
+  const errors = new Map<string, string[]>(snippets.map((s) => [s.name, []]));
+  for (const diagnostic of ts.getPreEmitDiagnostics(program)) {
+    const text = ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n  ');
+    const snippet = diagnostic.file && byPath.get(realpathSync(diagnostic.file.fileName));
+    if (!snippet || !diagnostic.file || diagnostic.start === undefined) {
+      // Not located in a snippet (a global option problem): every snippet fails with it.
+      for (const list of errors.values()) list.push(`TS${diagnostic.code}: ${text}`);
+      continue;
+    }
+    const { line, character } = diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start);
+    const at = snippet.lineOf(line);
+    const source = snippet.code.split('\n')[line] ?? '';
+    errors.get(snippet.name)?.push(`${at.file}:${at.line}:${character + 1} TS${diagnostic.code}: ${text}\n    ${source.trim()}`);
+  }
+  return errors;
+}
+
+/** README origins replaced by the test server's real one when a snippet runs. */
+export const DOCUMENTED_ORIGINS = ['http://127.0.0.1:4000', 'http://localhost:4000'];
+
+/** The snippet as it runs: documented origins mapped, TypeScript removed (ES2022 for Node 20). */
+export function runnableSource(snippet: Snippet, origin: string, moreOrigins: [documented: string, real: string][] = []): string {
+  let code = snippet.code;
+  for (const documented of DOCUMENTED_ORIGINS) code = code.split(documented).join(origin);
+  for (const [documented, real] of moreOrigins) code = code.split(documented).join(real);
+  return ts.transpileModule(code, {
+    compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext, jsx: ts.JsxEmit.ReactJSX, inlineSourceMap: true },
+    fileName: `${snippet.name}${EXTENSION[snippet.lang]}`,
+  }).outputText;
+}
+
+/**
+ * Rewrites positions in the snippet's source-mapped file (`<name>.ts:LINE`) as README file:line,
+ * and those in the generated JavaScript, which no reader has, as such.
+ */
+export function readmePositions(snippet: Snippet, output: string): string {
+  const name = snippet.name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return output
+    .replace(new RegExp(`(?:file://)?[^\\s(]*${name}\\${EXTENSION[snippet.lang]}:(\\d+)`, 'g'), (_match, line: string) => {
+      const at = snippet.lineOf(Number(line) - 1);
+      return `${at.file}:${at.line}`;
+    })
+    .replace(new RegExp(`(?:file://)?[^\\s(]*${name}\\.mjs:(\\d+)`, 'g'), (_match, line: string) => `(the snippet as JavaScript, line ${line})`);
+}
+
+/** Environment a reader is told to set (secrets of at least 32 characters). */
+export const RUN_ENV = {
+  COOKIE_SECRET: 'readme-check-cookie-secret-0123456789abcdef',
+  SESSION_SECRET: 'readme-check-session-secret-0123456789abcdef',
+};
+
+export interface RunResult {
+  ok: boolean;
+  output: string;
+}
+
+/** Runs a snippet with node as a module of the scratch project; it must exit 0 within `timeout` ms. */
+export async function runSnippet(snippet: Snippet, dir: string, origin: string, timeout = 30_000): Promise<RunResult> {
+  mkdirSync(join(dir, 'run'), { recursive: true });
+  const file = join(dir, 'run', `${snippet.name}.mjs`);
+  writeFileSync(file, runnableSource(snippet, origin));
+  const result = await exec(process.execPath, ['--enable-source-maps', file], { cwd: dir, timeout, env: { ...process.env, ...RUN_ENV, NODE_ENV: 'development' } }).then(
+    ({ stdout, stderr }) => ({ ok: true, output: `${stdout}${stderr}` }),
+    (error: { stdout?: string; stderr?: string; killed?: boolean; code?: number }) => ({
+      ok: false,
+      output: `${error.killed ? `did not exit within ${timeout / 1000} s (a server left listening, a promise never settled?)\n` : `exited with ${error.code}\n`}${error.stdout ?? ''}${error.stderr ?? ''}`,
+    }),
+  );
+  return { ok: result.ok, output: readmePositions(snippet, result.output) };
+}
+
+interface VitestReport {
+  testResults: { name: string; status: string; message: string; assertionResults: { fullName: string; status: string; failureMessages: string[] }[] }[];
+}
+
+/** Runs every vitest snippet in one vitest run of the scratch project; each one's result. */
+export async function runVitestSnippets(snippets: Snippet[], dir: string, origin: string): Promise<Map<string, RunResult>> {
+  const root = join(dir, 'vitest');
+  mkdirSync(root, { recursive: true });
+  const files = new Map<string, Snippet>();
+  for (const snippet of snippets) {
+    const file = join(root, `${snippet.name}.test${EXTENSION[snippet.lang]}`);
+    let code = snippet.code;
+    for (const documented of DOCUMENTED_ORIGINS) code = code.split(documented).join(origin);
+    writeFileSync(file, code);
+    files.set(realpathSync(file), snippet);
+  }
+  writeFileSync(join(root, 'vitest.config.mjs'), 'export default { test: { testTimeout: 30000, hookTimeout: 30000 } };\n');
+  const report = join(dir, 'vitest-report.json');
+  const vitest = join(dir, 'node_modules/vitest/vitest.mjs');
+  await exec(process.execPath, [vitest, 'run', '--root', root, '--reporter=json', `--outputFile=${report}`], {
+    cwd: root,
+    env: { ...process.env, ...RUN_ENV, NODE_ENV: 'test' },
+    maxBuffer: 16 * 1024 * 1024,
+  }).catch(() => undefined); // failures are read from the report
+  const results = new Map<string, RunResult>(snippets.map((s) => [s.name, { ok: false, output: 'vitest did not report this file' }]));
+  if (!existsSync(report)) return results;
+  const parsed = JSON.parse(readFileSync(report, 'utf8')) as VitestReport;
+  for (const file of parsed.testResults) {
+    const snippet = files.get(realpathOr(file.name));
+    if (!snippet) continue;
+    const failures = file.assertionResults.filter((a) => a.status !== 'passed');
+    const ok = file.status === 'passed' && file.assertionResults.length > 0 && failures.length === 0;
+    const output = [file.message, ...failures.map((f) => `${f.fullName}: ${f.status}\n${f.failureMessages.join('\n')}`)].filter(Boolean).join('\n');
+    results.set(snippet.name, { ok, output: output || (ok ? '' : 'no test ran') });
+  }
+  return results;
+}
+
+function realpathOr(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
+/** A failure's message: where the block is, and what went wrong. */
+export function failure(snippet: Snippet, what: string, details: string): string {
+  return `${snippet.file}:${snippet.line} (\`\`\`${snippet.lang} block) ${what}:\n${details}`;
+}
+
+export function relativeToRoot(path: string): string {
+  return relative(ROOT, path);
+}

@@ -1,0 +1,146 @@
+// Every code block of every README (root, CONTRIBUTING, packages, apps, tests), extracted from
+// the Markdown: type-checked strict against the packed packages as a user installs them, and
+// run against the packed reference server over HTTP on 127.0.0.1 unless its marker says why
+// not. The markers: ../README.md.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { packAll } from '../../../scripts/release-check.mjs';
+import { closeBrowser, runInBrowser, runServerInBrowser } from '../src/browser.ts';
+import { isCodeLang } from '../src/extract.ts';
+import { collectBlocks, collectSnippets, createScratch, failure, ROOT, type RunResult, runSnippet, runVitestSnippets, typecheck } from '../src/harness.ts';
+import { checkInstallNotes } from '../src/install-note.ts';
+
+const blocks = collectBlocks();
+const snippets = collectSnippets();
+const started = Date.now();
+
+let work: string;
+let scratch: string;
+let errors: Map<string, string[]>;
+let origin: string;
+// biome-ignore lint/suspicious/noExplicitAny: the packed server's control, loaded at run time
+let control: any;
+let validateConfig: (config: unknown) => unknown;
+let closeServer: (() => Promise<void>) | undefined;
+let vitestResults: Promise<Map<string, RunResult>>;
+
+const phases: string[] = [];
+function lap(name: string, since: number): number {
+  phases.push(`${name} ${((Date.now() - since) / 1000).toFixed(1)} s`);
+  return Date.now();
+}
+
+beforeAll(async () => {
+  let t = Date.now();
+  work = mkdtempSync(join(tmpdir(), 'oidc-rp-readme-'));
+  const packed = await packAll(join(work, 'packs'));
+  t = lap('pack', t);
+  scratch = await createScratch(packed, join(work, 'scratch'));
+  t = lap('npm install', t);
+  errors = typecheck(snippets, scratch);
+  lap('tsc', t);
+  // The packed reference server (what `npx @oidc-rp/reference-server` serves) on a free port.
+  const packedServer = createRequire(join(scratch, 'package.json'))('@oidc-rp/reference-server');
+  const { createReferenceServer, demoConfig } = packedServer;
+  validateConfig = packedServer.validateConfig;
+  const server = await createReferenceServer(demoConfig(), { developmentKeys: true, logger: false });
+  origin = (await server.listen({ port: 0 })).origin;
+  control = server.control;
+  closeServer = () => server.close();
+  vitestResults = runVitestSnippets(
+    snippets.filter((s) => s.mode === 'vitest'),
+    scratch,
+    origin,
+  );
+});
+
+afterAll(async () => {
+  await closeBrowser();
+  await closeServer?.();
+  if (work) rmSync(work, { recursive: true, force: true });
+  const code = blocks.filter((b) => isCodeLang(b.lang));
+  const ran = snippets.filter((s) => s.mode !== 'compile-only');
+  console.log(
+    `README check: ${blocks.length} fenced blocks in ${new Set(blocks.map((b) => b.file)).size} files; ${code.length} code blocks, ` +
+      `${snippets.length} programs type-checked (continued blocks joined), ${ran.length} run (${ran.filter((s) => s.mode === 'browser' || s.mode === 'server').length} in Chromium, ` +
+      `${ran.filter((s) => s.mode === 'vitest').length} with vitest); ${blocks.filter((b) => b.lang === 'json').length} JSON blocks; ` +
+      `${((Date.now() - started) / 1000).toFixed(1)} s (${phases.join(', ')})`,
+  );
+});
+
+describe.each([...new Set(snippets.map((s) => s.file))])('%s', (file) => {
+  for (const snippet of snippets.filter((s) => s.file === file)) {
+    const how = snippet.mode === 'compile-only' ? ` (compile-only: ${snippet.reason})` : '';
+    it(`line ${snippet.line}: type-checks against the packed packages${how}`, () => {
+      const found = errors.get(snippet.name) ?? [];
+      if (found.length > 0) throw new Error(failure(snippet, 'does not type-check', found.join('\n')));
+    });
+  }
+});
+
+// Each a node process of its own: several at once.
+describe.concurrent('run with node against the reference server', () => {
+  for (const snippet of snippets.filter((s) => s.mode === 'run')) {
+    it(`${snippet.file}:${snippet.line}`, async () => {
+      const result = await runSnippet(snippet, scratch, origin);
+      if (!result.ok) throw new Error(failure(snippet, 'failed when run with node', result.output));
+    });
+  }
+});
+
+describe('run with vitest (one run for all)', () => {
+  for (const snippet of snippets.filter((s) => s.mode === 'vitest')) {
+    it(`${snippet.file}:${snippet.line}`, async () => {
+      const result = (await vitestResults).get(snippet.name);
+      if (!result?.ok) throw new Error(failure(snippet, 'failed under vitest', result?.output ?? 'no result'));
+    });
+  }
+});
+
+describe('run in Chromium, signed in through the reference server', () => {
+  for (const snippet of snippets.filter((s) => s.mode === 'browser' || s.mode === 'server')) {
+    const how = snippet.mode === 'browser' ? 'a page script' : 'a web server run with node';
+    it(`${snippet.file}:${snippet.line} (${how})`, async () => {
+      const result = await (snippet.mode === 'browser' ? runInBrowser : runServerInBrowser)(snippet, scratch, origin, control);
+      if (!result.ok) throw new Error(failure(snippet, 'failed in Chromium', result.output));
+    });
+  }
+});
+
+describe('JSON blocks', () => {
+  for (const block of blocks.filter((b) => b.lang === 'json' && b.mode !== 'skip')) {
+    it(`${block.file}:${block.line} parses; a reference server config (with "tenants") is valid`, () => {
+      let json: unknown;
+      try {
+        json = JSON.parse(block.code);
+      } catch (error) {
+        throw new Error(`${block.file}:${block.line} (\`\`\`json block) is not JSON: ${(error as Error).message}`);
+      }
+      if (json && typeof json === 'object' && Array.isArray((json as { tenants?: unknown }).tenants)) {
+        try {
+          validateConfig(json);
+        } catch (error) {
+          throw new Error(`${block.file}:${block.line} (\`\`\`json block) is not a valid reference server config: ${(error as Error).message}`);
+        }
+      }
+    });
+  }
+});
+
+describe('install commands', () => {
+  it('every one of an @oidc-rp package is followed by the note on installing packed tarballs', () => {
+    const files = [...new Set(blocks.map((b) => b.file))];
+    expect(files.flatMap((file) => checkInstallNotes(file, readFileSync(join(ROOT, file), 'utf8')))).toEqual([]);
+  });
+});
+
+it('reads the root README, CONTRIBUTING and every package README, and runs some of their blocks', () => {
+  const files = new Set(blocks.map((b) => b.file));
+  for (const file of ['README.md', 'CONTRIBUTING.md', 'packages/core/README.md', 'packages/browser/README.md', 'packages/react/README.md', 'packages/node/README.md', 'apps/reference-server/README.md']) {
+    expect(files).toContain(file);
+  }
+  expect(snippets.filter((s) => s.file === 'README.md').map((s) => s.mode)).toEqual(['browser', 'run', 'vitest']);
+});
