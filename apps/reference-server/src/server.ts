@@ -11,6 +11,7 @@ import { createControl, type ServerControl } from './control/control';
 import { type JournalEntry, type RequestMatch, readMatch } from './control/journal';
 import { ConnectionDropped } from './control/transport-faults';
 import { demoConfig } from './config/demo';
+import { checkExposure, demoLoginHostProblem, exposure } from './config/exposure';
 import type { Logger } from './config/logger';
 import type { Tenant } from './config/model';
 import { ConfigError, keyEncryptionSecret, publicOrigin, readOriginConfig, readStoreConfig, validateConfig, type ServerConfig } from './config/schema';
@@ -194,6 +195,21 @@ async function buildServer(config: ServerConfig, options: ReferenceServerOptions
   }
   const developmentKeys = options.developmentKeys === true;
   if (developmentKeys) checkDevelopmentKeys(tenants, storeConfig.type);
+  const fromConfig = readOriginConfig(config);
+  const origin = {
+    ...fromConfig,
+    ...(options.publicOrigin !== undefined ? { publicOrigin: publicOrigin(options.publicOrigin, 'publicOrigin') } : {}),
+    trustProxy: options.trustProxy ?? fromConfig.trustProxy,
+  };
+  const secret = typeof options.controlApi === 'object' ? options.controlApi.secret : undefined;
+  if (secret !== undefined && (typeof secret !== 'string' || secret.length < 16)) {
+    throw new Error('controlApi.secret must be a string of at least 16 characters');
+  }
+  const controlOn = options.controlApi !== undefined && options.controlApi !== false;
+  checkExposure(exposure(origin), { developmentKeys, tenants, secretlessControl: controlOn && secret === undefined });
+  const api = controlOn
+    ? { enabled: true, ...(secret !== undefined ? { secret } : {}), ...(origin.publicOrigin !== undefined ? { publicHost: new URL(origin.publicOrigin).host } : {}) }
+    : { enabled: false };
   const sealer = storeConfig.type === 'redis' ? keySealer(tenants, storeConfig.keyEncryptionSecret, options.keyEncryptionSecret) : undefined;
   const redis = storeConfig.type === 'redis' ? await RedisConnection.open(storeConfig, logger) : undefined;
   const store = options.store ?? new MemoryStore(now);
@@ -201,12 +217,6 @@ async function buildServer(config: ServerConfig, options: ReferenceServerOptions
     tenant.id,
     redis ? sharedTenant(tenant, redis, now, logger, sealer) : localTenant(tenant, store, now, logger, developmentKeys),
   ]);
-  const fromConfig = readOriginConfig(config);
-  const origin = {
-    ...fromConfig,
-    ...(options.publicOrigin !== undefined ? { publicOrigin: publicOrigin(options.publicOrigin, 'publicOrigin') } : {}),
-    trustProxy: options.trustProxy ?? fromConfig.trustProxy,
-  };
   const context = { tenants: new Map(entries), now, logger, origin };
   const rotateKey = async (tenantId: string) => {
     const entry = context.tenants.get(tenantId);
@@ -223,11 +233,6 @@ async function buildServer(config: ServerConfig, options: ReferenceServerOptions
     journalSize: options.journalSize ?? 1000,
     rotateKey,
   });
-  const secret = typeof options.controlApi === 'object' ? options.controlApi.secret : undefined;
-  if (secret !== undefined && (typeof secret !== 'string' || secret.length < 16)) {
-    throw new Error('controlApi.secret must be a string of at least 16 characters');
-  }
-  const api = options.controlApi === undefined || options.controlApi === false ? { enabled: false } : { enabled: true, ...(options.controlApi === true ? {} : options.controlApi) };
   const app = createApp(context, options.onRequest, { control, state, api });
   const listeners = new Set<Listening>();
 
@@ -242,7 +247,7 @@ async function buildServer(config: ServerConfig, options: ReferenceServerOptions
   };
 
   async function listen({ port = 0, host = '127.0.0.1' }: { port?: number; host?: string } = {}): Promise<Listening> {
-    const hostProblem = developmentKeys ? developmentKeysHostProblem(host) : undefined;
+    const hostProblem = (developmentKeys ? developmentKeysHostProblem(host) : undefined) ?? demoLoginHostProblem(tenants, host);
     if (hostProblem) throw new ConfigError('host', hostProblem);
     const server = createAdaptorServer({ fetch: app.fetch, overrideGlobalObjects: ownsProcess }) as Server;
     await new Promise<void>((resolve, reject) => {

@@ -149,7 +149,7 @@ describe('CLI', () => {
 describe('CLI --control', () => {
   const secret = 'cli-control-secret-0123';
   const users = (origin: string, authorization?: string) =>
-    fetch(`${origin}/_control/users`, { headers: authorization ? { authorization } : {} });
+    fetch(`${origin}/_control/users`, { headers: { 'x-control-request': '1', ...(authorization ? { authorization } : {}) } });
 
   it('is off without the flag (404), on with it for loopback callers', async () => {
     const off = run(['--port', '0']);
@@ -159,7 +159,7 @@ describe('CLI --control', () => {
     const origin = await listening(on);
     const added = await fetch(`${origin}/_control/users`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', 'x-control-request': '1' },
       body: JSON.stringify({ username: 'carol', password: 'builder' }),
     });
     expect(added.status).toBe(201);
