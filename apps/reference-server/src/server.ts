@@ -20,6 +20,7 @@ import { KeySealer } from './keys/key-sealing';
 import { KeySet } from './keys/keys';
 import { SharedKeys } from './keys/shared-keys';
 import type { TenantEntry } from './request/context';
+import { RecordIntegrity } from './store/record-integrity';
 import { RedisConnection } from './store/redis';
 import { MemoryStore, type Store } from './store/store';
 
@@ -142,12 +143,13 @@ function checkDevelopmentKeys(tenants: readonly Tenant[], store: 'memory' | 'red
 }
 
 /**
- * The sealer of the signing keys kept in Redis. Without a secret only development tenants may
- * run on Redis: their keys are stored in plaintext.
+ * The key encryption secret of a Redis store: it seals the signing keys and authenticates the
+ * grant records kept there. Without one only development tenants may run on Redis: their keys
+ * and records are stored in plaintext.
  */
-function keySealer(tenants: readonly Tenant[], fromConfig: string | undefined, fromOptions: string | undefined): KeySealer | undefined {
+function redisSecret(tenants: readonly Tenant[], fromConfig: string | undefined, fromOptions: string | undefined): string | undefined {
   const secret = fromOptions !== undefined ? keyEncryptionSecret(fromOptions, 'keyEncryptionSecret') : fromConfig;
-  if (secret !== undefined) return new KeySealer(secret);
+  if (secret !== undefined) return secret;
   const production = tenants.find((t) => !t.development);
   if (production) {
     throw new ConfigError(
@@ -210,8 +212,10 @@ async function buildServer(config: ServerConfig, options: ReferenceServerOptions
   const api = controlOn
     ? { enabled: true, ...(secret !== undefined ? { secret } : {}), ...(origin.publicOrigin !== undefined ? { publicHost: new URL(origin.publicOrigin).host } : {}) }
     : { enabled: false };
-  const sealer = storeConfig.type === 'redis' ? keySealer(tenants, storeConfig.keyEncryptionSecret, options.keyEncryptionSecret) : undefined;
-  const redis = storeConfig.type === 'redis' ? await RedisConnection.open(storeConfig, logger) : undefined;
+  const secretOfRedis = storeConfig.type === 'redis' ? redisSecret(tenants, storeConfig.keyEncryptionSecret, options.keyEncryptionSecret) : undefined;
+  const sealer = secretOfRedis === undefined ? undefined : new KeySealer(secretOfRedis);
+  const integrity = secretOfRedis === undefined ? undefined : new RecordIntegrity(secretOfRedis);
+  const redis = storeConfig.type === 'redis' ? await RedisConnection.open(storeConfig, logger, integrity) : undefined;
   const store = options.store ?? new MemoryStore(now);
   const entries = tenants.map((tenant): [string, TenantEntry] => [
     tenant.id,

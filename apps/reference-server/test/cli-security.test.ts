@@ -124,7 +124,7 @@ describe('CLI security settings', () => {
       const { interaction, csrf, action } = await openLogin(b, authorizeUrl(webParams(), `${origin}/demo`));
       await b.go(action, { form: { interaction, csrf, username: 'alice', password: `secret-guess-${i}`, action: 'login' } });
     }
-    expect(r.stderr()).toMatch(/failed sign-in for user alice from 127\.0\.0\.1 \(1 of 5 for the username/);
+    expect(r.stderr()).toMatch(/failed sign-in for user alice from 127\.0\.0\.1 \(1 of 5 for this user from this address, 1 of 20 for the user, 1 of 20 for the address\)/);
     expect(r.stderr()).toMatch(/sign-in locked for user alice/);
     expect(r.stderr()).not.toContain('secret-guess');
   });
