@@ -14,7 +14,7 @@ import { demoConfig } from './config/demo';
 import { checkExposure, demoLoginHostProblem, exposure } from './config/exposure';
 import type { Logger } from './config/logger';
 import type { Tenant } from './config/model';
-import { ConfigError, keyEncryptionSecret, publicOrigin, readOriginConfig, readStoreConfig, validateConfig, type ServerConfig } from './config/schema';
+import { ConfigError, keyEncryptionSecret, publicOrigin, randomSecret, readOriginConfig, readStoreConfig, validateConfig, type ServerConfig } from './config/schema';
 import { developmentKeysHostProblem, developmentSigningKey } from './keys/development-keys';
 import { KeySealer } from './keys/key-sealing';
 import { KeySet } from './keys/keys';
@@ -203,10 +203,8 @@ async function buildServer(config: ServerConfig, options: ReferenceServerOptions
     ...(options.publicOrigin !== undefined ? { publicOrigin: publicOrigin(options.publicOrigin, 'publicOrigin') } : {}),
     trustProxy: options.trustProxy ?? fromConfig.trustProxy,
   };
-  const secret = typeof options.controlApi === 'object' ? options.controlApi.secret : undefined;
-  if (secret !== undefined && (typeof secret !== 'string' || secret.length < 16)) {
-    throw new Error('controlApi.secret must be a string of at least 16 characters');
-  }
+  const given = typeof options.controlApi === 'object' ? options.controlApi.secret : undefined;
+  const secret = given === undefined ? undefined : randomSecret(given, 'controlApi.secret', 16);
   const controlOn = options.controlApi !== undefined && options.controlApi !== false;
   checkExposure(exposure(origin), { developmentKeys, tenants, secretlessControl: controlOn && secret === undefined });
   const api = controlOn

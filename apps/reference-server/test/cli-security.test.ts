@@ -143,7 +143,7 @@ describe('CLI security settings', () => {
     const refused = run(['--config', file]);
     expect(await refused.exit).toBe(1);
     expect(refused.stderr()).toContain('invalid config at store.key_encryption_secret');
-    const started = run(['--config', file], { OIDC_RP_KEY_ENCRYPTION_SECRET: 'x'.repeat(32) });
+    const started = run(['--config', file], { OIDC_RP_KEY_ENCRYPTION_SECRET: 'p9Lk3Wq7Zr2Xc8Vn4Bm6Ht1Jy5Gd0FsE' });
     const origin = await started.origin;
     expect((await fetch(`${origin}/demo/oidc/jwks`)).status).toBe(200);
   });

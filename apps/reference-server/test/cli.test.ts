@@ -147,7 +147,7 @@ describe('CLI', () => {
 });
 
 describe('CLI --control', () => {
-  const secret = 'cli-control-secret-0123';
+  const secret = 'Mz6Qp2Xw9Lr4Kt8B';
   const users = (origin: string, authorization?: string) =>
     fetch(`${origin}/_control/users`, { headers: { 'x-control-request': '1', ...(authorization ? { authorization } : {}) } });
 
@@ -189,6 +189,12 @@ describe('CLI --control', () => {
     expect((await short.exit).code).toBe(2);
     expect(short.stderr()).toContain('at least 16');
     expect(short.stderr()).not.toContain('short\n');
+    // Long enough but guessable: refused with the way to generate one, and never echoed.
+    const guessable = run(['--port', '0', '--control'], { OIDC_RP_CONTROL_SECRET: 'my-control-api-password' });
+    expect((await guessable.exit).code).toBe(2);
+    expect(guessable.stderr()).toContain('must be random');
+    expect(guessable.stderr()).toContain('openssl rand -base64 32');
+    expect(guessable.stderr()).not.toContain('my-control-api-password');
   });
 });
 

@@ -126,12 +126,12 @@ describe('control API behind a same-host reverse proxy (item 1)', () => {
     expect((error as Error).message).toContain(setting);
     expect((error as Error).message).toContain('OIDC_RP_CONTROL_SECRET');
     // With a secret it starts: the bearer decides, not the address.
-    const { listening } = await start(change(withoutDemoLogin()), { secret: 'a-control-secret-for-tests-0123' });
+    const { listening } = await start(change(withoutDemoLogin()), { secret: 'Tq8vLz3KcW9pXr2N' });
     expect(listening.port).toBeGreaterThan(0);
   });
 
   it('guard: behind the proxy, the secret still works from anywhere', async () => {
-    const secret = 'a-control-secret-for-tests-0123';
+    const secret = 'Tq8vLz3KcW9pXr2N';
     const { server, listening } = await start(demoConfig(), { secret });
     const relay = await proxy(listening.origin, nginx(listening.origin));
     expect((await addUser(relay, { ...HEADER, authorization: `Bearer ${secret}` })).status).toBe(201);

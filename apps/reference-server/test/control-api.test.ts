@@ -8,7 +8,7 @@ import { createReferenceServer, demoConfig, type Listening, type ReferenceServer
 import { completeLogin } from '../src/testing';
 import { authorizeUrl, webParams } from './helpers';
 
-const SECRET = 'a-control-secret-for-tests';
+const SECRET = 'Hj4rQw7ZmX2bVn9C';
 const running: Listening[] = [];
 afterEach(async () => {
   await Promise.all(running.splice(0).map((l) => l.close()));

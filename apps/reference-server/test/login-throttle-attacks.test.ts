@@ -54,7 +54,7 @@ interface Prepared {
 async function prepare(issuer: string, username: string, route: (request: Request) => Request = (r) => r): Promise<Prepared> {
   const b = browser(undefined, (request) => fetch(route(request)));
   const { interaction, csrf, action } = await openLogin(b, authorizeUrl(webParams(), issuer));
-  return { b, post: (password) => b.go(action, { form: { interaction, csrf, username: 'alice', password, action: 'login' } }) };
+  return { b, post: (password) => b.go(action, { form: { interaction, csrf, username, password, action: 'login' } }) };
 }
 
 /** Opens `count` interactions first, then fires every guess at once: the burst of the review. */
