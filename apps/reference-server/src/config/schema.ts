@@ -92,7 +92,8 @@ export type StoreConfig =
       url: string;
       prefix?: string;
       /**
-       * Encrypts (AES-256-GCM) the signing keys kept in Redis; at least 32 characters. Required
+       * Encrypts (AES-256-GCM) the signing keys and authenticates (HMAC) the records kept in Redis;
+       * at least 32 random characters (guessable ones are refused). Required
        * unless every tenant is a development tenant. The CLI also reads `OIDC_RP_KEY_ENCRYPTION_SECRET`.
        */
       key_encryption_secret?: string;
