@@ -20,6 +20,7 @@ import { showLogin, submitLogin } from './endpoints/login';
 import { logout } from './endpoints/logout';
 import { oauthTokenEndpoint } from './endpoints/oauth-token';
 import { revoke } from './endpoints/revoke';
+import { serverHome, wantsHtml } from './endpoints/server-home';
 import { revokeConsent, tenantHome, toTenantHome } from './endpoints/tenant-home';
 import { userinfo } from './endpoints/userinfo';
 import { corsHeaders, preflight } from './http/cors';
@@ -126,6 +127,9 @@ export function createApp(server: Omit<ServerContext, 'store'>, onRequest?: (inf
     app.use('*', journalRequests(journal, clock.now, (id) => server.tenants.has(id), (r) => transportFaults.injectedInto(r), CONTROL_PREFIX));
   }
 
+  // A browser opening the server (or a mistyped path or tenant) gets a page linking to the tenants; programs get the JSON 404.
+  const allTenants = [...server.tenants.values()].map((entry) => entry.tenant);
+
   // Built once per tenant rather than per request.
   const servers = new Map<TenantEntry, ServerContext>();
   for (const entry of server.tenants.values()) servers.set(entry, { ...server, store: entry.store });
@@ -149,7 +153,7 @@ export function createApp(server: Omit<ServerContext, 'store'>, onRequest?: (inf
     app.all(`/:tenant${endpoint.path}`, async (c) => {
       const request = c.req.raw;
       const entry = server.tenants.get(c.req.param('tenant'));
-      if (!entry) return problem(endpoint.kind, 404, 'There is no such tenant on this server.');
+      if (!entry) return wantsHtml(request) ? serverHome(request, allTenants) : problem(endpoint.kind, 404, 'There is no such tenant on this server.');
       const url = new URL(request.url);
       // @hono/node-server passes the Node request as env.incoming; in-process there is none.
       const socket = (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming?.socket;
@@ -184,7 +188,7 @@ export function createApp(server: Omit<ServerContext, 'store'>, onRequest?: (inf
     });
   }
 
-  app.notFound(() => problem('json', 404, 'There is no such endpoint on this server.'));
+  app.notFound((c) => serverHome(c.req.raw, allTenants));
   app.onError((error) => {
     if (error instanceof ConnectionDropped) throw error;
     server.logger.error(`internal error: ${error instanceof Error ? `${error.name}: ${error.message}` : 'unknown'}`);

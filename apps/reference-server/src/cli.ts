@@ -12,7 +12,7 @@
 import { parseArgs } from 'node:util';
 import { demoConfig } from './config/demo';
 import { loadConfigFile } from './config/load';
-import { ConfigError } from './config/schema';
+import { ConfigError, randomSecret } from './config/schema';
 import { createProcessServer, type Listening, type ReferenceServer } from './server';
 
 const USAGE =
@@ -67,7 +67,14 @@ async function main(): Promise<void> {
   const port = values.port !== undefined ? parsePort(values.port, '--port') : process.env.PORT ? parsePort(process.env.PORT, 'PORT') : 4000;
   const secret = process.env[SECRET_ENV] || undefined;
   if (secret !== undefined && !values.control) fail(`${SECRET_ENV} is set but the control API is off: add --control\n${USAGE}`, 2);
-  if (secret !== undefined && secret.length < MIN_SECRET_LENGTH) fail(`${SECRET_ENV} must be at least ${MIN_SECRET_LENGTH} characters`, 2);
+  if (secret !== undefined) {
+    try {
+      randomSecret(secret, SECRET_ENV, MIN_SECRET_LENGTH);
+    } catch (error) {
+      if (error instanceof ConfigError) fail(error.message, 2);
+      throw error;
+    }
+  }
   let server: ReferenceServer;
   try {
     const config = values.config !== undefined ? await loadConfigFile(values.config) : demoConfig();

@@ -11,14 +11,16 @@ import { createControl, type ServerControl } from './control/control';
 import { type JournalEntry, type RequestMatch, readMatch } from './control/journal';
 import { ConnectionDropped } from './control/transport-faults';
 import { demoConfig } from './config/demo';
+import { checkExposure, demoLoginHostProblem, exposure } from './config/exposure';
 import type { Logger } from './config/logger';
 import type { Tenant } from './config/model';
-import { ConfigError, keyEncryptionSecret, publicOrigin, readOriginConfig, readStoreConfig, validateConfig, type ServerConfig } from './config/schema';
+import { ConfigError, keyEncryptionSecret, publicOrigin, randomSecret, readOriginConfig, readStoreConfig, validateConfig, type ServerConfig } from './config/schema';
 import { developmentKeysHostProblem, developmentSigningKey } from './keys/development-keys';
 import { KeySealer } from './keys/key-sealing';
 import { KeySet } from './keys/keys';
 import { SharedKeys } from './keys/shared-keys';
 import type { TenantEntry } from './request/context';
+import { RecordIntegrity } from './store/record-integrity';
 import { RedisConnection } from './store/redis';
 import { MemoryStore, type Store } from './store/store';
 
@@ -141,12 +143,13 @@ function checkDevelopmentKeys(tenants: readonly Tenant[], store: 'memory' | 'red
 }
 
 /**
- * The sealer of the signing keys kept in Redis. Without a secret only development tenants may
- * run on Redis: their keys are stored in plaintext.
+ * The key encryption secret of a Redis store: it seals the signing keys and authenticates the
+ * grant records kept there. Without one only development tenants may run on Redis: their keys
+ * and records are stored in plaintext.
  */
-function keySealer(tenants: readonly Tenant[], fromConfig: string | undefined, fromOptions: string | undefined): KeySealer | undefined {
+function redisSecret(tenants: readonly Tenant[], fromConfig: string | undefined, fromOptions: string | undefined): string | undefined {
   const secret = fromOptions !== undefined ? keyEncryptionSecret(fromOptions, 'keyEncryptionSecret') : fromConfig;
-  if (secret !== undefined) return new KeySealer(secret);
+  if (secret !== undefined) return secret;
   const production = tenants.find((t) => !t.development);
   if (production) {
     throw new ConfigError(
@@ -194,19 +197,28 @@ async function buildServer(config: ServerConfig, options: ReferenceServerOptions
   }
   const developmentKeys = options.developmentKeys === true;
   if (developmentKeys) checkDevelopmentKeys(tenants, storeConfig.type);
-  const sealer = storeConfig.type === 'redis' ? keySealer(tenants, storeConfig.keyEncryptionSecret, options.keyEncryptionSecret) : undefined;
-  const redis = storeConfig.type === 'redis' ? await RedisConnection.open(storeConfig, logger) : undefined;
-  const store = options.store ?? new MemoryStore(now);
-  const entries = tenants.map((tenant): [string, TenantEntry] => [
-    tenant.id,
-    redis ? sharedTenant(tenant, redis, now, logger, sealer) : localTenant(tenant, store, now, logger, developmentKeys),
-  ]);
   const fromConfig = readOriginConfig(config);
   const origin = {
     ...fromConfig,
     ...(options.publicOrigin !== undefined ? { publicOrigin: publicOrigin(options.publicOrigin, 'publicOrigin') } : {}),
     trustProxy: options.trustProxy ?? fromConfig.trustProxy,
   };
+  const given = typeof options.controlApi === 'object' ? options.controlApi.secret : undefined;
+  const secret = given === undefined ? undefined : randomSecret(given, 'controlApi.secret', 16);
+  const controlOn = options.controlApi !== undefined && options.controlApi !== false;
+  checkExposure(exposure(origin), { developmentKeys, tenants, secretlessControl: controlOn && secret === undefined });
+  const api = controlOn
+    ? { enabled: true, ...(secret !== undefined ? { secret } : {}), ...(origin.publicOrigin !== undefined ? { publicHost: new URL(origin.publicOrigin).host } : {}) }
+    : { enabled: false };
+  const secretOfRedis = storeConfig.type === 'redis' ? redisSecret(tenants, storeConfig.keyEncryptionSecret, options.keyEncryptionSecret) : undefined;
+  const sealer = secretOfRedis === undefined ? undefined : new KeySealer(secretOfRedis);
+  const integrity = secretOfRedis === undefined ? undefined : new RecordIntegrity(secretOfRedis);
+  const redis = storeConfig.type === 'redis' ? await RedisConnection.open(storeConfig, logger, integrity) : undefined;
+  const store = options.store ?? new MemoryStore(now);
+  const entries = tenants.map((tenant): [string, TenantEntry] => [
+    tenant.id,
+    redis ? sharedTenant(tenant, redis, now, logger, sealer) : localTenant(tenant, store, now, logger, developmentKeys),
+  ]);
   const context = { tenants: new Map(entries), now, logger, origin };
   const rotateKey = async (tenantId: string) => {
     const entry = context.tenants.get(tenantId);
@@ -223,11 +235,6 @@ async function buildServer(config: ServerConfig, options: ReferenceServerOptions
     journalSize: options.journalSize ?? 1000,
     rotateKey,
   });
-  const secret = typeof options.controlApi === 'object' ? options.controlApi.secret : undefined;
-  if (secret !== undefined && (typeof secret !== 'string' || secret.length < 16)) {
-    throw new Error('controlApi.secret must be a string of at least 16 characters');
-  }
-  const api = options.controlApi === undefined || options.controlApi === false ? { enabled: false } : { enabled: true, ...(options.controlApi === true ? {} : options.controlApi) };
   const app = createApp(context, options.onRequest, { control, state, api });
   const listeners = new Set<Listening>();
 
@@ -242,7 +249,7 @@ async function buildServer(config: ServerConfig, options: ReferenceServerOptions
   };
 
   async function listen({ port = 0, host = '127.0.0.1' }: { port?: number; host?: string } = {}): Promise<Listening> {
-    const hostProblem = developmentKeys ? developmentKeysHostProblem(host) : undefined;
+    const hostProblem = (developmentKeys ? developmentKeysHostProblem(host) : undefined) ?? demoLoginHostProblem(tenants, host);
     if (hostProblem) throw new ConfigError('host', hostProblem);
     const server = createAdaptorServer({ fetch: app.fetch, overrideGlobalObjects: ownsProcess }) as Server;
     await new Promise<void>((resolve, reject) => {

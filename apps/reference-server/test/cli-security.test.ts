@@ -65,11 +65,21 @@ async function issuerOf(origin: string, headers: Record<string, string> = {}): P
   return ((await res.json()) as { issuer: string }).issuer;
 }
 
+/** The demo config without `demo_login` (refused next to any setting that exposes the server), as a file. */
+async function withoutDemoLogin(): Promise<string> {
+  const config = demoConfig();
+  for (const tenant of config.tenants) tenant.demo_login = false;
+  const file = join(await mkdtemp(join(tmpdir(), 'rs-cli-')), 'config.json');
+  await writeFile(file, JSON.stringify(config));
+  return file;
+}
+
 describe('CLI security settings', () => {
   it('--public-origin and OIDC_RP_PUBLIC_ORIGIN set the issuer', async () => {
-    const flag = await run(['--public-origin', 'https://login.example.com']).origin;
+    const file = await withoutDemoLogin();
+    const flag = await run(['--config', file, '--public-origin', 'https://login.example.com']).origin;
     expect(await issuerOf(flag)).toBe('https://login.example.com/demo');
-    const env = await run([], { OIDC_RP_PUBLIC_ORIGIN: 'https://id.example.com' }).origin;
+    const env = await run(['--config', file], { OIDC_RP_PUBLIC_ORIGIN: 'https://id.example.com' }).origin;
     expect(await issuerOf(env)).toBe('https://id.example.com/demo');
     const bad = run(['--public-origin', 'http://login.example.com']);
     expect(await bad.exit).toBe(1);
@@ -80,10 +90,30 @@ describe('CLI security settings', () => {
     const forwarded = { 'x-forwarded-proto': 'https' };
     const plain = await run([]).origin;
     expect(await issuerOf(plain, forwarded)).toBe(`${plain}/demo`);
-    const flag = await run(['--trust-proxy']).origin;
+    const file = await withoutDemoLogin();
+    const flag = await run(['--config', file, '--trust-proxy']).origin;
     expect(await issuerOf(flag, forwarded)).toBe(`${flag.replace('http:', 'https:')}/demo`);
-    const env = await run([], { OIDC_RP_TRUST_PROXY: '1' }).origin;
+    const env = await run(['--config', file], { OIDC_RP_TRUST_PROXY: '1' }).origin;
     expect(await issuerOf(env, forwarded)).toBe(`${env.replace('http:', 'https:')}/demo`);
+  });
+
+  it('a production-looking setting refuses demo_login, the development keys and a secret-less --control, naming the setting', async () => {
+    const demo = run(['--public-origin', 'https://login.example.com']);
+    expect(await demo.exit).toBe(1);
+    expect(demo.stderr()).toContain('invalid config at tenants[0].demo_login');
+    expect(demo.stderr()).toContain('"public_origin" (--public-origin, OIDC_RP_PUBLIC_ORIGIN)');
+    const file = await withoutDemoLogin();
+    const devKeys = run(['--config', file, '--dev-keys', '--trust-proxy']);
+    expect(await devKeys.exit).toBe(1);
+    expect(devKeys.stderr()).toContain('invalid config at trust_proxy');
+    expect(devKeys.stderr()).toContain('development signing keys are public');
+    const control = run(['--config', file, '--control'], { OIDC_RP_TRUST_PROXY: '1' });
+    expect(await control.exit).toBe(1);
+    expect(control.stderr()).toContain('invalid config at trust_proxy');
+    expect(control.stderr()).toContain('OIDC_RP_CONTROL_SECRET=$(openssl rand -base64 32)');
+    const listening = run(['--host', '0.0.0.0']);
+    expect(await listening.exit).toBe(1);
+    expect(listening.stderr()).toContain('"demo_login"');
   });
 
   it('logs failed sign-ins and lockouts to stderr, never the password', async () => {
@@ -94,7 +124,7 @@ describe('CLI security settings', () => {
       const { interaction, csrf, action } = await openLogin(b, authorizeUrl(webParams(), `${origin}/demo`));
       await b.go(action, { form: { interaction, csrf, username: 'alice', password: `secret-guess-${i}`, action: 'login' } });
     }
-    expect(r.stderr()).toMatch(/failed sign-in for user alice from 127\.0\.0\.1 \(1 of 5 for the username/);
+    expect(r.stderr()).toMatch(/failed sign-in for user alice from 127\.0\.0\.1 \(1 of 5 for this user from this address, 1 of 20 for the user, 1 of 20 for the address\)/);
     expect(r.stderr()).toMatch(/sign-in locked for user alice/);
     expect(r.stderr()).not.toContain('secret-guess');
   });
@@ -113,7 +143,7 @@ describe('CLI security settings', () => {
     const refused = run(['--config', file]);
     expect(await refused.exit).toBe(1);
     expect(refused.stderr()).toContain('invalid config at store.key_encryption_secret');
-    const started = run(['--config', file], { OIDC_RP_KEY_ENCRYPTION_SECRET: 'x'.repeat(32) });
+    const started = run(['--config', file], { OIDC_RP_KEY_ENCRYPTION_SECRET: 'p9Lk3Wq7Zr2Xc8Vn4Bm6Ht1Jy5Gd0FsE' });
     const origin = await started.origin;
     expect((await fetch(`${origin}/demo/oidc/jwks`)).status).toBe(200);
   });

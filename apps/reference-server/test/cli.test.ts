@@ -147,9 +147,9 @@ describe('CLI', () => {
 });
 
 describe('CLI --control', () => {
-  const secret = 'cli-control-secret-0123';
+  const secret = 'Mz6Qp2Xw9Lr4Kt8B';
   const users = (origin: string, authorization?: string) =>
-    fetch(`${origin}/_control/users`, { headers: authorization ? { authorization } : {} });
+    fetch(`${origin}/_control/users`, { headers: { 'x-control-request': '1', ...(authorization ? { authorization } : {}) } });
 
   it('is off without the flag (404), on with it for loopback callers', async () => {
     const off = run(['--port', '0']);
@@ -159,7 +159,7 @@ describe('CLI --control', () => {
     const origin = await listening(on);
     const added = await fetch(`${origin}/_control/users`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', 'x-control-request': '1' },
       body: JSON.stringify({ username: 'carol', password: 'builder' }),
     });
     expect(added.status).toBe(201);
@@ -189,6 +189,12 @@ describe('CLI --control', () => {
     expect((await short.exit).code).toBe(2);
     expect(short.stderr()).toContain('at least 16');
     expect(short.stderr()).not.toContain('short\n');
+    // Long enough but guessable: refused with the way to generate one, and never echoed.
+    const guessable = run(['--port', '0', '--control'], { OIDC_RP_CONTROL_SECRET: 'my-control-api-password' });
+    expect((await guessable.exit).code).toBe(2);
+    expect(guessable.stderr()).toContain('must be random');
+    expect(guessable.stderr()).toContain('openssl rand -base64 32');
+    expect(guessable.stderr()).not.toContain('my-control-api-password');
   });
 });
 

@@ -3,12 +3,12 @@
 // control area through its JSON routes, with bad input answered 4xx in the contract's shape.
 import { request as httpRequest } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { controlAccess, isLoopbackAddress } from '../src/control/access';
+import { CONTROL_REQUEST_HEADER, controlAccess, isLoopbackAddress } from '../src/control/access';
 import { createReferenceServer, demoConfig, type Listening, type ReferenceServer } from '../src/index';
 import { completeLogin } from '../src/testing';
 import { authorizeUrl, webParams } from './helpers';
 
-const SECRET = 'a-control-secret-for-tests';
+const SECRET = 'Hj4rQw7ZmX2bVn9C';
 const running: Listening[] = [];
 afterEach(async () => {
   await Promise.all(running.splice(0).map((l) => l.close()));
@@ -26,7 +26,7 @@ async function start(controlApi?: boolean | { secret?: string }): Promise<{ serv
 function call(origin: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Response> {
   return fetch(`${origin}/_control${path}`, {
     method,
-    headers: { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
+    headers: { [CONTROL_REQUEST_HEADER]: '1', ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
     ...(body !== undefined ? { body: typeof body === 'string' ? body : JSON.stringify(body) } : {}),
   });
 }
@@ -34,7 +34,7 @@ function call(origin: string, method: string, path: string, body?: unknown, head
 /** A raw request with headers fetch would not let a test set (Host). */
 function raw(origin: string, path: string, headers: Record<string, string>): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(`${origin}/_control${path}`, { headers }, (res) => {
+    const req = httpRequest(`${origin}/_control${path}`, { headers: { [CONTROL_REQUEST_HEADER]: '1', ...headers } }, (res) => {
       let body = '';
       res.on('data', (chunk: Buffer) => (body += chunk.toString()));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
@@ -105,7 +105,7 @@ describe('HTTP control API: who may call it', () => {
 
   it('does not answer in-process requests without the secret (in-process code has server.control)', async () => {
     const { server } = await start(true);
-    const response = await server.fetch(new Request('http://127.0.0.1/_control/users'));
+    const response = await server.fetch(new Request('http://127.0.0.1/_control/users', { headers: { [CONTROL_REQUEST_HEADER]: '1' } }));
     expect(response.status).toBe(403);
   });
 
@@ -115,7 +115,7 @@ describe('HTTP control API: who may call it', () => {
 });
 
 describe('controlAccess (the decision)', () => {
-  const headers = (h: Record<string, string> = {}) => new Headers({ host: '127.0.0.1:4000', ...h });
+  const headers = (h: Record<string, string> = {}) => new Headers({ host: '127.0.0.1:4000', [CONTROL_REQUEST_HEADER]: '1', ...h });
 
   it('is 404 when off, whatever the caller', () => {
     expect(controlAccess({ enabled: false }, { remoteAddress: '127.0.0.1', headers: headers() })).toMatchObject({ allowed: false, status: 404 });
@@ -197,7 +197,7 @@ describe('HTTP control API: the routes', () => {
     expect(jwks.keys[0]?.kid).toBe(kid);
   });
 
-  it('answers malformed input with 400 in the contract shape, never 5xx', async () => {
+  it('answers malformed input with 4xx in the contract shape (413 for an oversized body), never 5xx', async () => {
     const { server, origin } = await start(true);
     const cases: [string, string, unknown, number, string?][] = [
       ['POST', '/users', '{"username": ', 400, 'body'],
@@ -220,7 +220,7 @@ describe('HTTP control API: the routes', () => {
     }
     expect((await call(origin, 'GET', '/nothing-here')).status).toBe(404);
     expect((await call(origin, 'GET', '/users/alice')).status).toBe(405);
-    expect((await call(origin, 'POST', '/users', 'x'.repeat(70_000))).status).toBe(400);
+    expect((await call(origin, 'POST', '/users', 'x'.repeat(70_000))).status).toBe(413);
     expect((await server.control.users.list()).map((u) => u.username)).toEqual(['alice', 'bob']);
   });
 });

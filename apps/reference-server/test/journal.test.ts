@@ -5,6 +5,9 @@ import { ControlError } from '../src/control/errors';
 import { createReferenceServer, demoConfig } from '../src/index';
 import { basic, type Harness, SPA_REDIRECT, authorizeUrl, completeLogin, CookieJar, pkce, setup, spaParams } from './helpers';
 
+/** Every control call carries this header (a custom header: no web page sends it without a preflight). */
+const CONTROL = { 'x-control-request': '1' };
+
 /** Every hidden form value the login pages sent (CSRF tokens, interaction ids), collected as the login runs. */
 function recordingFetch(h: Harness, seen: string[]): (request: Request) => Promise<Response> {
   return async (request) => {
@@ -162,13 +165,13 @@ describe('request journal', () => {
     try {
       await fetch(`${origin}/demo/oauth/token`, { method: 'POST', body: new URLSearchParams({ grant_type: 'refresh_token', client_id: 'web', client_secret: 'web-secret', refresh_token: 'r-1234567' }) });
       await fetch(`${origin}/demo/oidc/jwks`);
-      const response = await fetch(`${origin}/_control/requests?path=/oauth/token&grant_type=refresh_token`);
+      const response = await fetch(`${origin}/_control/requests?path=/oauth/token&grant_type=refresh_token`, { headers: CONTROL });
       const entries = (await response.json()) as { status: number; params: Record<string, string> }[];
       expect(entries).toHaveLength(1);
       expect(entries[0]).toMatchObject({ status: 400, params: { refresh_token: '[redacted]', client_secret: '[redacted]' } });
       expect(JSON.stringify(entries)).not.toContain('r-1234567');
-      expect((await (await fetch(`${origin}/_control/requests?status=200`)).json()) as unknown[]).toHaveLength(1);
-      expect((await fetch(`${origin}/_control/requests`, { method: 'DELETE' })).status).toBe(204);
+      expect((await (await fetch(`${origin}/_control/requests?status=200`, { headers: CONTROL })).json()) as unknown[]).toHaveLength(1);
+      expect((await fetch(`${origin}/_control/requests`, { method: 'DELETE', headers: CONTROL })).status).toBe(204);
       expect(server.requests()).toEqual([]);
     } finally {
       await close();

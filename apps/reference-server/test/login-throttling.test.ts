@@ -3,7 +3,7 @@
 // the lockout ends with its window on the server's clock, and no log line holds a password.
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createReferenceServer, demoConfig, type ReferenceServer } from '../src/index';
-import { ADDRESS_FAILURE_LIMIT, THROTTLE_WINDOW_SECONDS, USER_FAILURE_LIMIT } from '../src/oauth/throttle';
+import { ADDRESS_FAILURE_LIMIT, PAIR_FAILURE_LIMIT, THROTTLE_WINDOW_SECONDS } from '../src/oauth/throttle';
 import { startRedisServer, type RunningRedis } from '../../../test-support/redis-server';
 import { Clock, WEB_REDIRECT, webParams, authorizeUrl } from './helpers';
 import { redisConfig, startFleet, type Fleet } from './support/fleet';
@@ -25,7 +25,10 @@ afterEach(async () => {
 });
 
 async function listening(clock = new Clock(), trustProxy = false): Promise<{ issuer: string; clock: Clock }> {
-  server = await createReferenceServer(demoConfig(), { now: clock.now, trustProxy, logger: { info: (m) => logs.push(m), warn: (m) => logs.push(m), error: (m) => logs.push(m) } });
+  const config = demoConfig();
+  // Password-less demo sign-in is refused next to trust_proxy.
+  if (trustProxy) for (const tenant of config.tenants) tenant.demo_login = false;
+  server = await createReferenceServer(config, { now: clock.now, trustProxy, logger: { info: (m) => logs.push(m), warn: (m) => logs.push(m), error: (m) => logs.push(m) } });
   const { origin } = await server.listen({ port: 0 });
   return { issuer: `${origin}/demo`, clock };
 }
@@ -42,8 +45,8 @@ describe('login throttling (memory store, real HTTP)', () => {
     const { issuer } = await listening();
     const answers: number[] = [];
     for (let i = 0; i < 60; i++) answers.push((await attempt(issuer, 'alice', `${GUESS}${i}`)).status);
-    expect(answers.slice(0, USER_FAILURE_LIMIT - 1)).toEqual(Array(USER_FAILURE_LIMIT - 1).fill(200));
-    expect(answers.slice(USER_FAILURE_LIMIT - 1)).toEqual(Array(60 - USER_FAILURE_LIMIT + 1).fill(429));
+    expect(answers.slice(0, PAIR_FAILURE_LIMIT - 1)).toEqual(Array(PAIR_FAILURE_LIMIT - 1).fill(200));
+    expect(answers.slice(PAIR_FAILURE_LIMIT - 1)).toEqual(Array(60 - PAIR_FAILURE_LIMIT + 1).fill(429));
 
     const right = await attempt(issuer, 'alice', 'wonderland');
     expect(right.status).toBe(429);
@@ -52,12 +55,12 @@ describe('login throttling (memory store, real HTTP)', () => {
     expect(page).toContain('Too many failed sign-in attempts');
     expect(right.headers.get('retry-after')).toBe(String(THROTTLE_WINDOW_SECONDS));
     expect(logs.some((l) => /sign-in locked for user alice from 127\.0\.0\.1/.test(l))).toBe(true);
-    expect(logs.filter((l) => l.includes('failed sign-in for user alice')).length).toBe(USER_FAILURE_LIMIT);
+    expect(logs.filter((l) => l.includes('failed sign-in for user alice')).length).toBe(PAIR_FAILURE_LIMIT);
   });
 
   it('the locked page takes the user back to the application with access_denied', async () => {
     const { issuer } = await listening();
-    for (let i = 0; i < USER_FAILURE_LIMIT; i++) await attempt(issuer, 'alice', `${GUESS}${i}`);
+    for (let i = 0; i < PAIR_FAILURE_LIMIT; i++) await attempt(issuer, 'alice', `${GUESS}${i}`);
     const b = browser();
     const { interaction, csrf, action } = await openLogin(b, authorizeUrl(webParams(), issuer));
     const locked = await b.go(action, { form: { interaction, csrf, username: 'alice', password: 'wonderland', action: 'login' } });
@@ -71,7 +74,7 @@ describe('login throttling (memory store, real HTTP)', () => {
 
   it('the lockout ends with its window on the server clock; a success then clears the count', async () => {
     const { issuer, clock } = await listening();
-    for (let i = 0; i < USER_FAILURE_LIMIT; i++) await attempt(issuer, 'alice', `${GUESS}${i}`);
+    for (let i = 0; i < PAIR_FAILURE_LIMIT; i++) await attempt(issuer, 'alice', `${GUESS}${i}`);
     expect((await attempt(issuer, 'alice', 'wonderland')).status).toBe(429);
     clock.advance(THROTTLE_WINDOW_SECONDS - 5);
     expect((await attempt(issuer, 'alice', 'wonderland')).status).toBe(429);

@@ -153,7 +153,7 @@ describe('interactive login', () => {
   it('the third wrong password ends with an access_denied error redirect', async () => {
     const { params } = await login(h, webParams(), { failPasswordTimes: 3 });
     expect(params.get('error')).toBe('access_denied');
-    expect(params.get('error_description')).toMatch(/failed attempts/);
+    expect(params.get('error_description')).toMatch(/^Too many failed sign-in attempts/);
     expect(params.get('state')).toBe('st-1');
     expect(params.get('iss')).toBe(ISSUER);
     expect(params.has('code')).toBe(false);

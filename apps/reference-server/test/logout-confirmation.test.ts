@@ -28,9 +28,9 @@ afterAll(async () => {
   for (const line of logs) expect(line).not.toMatch(/wonderland|[A-Za-z0-9_-]{43}/);
 });
 
-async function signedIn(): Promise<{ b: Browser; idToken: string }> {
+async function signedIn(username = 'alice', password = 'wonderland'): Promise<{ b: Browser; idToken: string }> {
   const jar = new CookieJar();
-  const result = await completeLogin(authorizeUrl(webParams({ response_type: 'code id_token' }), issuer), { cookies: jar });
+  const result = await completeLogin(authorizeUrl(webParams({ response_type: 'code id_token' }), issuer), { cookies: jar, username, password });
   if (result.type !== 'redirect') throw new Error('no redirect');
   const idToken = new URLSearchParams(new URL(result.location).hash.slice(1)).get('id_token') ?? '';
   return { b: browser(jar), idToken };
@@ -100,6 +100,25 @@ describe('logout without id_token_hint asks the user', () => {
     const res = await b.go(logoutUrl({ id_token_hint: idToken, post_logout_redirect_uri: 'http://127.0.0.1:3000/', state: 's3' }));
     expect(res.headers.get('location')).toBe('http://127.0.0.1:3000/?state=s3');
     expect(await isSignedIn(b)).toBe(false);
+  });
+
+  it("another user's id_token_hint (the attacker's own) does not end the victim's session: the user is asked (§2)", async () => {
+    const victim = await signedIn('alice', 'wonderland');
+    const attacker = await signedIn('bob', 'builder');
+    const params = { id_token_hint: attacker.idToken, post_logout_redirect_uri: 'http://127.0.0.1:3000/', state: 's4' };
+    const res = await victim.b.go(logoutUrl(params), { headers: { 'sec-fetch-site': 'cross-site' } });
+    expect(res.status).toBe(200);
+    expect(res.headers.getSetCookie()).toEqual([]);
+    const page = await res.text();
+    expect(page).toContain('Sign out?');
+    expect(page).toContain('Server-side example');
+    expect(await isSignedIn(victim.b)).toBe(true);
+    // Confirming on the page (same origin, CSRF token) goes ahead, to the hint's client's URI.
+    const csrf = /name="csrf" value="([^"]+)"/.exec(page)?.[1] ?? '';
+    const done = await victim.b.go(`${issuer}/oidc/logout`, { form: { ...params, csrf, confirm: 'yes' }, headers: { origin } });
+    expect(done.headers.get('location')).toBe('http://127.0.0.1:3000/?state=s4');
+    expect(await isSignedIn(victim.b)).toBe(false);
+    expect(await isSignedIn(attacker.b)).toBe(true);
   });
 
   it('a browser without a session has nothing to confirm: it is sent to the registered URI', async () => {

@@ -22,6 +22,8 @@ afterEach(async () => {
 async function serve(change?: (config: ServerConfig) => void, options: { publicOrigin?: string; trustProxy?: boolean } = {}) {
   const config = demoConfig();
   config.tenants[0]?.users?.push({ username: 'mallory', password: 'mallory-password' });
+  // Password-less demo sign-in is refused next to a public origin, trusted hosts or a proxy.
+  for (const tenant of config.tenants) tenant.demo_login = false;
   change?.(config);
   const log = (m: string) => logs.push(m);
   server = await createReferenceServer(config, { logger: { info: log, warn: log, error: log }, ...options });

@@ -18,6 +18,26 @@ describe('README', () => {
     expect(snippet('vitest')).toBe(readFileSync(resolve(here, 'readme-example.test.ts'), 'utf8'));
   });
 
+  it.each([
+    ['login-as-roles', 'readme-login-as-roles.test.ts'],
+    ['custom-claims', 'readme-custom-claims.test.ts'],
+    ['playwright-global-setup', 'readme-playwright-global-setup.ts'],
+  ])('its %s snippet is byte for byte test/%s (type-checked strict, and run)', (name, file) => {
+    expect(snippet(name)).toBe(readFileSync(resolve(here, file), 'utf8'));
+  });
+
+  it('the Playwright global setup serves the issuer over HTTP and closes', async () => {
+    const { default: globalSetup } = await import('./readme-playwright-global-setup');
+    const close = await globalSetup();
+    try {
+      const discovery = await fetch(`${process.env.OIDC_ISSUER}/.well-known/openid-configuration`);
+      expect(((await discovery.json()) as { issuer: string }).issuer).toBe(process.env.OIDC_ISSUER);
+    } finally {
+      await close();
+      delete process.env.OIDC_ISSUER;
+    }
+  });
+
   it('the test itself is at most 5 lines', () => {
     const body = /it\('[^']*', async \(\) => \{\n([\s\S]*?)\n\}\);/.exec(snippet('vitest'))?.[1] ?? '';
     expect(body.split('\n').length).toBeGreaterThan(0);

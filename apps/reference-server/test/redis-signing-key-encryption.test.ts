@@ -9,7 +9,7 @@ import { ConfigError, createReferenceServer, demoConfig, type ReferenceServer, t
 import { startRedisServer, type RunningRedis } from '../../../test-support/redis-server';
 import { until } from './support/fleet';
 
-const SECRET = 'a-test-key-encryption-secret-of-enough-length';
+const SECRET = 'R7mK2xQ9vLp4Wz8NcT3bY6hJ1fD5gS0a';
 let redis: RunningRedis;
 let client: ReturnType<typeof createClient>;
 

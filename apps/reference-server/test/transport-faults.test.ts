@@ -112,17 +112,17 @@ describe('transport faults over real HTTP', () => {
     running.push(listening);
     const set = await fetch(`${listening.origin}/_control/transport`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', 'x-control-request': '1' },
       body: JSON.stringify({ endpoint: '/.well-known/openid-configuration', status: 503, latencyMs: 20, times: 2 }),
     });
     expect(await set.json()).toEqual([{ tenant: 'demo', endpoint: '/.well-known/openid-configuration', status: 503, latencyMs: 20, remaining: 2 }]);
     const discovery = () => fetch(`${listening.origin}/demo/.well-known/openid-configuration`);
     expect((await discovery()).status).toBe(503);
-    expect((await fetch(`${listening.origin}/_control/transport?endpoint=/.well-known/openid-configuration`, { method: 'DELETE' })).status).toBe(204);
+    expect((await fetch(`${listening.origin}/_control/transport?endpoint=/.well-known/openid-configuration`, { method: 'DELETE', headers: { 'x-control-request': '1' } })).status).toBe(204);
     expect((await discovery()).status).toBe(200);
     const bad = await fetch(`${listening.origin}/_control/transport`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', 'x-control-request': '1' },
       body: JSON.stringify({ endpoint: '/oidc/jwks', status: 503, times: 'twice' }),
     });
     expect(bad.status).toBe(400);

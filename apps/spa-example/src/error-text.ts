@@ -11,7 +11,7 @@ export interface ErrorText {
 /** OAuth `error` values the provider sends back in the redirect (RFC 6749 §4.1.2.1, OIDC §3.1.2.6). */
 const PROVIDER_ERRORS: Record<string, ErrorText> = {
   access_denied: {
-    title: 'Sign-in cancelled',
+    title: 'Sign-in not completed',
     message: 'The sign-in was cancelled or not allowed, so nothing was shared with this app. You can try again whenever you like.',
   },
   login_required: { title: 'Please sign in', message: 'Your session at the sign-in server has ended. Sign in again to continue.' },
@@ -41,13 +41,18 @@ const SECURITY_CHECK: ErrorText = {
  * The text for an error from `useAuth()` (an `OidcError`, or anything thrown).
  *
  * @example
- * describeError(error).title; // 'Sign-in cancelled' for an access_denied redirect
+ * describeError(error).message; // the provider's error_description for an access_denied redirect
  */
 export function describeError(error: unknown): ErrorText & { code?: string } {
   const fields = typeof error === 'object' && error !== null ? (error as { code?: unknown; error?: unknown }) : {};
   const code = typeof fields.code === 'string' ? fields.code : undefined;
   if (code === 'authorization_error' && typeof fields.error === 'string') {
     const known = PROVIDER_ERRORS[fields.error];
+    // access_denied covers Cancel, Deny and a lockout alike: the provider's description says which.
+    const said = (error as { error_description?: unknown }).error_description;
+    if (known && fields.error === 'access_denied' && typeof said === 'string' && said.trim() !== '') {
+      return { title: known.title, message: said.slice(0, 300), code: fields.error };
+    }
     if (known) return { ...known, code: fields.error };
   }
   if (code && SDK_ERRORS[code]) return { ...SDK_ERRORS[code], code };

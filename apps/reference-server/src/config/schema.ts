@@ -17,6 +17,7 @@ import {
   type TenantProfile,
   type User,
 } from './model';
+import { GENERATE_SECRET, weakSecretProblem } from '../crypto/secret-strength';
 import { STANDARD_CLAIM_TYPES, shapeProblem } from './shape';
 
 /** A registered client as written in the config file. */
@@ -91,7 +92,8 @@ export type StoreConfig =
       url: string;
       prefix?: string;
       /**
-       * Encrypts (AES-256-GCM) the signing keys kept in Redis; at least 32 characters. Required
+       * Encrypts (AES-256-GCM) the signing keys and authenticates (HMAC) the records kept in Redis;
+       * at least 32 random characters (guessable ones are refused). Required
        * unless every tenant is a development tenant. The CLI also reads `OIDC_RP_KEY_ENCRYPTION_SECRET`.
        */
       key_encryption_secret?: string;
@@ -349,15 +351,27 @@ function nonEmptyText(v: unknown, field: string): string {
 }
 
 /**
- * A key encryption secret: a string of at least 32 characters (e.g. `openssl rand -base64 32`).
+ * A secret of at least `minLength` characters that looks random (crypto/secret-strength.ts).
+ *
+ * @example
+ * randomSecret(process.env.OIDC_RP_CONTROL_SECRET, 'OIDC_RP_CONTROL_SECRET', 16);
+ */
+export function randomSecret(v: unknown, field: string, minLength: number): string {
+  const secret = nonEmptyText(v, field);
+  if (secret.length < minLength) throw new ConfigError(field, `must be at least ${minLength} characters: ${GENERATE_SECRET}`);
+  const weak = weakSecretProblem(secret);
+  if (weak !== undefined) throw new ConfigError(field, `must be random, and this one ${weak} (guessable): ${GENERATE_SECRET}`);
+  return secret;
+}
+
+/**
+ * A key encryption secret: at least 32 characters that look random (e.g. `openssl rand -base64 32`).
  *
  * @example
  * keyEncryptionSecret(process.env.OIDC_RP_KEY_ENCRYPTION_SECRET, 'OIDC_RP_KEY_ENCRYPTION_SECRET');
  */
 export function keyEncryptionSecret(v: unknown, field: string): string {
-  const secret = nonEmptyText(v, field);
-  if (secret.length < 32) throw new ConfigError(field, 'must be at least 32 characters, e.g. the output of `openssl rand -base64 32`');
-  return secret;
+  return randomSecret(v, field, 32);
 }
 
 /**

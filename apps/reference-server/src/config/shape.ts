@@ -172,7 +172,7 @@ const store = strict({
   prefix: optional(text, 'With "type": "redis": key prefix, at most 64 characters without spaces.'),
   key_encryption_secret: optional(
     text,
-    'With "type": "redis": at least 32 characters; seals the signing keys kept in Redis. Required unless every tenant is a development tenant. Prefer the OIDC_RP_KEY_ENCRYPTION_SECRET environment variable.',
+    'With "type": "redis": at least 32 random characters (openssl rand -base64 32; guessable ones are refused); seals the signing keys and authenticates the records kept in Redis. Required unless every tenant is a development tenant. Prefer the OIDC_RP_KEY_ENCRYPTION_SECRET environment variable.',
   ),
 });
 

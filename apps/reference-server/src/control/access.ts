@@ -2,16 +2,35 @@
  * Who may use the HTTP control API. Off unless turned on (then 404, like any unknown path).
  * With a secret: only requests bearing it (401 otherwise), from anywhere. Without one: only
  * requests from a loopback address that also name a loopback host (a DNS-rebinding page names
- * its own) and come from no other site's page (`Origin`, else `Sec-Fetch-Site`); anything else is 403.
+ * its own), that name neither the public origin's host nor carry any forwarding header (a
+ * reverse proxy on the same host connects from loopback too, but relays the world), and come
+ * from no other site's page (`Origin`, else `Sec-Fetch-Site`); anything else is 403.
  * Requests without a socket (in-process `fetch`) have no address and need the secret: code in
  * the same process has `server.control` itself.
+ *
+ * Every call, in both modes, carries {@link CONTROL_REQUEST_HEADER}: a custom header makes the
+ * request non-simple, so a browser page on another origin (even a loopback one) needs a
+ * preflight, which this API never grants.
  */
 import { safeEqual } from '../crypto/secrets';
+
+/**
+ * The header every control call carries (any non-empty value; the clients send `1`).
+ *
+ * @example
+ * fetch(`${origin}/_control/keys/rotate`, { method: 'POST', headers: { [CONTROL_REQUEST_HEADER]: '1' } });
+ */
+export const CONTROL_REQUEST_HEADER = 'X-Control-Request';
+
+/** Headers a proxy adds: a request carrying one was relayed, whatever its peer address. */
+const FORWARDING_HEADERS = ['forwarded', 'x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto', 'x-forwarded-port', 'x-forwarded-server', 'x-real-ip', 'via'];
 
 /** The HTTP control API's setting: off, on for loopback, or on for holders of a bearer secret. */
 export interface ControlApiSettings {
   enabled: boolean;
   secret?: string;
+  /** The configured public origin's host (`login.example.com`): a request naming it came from outside. */
+  publicHost?: string;
 }
 
 /** What the decision looks at. */
@@ -69,13 +88,26 @@ export function controlAccess(settings: ControlApiSettings, request: ControlRequ
     if (presented === '' || !safeEqual(presented, settings.secret)) {
       return { allowed: false, status: 401, reason: 'The control API needs its secret as a bearer token: Authorization: Bearer <secret>.' };
     }
-    return { allowed: true };
+    return nonSimple(request.headers);
   }
   if (!isLoopbackAddress(request.remoteAddress)) {
     return { allowed: false, status: 403, reason: 'Without a secret the control API answers loopback only; start the server with a control secret to reach it from elsewhere.' };
   }
-  if (!isLoopbackHost(request.headers.get('host') ?? '') || !fromLoopbackSite(request.headers)) {
+  if (FORWARDING_HEADERS.some((name) => request.headers.has(name))) {
+    return { allowed: false, status: 403, reason: 'Without a secret the control API answers direct loopback calls only, and this one came through a proxy; set a control secret to reach it from elsewhere.' };
+  }
+  const host = (request.headers.get('host') ?? '').toLowerCase();
+  if (settings.publicHost !== undefined && host === settings.publicHost.toLowerCase()) {
+    return { allowed: false, status: 403, reason: 'Without a secret the control API answers direct loopback calls only, and this one names the public origin; set a control secret to reach it from elsewhere.' };
+  }
+  if (!isLoopbackHost(host) || !fromLoopbackSite(request.headers)) {
     return { allowed: false, status: 403, reason: 'The control API answers requests to a loopback host from no other site only.' };
   }
-  return { allowed: true };
+  return nonSimple(request.headers);
+}
+
+/** The last check of both modes: the request carries the custom header (so it was preflighted, or sent by no browser). */
+function nonSimple(headers: Headers): ControlAccess {
+  if (headers.get(CONTROL_REQUEST_HEADER)) return { allowed: true };
+  return { allowed: false, status: 403, reason: `Every control call carries the header ${CONTROL_REQUEST_HEADER}: 1 (so that no web page can send one without a CORS preflight).` };
 }

@@ -1,11 +1,12 @@
 /**
  * The HTTP control API under `/_control/` (a path no tenant can have: tenant ids start with a
  * letter or digit): the control methods as JSON routes, for the command line and containers.
- * Off unless turned on; see access.ts for who may call it. Bodies are JSON (415 otherwise, which
- * also keeps cross-site form posts out); bad input is a 4xx `{ error, error_description, code, field }`.
+ * Off unless turned on; see access.ts for who may call it (every call carries `X-Control-Request`).
+ * Bodies are JSON (415 otherwise), at most MAX_BODY_BYTES however they are framed (413 beyond);
+ * bad input is a 4xx `{ error, error_description, code, field }`.
  */
 import { jsonResponse } from '../http/errors';
-import { BodyError, MAX_BODY_BYTES, queryParams } from '../http/params';
+import { BodyError, MAX_BODY_BYTES, queryParams, readLimited } from '../http/params';
 import { type ControlApiSettings, controlAccess } from './access';
 import type { ServerControl } from './control';
 import { ControlError } from './errors';
@@ -85,12 +86,17 @@ function problem(status: number, description: string, extra: Record<string, stri
   return jsonResponse({ error: 'invalid_request', error_description: description, ...extra }, status, headers);
 }
 
-/** The JSON object body, at most MAX_BODY_BYTES; an empty body reads as `{}`. */
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** The JSON object body, at most MAX_BODY_BYTES whether its length is declared or chunked; an empty body reads as `{}`. */
 async function readJson(request: Request): Promise<Record<string, unknown>> {
-  const declared = Number(request.headers.get('content-length') ?? 0);
-  if (declared > MAX_BODY_BYTES) throw new BodyError(`the body is larger than ${MAX_BODY_BYTES} bytes`);
-  const text = await request.text();
-  if (text.length > MAX_BODY_BYTES) throw new BodyError(`the body is larger than ${MAX_BODY_BYTES} bytes`);
+  let text: string;
+  try {
+    text = utf8.decode(await readLimited(request, MAX_BODY_BYTES));
+  } catch (error) {
+    if (error instanceof BodyError) throw error;
+    throw new BodyError('the body is not valid UTF-8');
+  }
   if (text.trim() === '') return {};
   let value: unknown;
   try {
@@ -158,7 +164,7 @@ export async function handleControlRequest(
       const status = error.field === 'content-type' ? 415 : error.status;
       return problem(status, error.message, { code: error.code, field: error.field });
     }
-    if (error instanceof BodyError) return problem(400, error.message, { code: 'invalid_input', field: 'body' });
+    if (error instanceof BodyError) return problem(error.tooLarge ? 413 : 400, error.message, { code: 'invalid_input', field: 'body' });
     throw error;
   }
 }

@@ -2,6 +2,7 @@
  * The consent page and its form post: Allow remembers the grant and completes the
  * authorization, Deny ends it with `access_denied`.
  */
+import { DENIED_DESCRIPTION } from './descriptions';
 import { OAuthError } from '../http/errors';
 import { allowFormTargets, errorPage } from '../http/html';
 import { queryParams } from '../http/params';
@@ -54,7 +55,7 @@ export async function submitConsent(ctx: RequestContext): Promise<Response> {
   const { id, interaction } = loaded;
   if (!interaction.user) return errorPage(400, 'Sign in before giving consent.');
   const decision = form.values.get('decision');
-  if (decision === 'deny') return endWithError(ctx, id, new OAuthError('access_denied', 'the user denied access'));
+  if (decision === 'deny') return endWithError(ctx, id, new OAuthError('access_denied', DENIED_DESCRIPTION));
   if (decision !== 'allow') return errorPage(400, 'The consent form was submitted without a decision.');
   await rememberConsent(ctx, interaction.user.sub, interaction.request.clientId, interaction.request.scopes);
   return complete(ctx, id);

@@ -2,21 +2,24 @@
 import { OAuthError } from '../http/errors';
 import { allowFormTargets, html, htmlPage } from '../http/html';
 import { THROTTLE_WINDOW_SECONDS } from '../oauth/throttle';
+import { brandOf } from './interaction';
 import type { RequestContext } from '../request/context';
 import type { Interaction } from '../store/store';
+import { TOO_MANY_ATTEMPTS_DESCRIPTION } from './descriptions';
 
 /** The form action that leaves a locked sign-in, sending `access_denied` to the client. */
 export const RETURN_ACTION = 'return';
 
 /**
- * The error sent to the client when the user leaves the locked page. It does not say why: the
- * page told the user, and the client learns nothing about the account's state.
+ * The error sent to the client when the user leaves the locked page: the same description as
+ * three wrong passwords in one sign-in, so the application can tell the person why (and not
+ * "cancelled"), while learning no more about the account than the person saw.
  *
  * @example
  * return endWithError(ctx, id, lockedError());
  */
 export function lockedError(): OAuthError {
-  return new OAuthError('access_denied', 'the user returned to the application without signing in');
+  return new OAuthError('access_denied', TOO_MANY_ATTEMPTS_DESCRIPTION);
 }
 
 /**
@@ -37,7 +40,7 @@ export function lockedPage(ctx: RequestContext, id: string, interaction: Interac
 <form method="post" action="${ctx.issuer}/oidc/login">
 <input type="hidden" name="interaction" value="${id}">
 <input type="hidden" name="csrf" value="${interaction.csrf}">
-<div class="actions"><button type="submit" class="primary" name="action" value="${RETURN_ACTION}">Back to ${interaction.request.clientId}</button></div>
+<div class="actions"><button type="submit" class="primary" name="action" value="${RETURN_ACTION}">Back to ${brandOf(ctx.tenant, interaction).clientName}</button></div>
 </form>`,
     headers: { 'Retry-After': String(THROTTLE_WINDOW_SECONDS) },
   });

@@ -1,7 +1,8 @@
 /**
  * The login page and its form post. Three wrong passwords or Cancel end the flow with
- * `access_denied` (RFC 6749 §4.1.2.1: the user or the server denied the request); too many
- * failures of a user or an address lock sign-ins (throttle.ts).
+ * `access_denied` (RFC 6749 §4.1.2.1: the user or the server denied the request), each with
+ * its own `error_description`; too many failures of a user or an address lock sign-ins
+ * (throttle.ts), and the page warns before the attempt that would lock.
  *
  * Development tenants with `demo_login` also sign a user in without a password: the one
  * named by `login_hint`, or the one whose button was pressed (`login_as`, CSRF-checked like
@@ -16,14 +17,16 @@ import { needsConsent } from '../oauth/consent';
 import { rotateBinding } from '../oauth/browser-binding';
 import { demoUser } from '../oauth/demo-login';
 import { INTERACTION_SECONDS, startSession } from '../oauth/session';
-import { isLoginLocked, recordFailedLogin, recordSuccessfulLogin } from '../oauth/throttle';
+import { countLoginAttempt, failedLogin, recordSuccessfulLogin, THROTTLE_WINDOW_SECONDS } from '../oauth/throttle';
 import { nowSeconds, type RequestContext } from '../request/context';
 import type { Interaction } from '../store/store';
+import { CANCELLED_DESCRIPTION, TOO_MANY_ATTEMPTS_DESCRIPTION } from './descriptions';
 import { complete, endWithError, load, readForm, renderLogin } from './interaction';
 import { lockedError, lockedPage, RETURN_ACTION } from './locked-page';
 
 /** Wrong passwords allowed before the flow ends with an error redirect. */
 export const MAX_FAILED_LOGINS = 3;
+
 const DUMMY_PASSWORD = randomToken();
 
 /**
@@ -63,7 +66,7 @@ export async function submitLogin(ctx: RequestContext): Promise<Response> {
     return signIn(ctx, id, interaction, user);
   }
   const action = form.values.get('action') ?? 'login';
-  if (action === 'cancel') return endWithError(ctx, id, new OAuthError('access_denied', 'the user cancelled the sign-in'));
+  if (action === 'cancel') return endWithError(ctx, id, new OAuthError('access_denied', CANCELLED_DESCRIPTION));
   if (action === RETURN_ACTION) return endWithError(ctx, id, lockedError());
   if (action !== 'login') return errorPage(400, 'The form was submitted with an unknown action.');
 
@@ -72,21 +75,34 @@ export async function submitLogin(ctx: RequestContext): Promise<Response> {
   if (username === undefined || password === undefined) {
     return renderLogin(ctx, id, interaction, { message: 'Enter your username and password.', ...(username ? { username } : {}) });
   }
-  if (await isLoginLocked(ctx, username)) return lockedPage(ctx, id, interaction);
+  // Counted before the password is looked at: a burst of guesses compares no more than the limits allow.
+  const attempt = await countLoginAttempt(ctx, username);
+  if (!attempt.allowed) return lockedPage(ctx, id, interaction);
   const user = ctx.tenant.users.get(username);
   const matches = safeEqual(password, user?.password ?? DUMMY_PASSWORD);
   if (!user || !matches) {
-    if (await recordFailedLogin(ctx, username)) return lockedPage(ctx, id, interaction);
+    if (failedLogin(ctx, username, attempt)) return lockedPage(ctx, id, interaction);
     const failures = await ctx.server.store.countFailedLogin(id);
     ctx.server.logger.info(`tenant ${ctx.tenant.id}: failed sign-in attempt ${failures} of ${MAX_FAILED_LOGINS}`);
-    if (failures >= MAX_FAILED_LOGINS) {
-      return endWithError(ctx, id, new OAuthError('access_denied', 'the user could not be authenticated (too many failed attempts); nothing was issued'));
-    }
-    const left = MAX_FAILED_LOGINS - failures;
-    return renderLogin(ctx, id, interaction, { message: `Wrong username or password. ${left} ${left === 1 ? 'attempt' : 'attempts'} left.`, username });
+    if (failures >= MAX_FAILED_LOGINS) return endWithError(ctx, id, new OAuthError('access_denied', TOO_MANY_ATTEMPTS_DESCRIPTION));
+    return renderLogin(ctx, id, interaction, { message: `Wrong username or password. ${attemptsLeft(MAX_FAILED_LOGINS - failures, attempt.left)}`, username });
   }
-
+  await recordSuccessfulLogin(ctx, user.username);
   return signIn(ctx, id, interaction, user);
+}
+
+/**
+ * What the login page says after a wrong password: the attempts this sign-in has left, or,
+ * when the lockout comes first, how many before it and for how long, so that nobody walks
+ * into a lockout one typo after being told "2 attempts left".
+ *
+ * @example
+ * attemptsLeft(2, 1); // '1 attempt left before sign-in is locked for 15 minutes.'
+ */
+export function attemptsLeft(inThisSignIn: number, beforeLockout: number): string {
+  const plural = (n: number) => `${n} ${n === 1 ? 'attempt' : 'attempts'} left`;
+  if (beforeLockout > inThisSignIn) return `${plural(inThisSignIn)}.`;
+  return `${plural(beforeLockout)} before sign-in is locked for ${THROTTLE_WINDOW_SECONDS / 60} minutes.`;
 }
 
 /**
@@ -94,7 +110,6 @@ export async function submitLogin(ctx: RequestContext): Promise<Response> {
  * never outlives it), then asks for consent or completes the authorization.
  */
 async function signIn(ctx: RequestContext, id: string, interaction: Interaction, user: User): Promise<Response> {
-  await recordSuccessfulLogin(ctx, user.username);
   const authentication = { username: user.username, sub: user.claims.sub, sid: randomToken(16), authTime: nowSeconds(ctx.server) };
   const headers = new Headers({ 'Set-Cookie': await startSession(ctx, authentication) });
   const binding = await rotateBinding(ctx);

@@ -2,18 +2,24 @@
  * `GET|POST /oidc/logout`: OpenID Connect RP-Initiated Logout 1.0. Ends the browser's session
  * and returns to a `post_logout_redirect_uri` registered for the client (exact match), with
  * `state`; without one, shows a signed-out page. An expired `id_token_hint` is accepted
- * (it identifies, it does not authorize); a forged one is refused. Without a hint, a signed-in
- * user is asked first (logout-confirmation.ts).
+ * (it identifies, it does not authorize); a forged one is refused. Without a hint, or with one
+ * naming another user than the signed-in one, the user is asked first (logout-confirmation.ts).
  */
 import { compactVerify, decodeProtectedHeader } from 'jose';
 import { errorPage } from '../http/html';
 import { BodyError, describeInvalid, queryParams, readFormBody, type Params } from '../http/params';
-import { endSession } from '../oauth/session';
+import { currentSession, endSession } from '../oauth/session';
 import type { RequestContext } from '../request/context';
 import { logoutConfirmation } from './logout-confirmation';
 import { signedOutPage } from './pages';
 
-async function hintAudience(ctx: RequestContext, hint: string): Promise<string[] | undefined> {
+/** What a valid hint says: the clients it was issued to, and whose it is. */
+interface Hint {
+  audiences: string[];
+  sub: string | undefined;
+}
+
+async function readHint(ctx: RequestContext, hint: string): Promise<Hint | undefined> {
   // Outside the try: keys that cannot be had are the server's failure, not a bad hint.
   const keys = await ctx.keys();
   try {
@@ -23,13 +29,18 @@ async function hintAudience(ctx: RequestContext, hint: string): Promise<string[]
     const { payload } = await compactVerify(hint, key.publicJwk, { algorithms: [key.alg] });
     const claims: unknown = JSON.parse(new TextDecoder().decode(payload));
     if (typeof claims !== 'object' || claims === null) return undefined;
-    const { iss, aud } = claims as { iss?: unknown; aud?: unknown };
+    const { iss, aud, sub } = claims as { iss?: unknown; aud?: unknown; sub?: unknown };
     if (iss !== ctx.issuer) return undefined;
     const audiences = typeof aud === 'string' ? [aud] : Array.isArray(aud) ? aud.filter((a): a is string => typeof a === 'string') : [];
-    return audiences.length > 0 ? audiences : undefined;
+    return audiences.length > 0 ? { audiences, sub: typeof sub === 'string' ? sub : undefined } : undefined;
   } catch {
     return undefined;
   }
+}
+
+async function hintNamesAnother(ctx: RequestContext, hint: Hint): Promise<boolean> {
+  const session = await currentSession(ctx);
+  return session !== undefined && session.sub !== hint.sub;
 }
 
 /**
@@ -57,9 +68,11 @@ export async function logout(ctx: RequestContext): Promise<Response> {
   const hint = values.get('id_token_hint');
   const redirect = values.get('post_logout_redirect_uri');
   let clientId = values.get('client_id');
+  let hinted: Hint | undefined;
   if (hint !== undefined) {
-    const audiences = await hintAudience(ctx, hint);
-    if (!audiences) return errorPage(400, 'The id_token_hint was not issued by this tenant.');
+    hinted = await readHint(ctx, hint);
+    if (!hinted) return errorPage(400, 'The id_token_hint was not issued by this tenant.');
+    const { audiences } = hinted;
     if (clientId !== undefined && !audiences.includes(clientId)) {
       return errorPage(400, 'The client_id does not match the id_token_hint.');
     }
@@ -73,8 +86,10 @@ export async function logout(ctx: RequestContext): Promise<Response> {
       return errorPage(400, 'The post_logout_redirect_uri is not registered for this client (it must match exactly).');
     }
   }
-  if (hint === undefined) {
-    const answer = await logoutConfirmation(ctx, values);
+  // A hint proves the request comes from a client of the signed-in user only when it names that
+  // user; another user's hint (anyone can get one of their own) is no proof, so ask (§2).
+  if (hinted === undefined || (await hintNamesAnother(ctx, hinted))) {
+    const answer = await logoutConfirmation(ctx, values, client);
     if (answer) return answer;
   }
   const clearCookie = await endSession(ctx);

@@ -117,7 +117,11 @@ export function describeInvalid(params: Params): string | undefined {
  * 400 and 401 from the token endpoint, and the other endpoints keep the same shape.
  */
 export class BodyError extends Error {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    /** True when the body was refused for its size (413 where an endpoint distinguishes it). */
+    readonly tooLarge = false,
+  ) {
     super(message);
     this.name = 'BodyError';
   }
@@ -160,14 +164,17 @@ export async function readFormBody(request: Request): Promise<Params> {
   return params;
 }
 
-const tooLarge = (limit: number): BodyError => new BodyError(`the body is larger than ${limit} bytes`);
+const tooLarge = (limit: number): BodyError => new BodyError(`the body is larger than ${limit} bytes`, true);
 
 /**
  * The body, at most `limit` bytes. A body of declared length is read in one go (HTTP framing
  * holds it to that length; the size is checked again for hand-built requests); one without
- * is streamed and cut off as soon as it passes the limit.
+ * (chunked) is streamed and cut off as soon as it passes the limit. Throws {@link BodyError}.
+ *
+ * @example
+ * const bytes = await readLimited(request, MAX_BODY_BYTES);
  */
-async function readLimited(request: Request, limit: number): Promise<Uint8Array> {
+export async function readLimited(request: Request, limit: number): Promise<Uint8Array> {
   const declared = request.headers.get('content-length');
   if (declared !== null && /^\d+$/.test(declared)) {
     if (Number(declared) > limit) throw tooLarge(limit);

@@ -3,10 +3,11 @@
  * derived with HKDF-SHA256 from the configured key encryption secret. The protected header
  * names the document's place (tenant and algorithm) and is authenticated with the content, so
  * a document that was altered, written under another secret, or copied from another tenant's
- * place does not open. Whoever can write to Redis can still delete the document, not forge it.
+ * place does not open. Whoever can write to Redis can still delete the document, or put back an
+ * older one; the version inside it lets running instances refuse that (shared-keys.ts).
  */
-import { hkdfSync } from 'node:crypto';
 import { CompactEncrypt, compactDecrypt, decodeProtectedHeader } from 'jose';
+import { deriveKey } from '../crypto/derive-key';
 
 const CONTENT_TYPE = 'oidc-rp-signing-keys';
 
@@ -30,7 +31,7 @@ export class KeySealer {
   private readonly key: Uint8Array;
 
   constructor(secret: string) {
-    this.key = new Uint8Array(hkdfSync('sha256', secret, 'oidc-rp reference-server', 'signing-key document', 32));
+    this.key = new Uint8Array(deriveKey(secret, 'signing-key document'));
   }
 
   /**

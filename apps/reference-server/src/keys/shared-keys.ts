@@ -9,6 +9,13 @@
  * The document holds private keys. With a key encryption secret it is sealed (key-sealing.ts):
  * unreadable and unforgeable for whoever reads or writes Redis; without one (development
  * tenants only) it is plaintext JSON and Redis must be as private as the server itself.
+ *
+ * Each document carries a version, one more at every rotation and sealed with the keys. An
+ * instance never adopts a document older than the one it holds: a writer to Redis who puts
+ * back a sealed document from before a rotation (to revive a key the operator rotated away)
+ * is refused, logged, and the newer document is written back. An instance that starts while
+ * the older document is in place has nothing to compare with and adopts it, until an instance
+ * holding the newer one writes it back (within REFRESH_MS while any runs).
  */
 import { calculateJwkThumbprint, exportJWK, importJWK, type CryptoKey, type JWK } from 'jose';
 import type { Logger } from '../config/logger';
@@ -22,9 +29,13 @@ import { createSigningKey, KeySet, type RetiredKey, type SigningKey } from './ke
 export const REFRESH_MS = 1_000;
 const ROTATE_ATTEMPTS = 5;
 
-/** `keys[0]` signs; the others are retired and leave the JWKS at `unpublish_at` (epoch ms). */
+/**
+ * `keys[0]` signs; the others are retired and leave the JWKS at `unpublish_at` (epoch ms).
+ * `version` grows by one at each rotation (absent in documents written before it: 0).
+ */
 interface KeyDocument {
   v: 1;
+  version?: number;
   keys: { jwk: JWK; unpublish_at?: number }[];
 }
 
@@ -52,6 +63,7 @@ function parseDocument(text: string): KeyDocument | string {
     return 'it is not JSON';
   }
   if (doc?.v !== 1 || !Array.isArray(doc.keys) || doc.keys.length === 0) return 'it is not a key document';
+  if (doc.version !== undefined && (!Number.isSafeInteger(doc.version) || doc.version < 0)) return 'its version is not a whole number';
   return doc as KeyDocument;
 }
 
@@ -63,7 +75,7 @@ function parseDocument(text: string): KeyDocument | string {
  * const keys = await shared.get(); // a KeySet, as with the memory store
  */
 export class SharedKeys {
-  private cached: { text: string; keys: KeySet; checkedAt: number } | undefined;
+  private cached: { text: string; keys: KeySet; version: number; checkedAt: number } | undefined;
   private refreshing: Promise<KeySet> | undefined;
   private readonly key: string;
 
@@ -117,16 +129,16 @@ export class SharedKeys {
     for (let attempt = 0; attempt < ROTATE_ATTEMPTS; attempt++) {
       const before = await this.redis.get(this.key);
       const now = this.now();
-      // Redis may have lost the document: retire the keys this instance holds rather than drop them.
-      const base = before ?? this.cached?.text;
-      const old = base === undefined ? [] : (await this.documentOf(base)).keys;
-      const [current, ...retired] = old;
+      let doc = before === null ? undefined : await this.documentOf(before);
+      // Redis may have lost the document, or hold an older one put back: build on what this instance holds.
+      if (this.cached && (doc === undefined || (doc.version ?? 0) < this.cached.version)) doc = await this.documentOf(this.cached.text);
+      const [current, ...retired] = doc?.keys ?? [];
       const keys = [
         { jwk: nextJwk },
         ...(current ? [{ jwk: current.jwk, unpublish_at: now + keepSeconds * 1000 }] : []),
         ...retired.filter((k) => (k.unpublish_at ?? 0) > now),
       ];
-      const text = await this.stored({ v: 1, keys });
+      const text = await this.stored({ v: 1, version: (doc?.version ?? 0) + 1, keys });
       if (await this.redis.compareAndSet(this.key, before, text)) {
         await this.adopt(text);
         return next;
@@ -140,7 +152,7 @@ export class SharedKeys {
       let text = await this.redis.get(this.key);
       if (text === null) {
         // The first instance, or Redis lost its data: offer what this instance has.
-        const mine = this.cached?.text ?? (await this.stored({ v: 1, keys: [{ jwk: await privateJwk(await createSigningKey(this.alg)) }] }));
+        const mine = this.cached?.text ?? (await this.stored({ v: 1, version: 1, keys: [{ jwk: await privateJwk(await createSigningKey(this.alg)) }] }));
         await this.redis.setIfAbsent(this.key, mine);
         text = (await this.redis.get(this.key)) ?? mine;
       }
@@ -193,6 +205,8 @@ export class SharedKeys {
       return this.cached.keys;
     }
     const doc = await this.documentOf(text);
+    const version = doc.version ?? 0;
+    if (this.cached && version < this.cached.version) throw await this.rolledBack(text, version, this.cached);
     let loaded: SigningKey[];
     try {
       loaded = await Promise.all(doc.keys.map((k) => importSigningKey(k.jwk, this.alg)));
@@ -203,7 +217,15 @@ export class SharedKeys {
     if (!current) throw this.unreadable('it is empty');
     const retired: RetiredKey[] = older.map((key, i) => ({ key, unpublishAt: doc.keys[i + 1]?.unpublish_at ?? 0 }));
     const keys = KeySet.fromKeys(current, retired, this.now);
-    this.cached = { text, keys, checkedAt: performance.now() };
+    this.cached = { text, keys, version, checkedAt: performance.now() };
     return keys;
+  }
+
+  /** An older document than the one held: refused, logged, and the held one written back. */
+  private async rolledBack(text: string, version: number, held: { text: string; version: number }): Promise<StoreUnavailableError> {
+    const restored = await this.redis.compareAndSet(this.key, text, held.text).catch(() => false);
+    const message = `the signing keys of tenant ${this.tenantId} in Redis (${this.key}) are refused: version ${version} is older than version ${held.version} in use (put back by someone who can write to Redis?); ${restored ? 'the newer document was written back' : 'keeping the keys in use'}`;
+    this.logger.error(message);
+    return new StoreUnavailableError(message);
   }
 }

@@ -37,6 +37,19 @@ export function releasedClaims(tenant: Tenant, user: User, scopes: readonly stri
   return out;
 }
 
+/**
+ * The scopes that release `claim` in this tenant: its standard scope (OIDC Core 5.4), or the
+ * tenant's `scope_claims` entries that list it; empty when no scope does.
+ *
+ * @example
+ * scopesReleasing(tenant, 'email'); // ['email']
+ */
+export function scopesReleasing(tenant: Tenant, claim: string): string[] {
+  const standard = Object.keys(SCOPE_CLAIMS).filter((scope) => SCOPE_CLAIMS[scope]?.includes(claim));
+  const custom = [...tenant.scope_claims].filter(([, names]) => names.includes(claim)).map(([scope]) => scope);
+  return [...new Set([...standard, ...custom])];
+}
+
 const DESCRIPTIONS: Readonly<Record<string, string>> = {
   openid: 'Sign you in and know who you are',
   profile: 'Your name and basic profile',

@@ -1,29 +1,57 @@
 /**
- * Throttling of password guessing. Failed sign-ins are counted per username and per client
- * address in the store — so the count survives new interactions, and a fleet on Redis shares
- * it — in a fixed window. Once a count reaches its limit, every sign-in of that user (or from
- * that address) is refused until the window ends, even with the right password. A successful
- * sign-in clears the user's count. Each failure and lockout is logged without the password.
+ * Throttling of password guessing. Every sign-in attempt is counted *before* its password is
+ * compared, in one atomic store operation over three fixed-window counters: the (username,
+ * client address) pair, the username across addresses, and the address across usernames. An
+ * attempt is refused unchanged when any counter has reached its limit, so however many guesses
+ * arrive at once, on one instance or a fleet on Redis, no more passwords are compared than the
+ * limits allow. The counter that reaches its limit starts a fresh window then, so a lockout
+ * lasts a whole window. A successful sign-in clears the pair's and the user's counts and gives
+ * the address its attempt back. Each failure and lockout is logged without the password.
  *
- * The per-user limit lets anyone lock a user out for a window by guessing; that is the price
- * of stopping online guessing without CAPTCHAs, and the window is short.
+ * The pair limit is small and the per-user one larger: a stranger guessing from one address
+ * locks out only that address for that user, and locking the user everywhere takes guesses
+ * from many addresses. That is the price of stopping online guessing without CAPTCHAs.
  */
 import { warn } from '../config/logger';
 import type { RequestContext } from '../request/context';
 
-/** Failed sign-ins of one username within a window before it is locked. */
-export const USER_FAILURE_LIMIT = 5;
+/** Failed sign-ins of one username from one address within a window before that pair is locked. */
+export const PAIR_FAILURE_LIMIT = 5;
+/** Failed sign-ins of one username, from any addresses, within a window before the user is locked. */
+export const USER_FAILURE_LIMIT = 20;
 /** Failed sign-ins from one address (any usernames) within a window before it is locked. */
 export const ADDRESS_FAILURE_LIMIT = 20;
-/** The window, in seconds on the server's clock; a lockout ends with it. */
+/** The window, in seconds on the server's clock; a lockout lasts one whole window. */
 export const THROTTLE_WINDOW_SECONDS = 15 * 60;
 
-function userKey(ctx: RequestContext, username: string): string {
-  return `login-failures:${ctx.tenant.id}:user:${username}`;
+/** One counter of an attempt: what it counts, its store key, its limit and its name in log lines. */
+interface Counter {
+  kind: 'pair' | 'user' | 'address';
+  key: string;
+  limit: number;
+  what: string;
 }
 
-function addressKey(ctx: RequestContext): string | undefined {
-  return ctx.clientAddress === undefined ? undefined : `login-failures:${ctx.tenant.id}:address:${ctx.clientAddress}`;
+/** A counted attempt: whether its password may be compared, and how many failures are left before a lockout. */
+export interface LoginAttempt {
+  /** False: a counter was at its limit; nothing was counted and the password must not be compared. */
+  allowed: boolean;
+  /** Failures left, after this attempt, before the first counter locks (0: this attempt's failure locks). */
+  left: number;
+  counters: readonly Counter[];
+  counts: readonly number[];
+}
+
+function countersOf(ctx: RequestContext, username: string): Counter[] {
+  const base = `login-failures:${ctx.tenant.id}`;
+  const user: Counter = { kind: 'user', key: `${base}:user:${username}`, limit: USER_FAILURE_LIMIT, what: 'for the user' };
+  // In-process requests have no address: the user's counter alone, at the pair's limit.
+  if (ctx.clientAddress === undefined) return [{ ...user, limit: PAIR_FAILURE_LIMIT }];
+  return [
+    { kind: 'pair', key: `${base}:pair:${ctx.clientAddress}:${username}`, limit: PAIR_FAILURE_LIMIT, what: 'for this user from this address' },
+    user,
+    { kind: 'address', key: `${base}:address:${ctx.clientAddress}`, limit: ADDRESS_FAILURE_LIMIT, what: 'for the address' },
+  ];
 }
 
 /** For log lines: a known user by name; anything else typed in the field is not repeated. */
@@ -33,49 +61,45 @@ function who(ctx: RequestContext, username: string): string {
 }
 
 /**
- * Whether sign-ins of `username`, or from this request's address, are locked right now.
+ * Counts a sign-in attempt before its password is compared. When it is not `allowed`, the
+ * sign-in is locked: answer the locked page without looking at the password.
  *
  * @example
- * if (await isLoginLocked(ctx, username)) return lockedPage(ctx, id, interaction);
+ * const attempt = await countLoginAttempt(ctx, username);
+ * if (!attempt.allowed) return lockedPage(ctx, id, interaction);
  */
-export async function isLoginLocked(ctx: RequestContext, username: string): Promise<boolean> {
-  const address = addressKey(ctx);
-  const [byUser, byAddress] = await Promise.all([
-    ctx.server.store.hitCount(userKey(ctx, username)),
-    address === undefined ? 0 : ctx.server.store.hitCount(address),
-  ]);
-  const locked = byUser >= USER_FAILURE_LIMIT || byAddress >= ADDRESS_FAILURE_LIMIT;
-  if (locked) warn(ctx.server.logger, `tenant ${ctx.tenant.id}: sign-in refused for ${who(ctx, username)}: locked after too many failed attempts`);
-  return locked;
+export async function countLoginAttempt(ctx: RequestContext, username: string): Promise<LoginAttempt> {
+  const counters = countersOf(ctx, username);
+  const { allowed, counts } = await ctx.server.store.countAttempt(counters, THROTTLE_WINDOW_SECONDS);
+  if (!allowed) warn(ctx.server.logger, `tenant ${ctx.tenant.id}: sign-in refused for ${who(ctx, username)}: locked after too many failed attempts`);
+  const left = Math.max(0, Math.min(...counters.map((c, i) => c.limit - (counts[i] ?? 0))));
+  return { allowed, left, counters, counts };
 }
 
 /**
- * Counts a failed sign-in; true when it locked the user or the address.
+ * Logs the failure of a counted attempt; true when it locked the user, the pair or the address.
  *
  * @example
- * if (await recordFailedLogin(ctx, username)) return lockedPage(ctx, id, interaction);
+ * if (failedLogin(ctx, username, attempt)) return lockedPage(ctx, id, interaction);
  */
-export async function recordFailedLogin(ctx: RequestContext, username: string): Promise<boolean> {
-  const address = addressKey(ctx);
-  const [byUser, byAddress] = await Promise.all([
-    ctx.server.store.countHit(userKey(ctx, username), THROTTLE_WINDOW_SECONDS),
-    address === undefined ? 0 : ctx.server.store.countHit(address, THROTTLE_WINDOW_SECONDS),
-  ]);
-  const counts = `${byUser} of ${USER_FAILURE_LIMIT} for the username${address === undefined ? '' : `, ${byAddress} of ${ADDRESS_FAILURE_LIMIT} for the address`}`;
+export function failedLogin(ctx: RequestContext, username: string, attempt: LoginAttempt): boolean {
+  const counts = attempt.counters.map((c, i) => `${attempt.counts[i]} of ${c.limit} ${c.what}`).join(', ');
   warn(ctx.server.logger, `tenant ${ctx.tenant.id}: failed sign-in for ${who(ctx, username)} (${counts})`);
-  const locked = byUser >= USER_FAILURE_LIMIT || byAddress >= ADDRESS_FAILURE_LIMIT;
+  const locked = attempt.left === 0;
   if (locked) {
-    warn(ctx.server.logger, `tenant ${ctx.tenant.id}: sign-in locked for ${who(ctx, username)} for up to ${THROTTLE_WINDOW_SECONDS / 60} minutes`);
+    warn(ctx.server.logger, `tenant ${ctx.tenant.id}: sign-in locked for ${who(ctx, username)} for ${THROTTLE_WINDOW_SECONDS / 60} minutes`);
   }
   return locked;
 }
 
 /**
- * Clears the user's failure count after a successful sign-in (the address count stays).
+ * After a successful password sign-in (a counted attempt): clears the pair's and the user's failure counts, and gives the
+ * address back the attempt (so people signing in from one office never lock it).
  *
  * @example
  * await recordSuccessfulLogin(ctx, username);
  */
 export async function recordSuccessfulLogin(ctx: RequestContext, username: string): Promise<void> {
-  await ctx.server.store.clearHits(userKey(ctx, username));
+  const { store } = ctx.server;
+  await Promise.all(countersOf(ctx, username).map((c) => (c.kind === 'address' ? store.refundHit(c.key) : store.clearHits(c.key))));
 }

@@ -6,11 +6,13 @@
  * Keys: `{prefix}{tenant}:{kind}:{id}`, where `id` is the SHA-256 the callers already use for
  * codes, tokens and session cookies; interaction ids and consent keys are hashed here, so no
  * usable secret is ever a key. Every entry but consent and signing keys expires with its
- * lifetime. A command that fails, or gets no answer within {@link COMMAND_TIMEOUT_MS}, throws
+ * lifetime. With a key encryption secret, every record is stored with a MAC over its key and
+ * content (record-integrity.ts), so a writer to Redis cannot forge or move one. A command that fails, or gets no answer within {@link COMMAND_TIMEOUT_MS}, throws
  * `StoreUnavailableError` (the server answers 503); the client reconnects on its own.
  */
 import type { Logger } from '../config/logger';
 import { storageKey } from '../crypto/secrets';
+import type { RecordIntegrity } from './record-integrity';
 import {
   StoreUnavailableError,
   type AccessTokenRecord,
@@ -63,6 +65,25 @@ return v`;
 const COUNT_HIT = `local n = redis.call('INCR', KEYS[1])
 if n == 1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
 return n`;
+// A sign-in attempt over several fixed-window counters (KEYS), limits in ARGV[2..]: refused
+// unchanged when any counter is at its limit, else every counter counts it. The hit that
+// brings a counter to its limit restarts its window, so a lockout lasts a whole one.
+const COUNT_ATTEMPT = `local counts = {}
+local allowed = 1
+for i, key in ipairs(KEYS) do
+  counts[i] = tonumber(redis.call('GET', key) or '0')
+  if counts[i] >= tonumber(ARGV[i + 1]) then allowed = 0 end
+end
+if allowed == 1 then
+  for i, key in ipairs(KEYS) do
+    counts[i] = redis.call('INCR', key)
+    if counts[i] == 1 or counts[i] == tonumber(ARGV[i + 1]) then redis.call('EXPIRE', key, ARGV[1]) end
+  end
+end
+table.insert(counts, 1, allowed)
+return counts`;
+const REFUND_HIT = `if tonumber(redis.call('GET', KEYS[1]) or '0') > 0 then redis.call('DECR', KEYS[1]) end
+return 1`;
 // Compare-and-set of a whole value ('' expects the key to be absent).
 const COMPARE_AND_SET = `local v = redis.call('GET', KEYS[1])
 if (v == false and ARGV[1] == '') or v == ARGV[1] then redis.call('SET', KEYS[1], ARGV[2]) return 1 end
@@ -90,6 +111,7 @@ export class RedisConnection {
     private readonly where: string,
     readonly prefix: string,
     private readonly reconnected: Set<() => void>,
+    private readonly integrity: RecordIntegrity | undefined,
   ) {}
 
   /**
@@ -99,7 +121,7 @@ export class RedisConnection {
    * @example
    * const redis = await RedisConnection.open(settings, logger);
    */
-  static async open(settings: RedisStoreSettings, logger: Logger): Promise<RedisConnection> {
+  static async open(settings: RedisStoreSettings, logger: Logger, integrity?: RecordIntegrity): Promise<RedisConnection> {
     const where = new URL(settings.url).host || 'localhost:6379';
     // Loaded on demand: servers on the memory store never pay for the client.
     const { createClient } = await import('redis');
@@ -153,7 +175,7 @@ export class RedisConnection {
       clearTimeout(timer);
     }
     connected = true;
-    return new RedisConnection(client, where, settings.prefix, reconnected);
+    return new RedisConnection(client, where, settings.prefix, reconnected, integrity);
   }
 
   /**
@@ -173,7 +195,7 @@ export class RedisConnection {
    * const store = redis.store('acme');
    */
   store(tenantId: string): Store {
-    return new RedisStore(this, `${this.prefix}${tenantId}:`);
+    return new RedisStore(this, `${this.prefix}${tenantId}:`, this.integrity);
   }
 
   /**
@@ -275,19 +297,39 @@ function parse<T>(json: string | null | undefined): T | undefined {
   }
 }
 
-/** A single-use entry as TAKE returned it. */
-function taken<T>(value: unknown): Taken<T> | undefined {
-  if (typeof value !== 'string') return undefined;
-  const record = parse<T>(value.slice(1));
-  return record && { record, alreadyUsed: value[0] !== '0' };
-}
-
 /** The {@link Store} of one tenant on Redis. */
 class RedisStore implements Store {
   constructor(
     private readonly redis: RedisConnection,
     private readonly namespace: string,
+    private readonly integrity: RecordIntegrity | undefined,
   ) {}
+
+  /** The stored form of a record under `key`: with its MAC when there is a secret. */
+  private seal(key: string, record: unknown): string {
+    const json = JSON.stringify(record);
+    return this.integrity ? this.integrity.wrap(key, json) : json;
+  }
+
+  /** The record stored under `key`; a forged or moved one (its MAC fails) reads as absent. */
+  private open<T>(key: string, stored: string | null | undefined): T | undefined {
+    if (typeof stored !== 'string') return undefined;
+    return parse<T>(this.integrity ? this.integrity.unwrap(key, stored) : stored);
+  }
+
+  /** A single-use entry (flag byte, then the sealed record) as GET or TAKE returned it. */
+  private taken<T>(key: string, value: unknown): Taken<T> | undefined {
+    if (typeof value !== 'string') return undefined;
+    const record = this.open<T>(key, value.slice(1));
+    return record && { record, alreadyUsed: value[0] !== '0' };
+  }
+
+  /** An interaction from an HMGET reply `[record, failedLogins]`. */
+  private interaction(key: string, reply: unknown): Interaction | undefined {
+    if (!Array.isArray(reply)) return undefined;
+    const record = this.open<Omit<Interaction, 'failedLogins'>>(key, reply[0] as string | null);
+    return record && { ...record, failedLogins: Number(reply[1] ?? 0) };
+  }
 
   private key(kind: string, id: string): string {
     return `${this.namespace}${kind}:${id}`;
@@ -308,23 +350,28 @@ class RedisStore implements Store {
 
   async saveInteraction(id: string, interaction: Interaction, ttlSeconds: number): Promise<void> {
     const { failedLogins, ...record } = interaction;
-    await this.redis.script(SAVE_INTERACTION, [this.interactionKey(id)], [JSON.stringify(record), String(failedLogins), ttl(ttlSeconds)]);
+    const key = this.interactionKey(id);
+    await this.redis.script(SAVE_INTERACTION, [key], [this.seal(key, record), String(failedLogins), ttl(ttlSeconds)]);
   }
   async findInteraction(id: string): Promise<Interaction | undefined> {
-    return interactionOf(await this.redis.command(['HMGET', this.interactionKey(id), 'r', 'f']));
+    const key = this.interactionKey(id);
+    return this.interaction(key, await this.redis.command(['HMGET', key, 'r', 'f']));
   }
   async countFailedLogin(id: string): Promise<number> {
     return Number(await this.redis.script(COUNT_FAILED_LOGIN, [this.interactionKey(id)]));
   }
   async takeInteraction(id: string): Promise<Interaction | undefined> {
-    return interactionOf(await this.redis.script(TAKE_INTERACTION, [this.interactionKey(id)]));
+    const key = this.interactionKey(id);
+    return this.interaction(key, await this.redis.script(TAKE_INTERACTION, [key]));
   }
 
   async saveSession(key: string, session: Session, ttlSeconds: number): Promise<void> {
-    await this.set(this.key('session', key), JSON.stringify(session), ttlSeconds);
+    const at = this.key('session', key);
+    await this.set(at, this.seal(at, session), ttlSeconds);
   }
   async findSession(key: string): Promise<Session | undefined> {
-    return parse(await this.redis.get(this.key('session', key)));
+    const at = this.key('session', key);
+    return this.open(at, await this.redis.get(at));
   }
   async deleteSession(key: string): Promise<void> {
     await this.del(this.key('session', key));
@@ -332,51 +379,55 @@ class RedisStore implements Store {
 
   async saveConsent(key: string, scopes: string[]): Promise<void> {
     // Kept without expiry, like the memory store: consent lasts until Redis is cleared.
-    await this.set(this.key('consent', storageKey(key)), JSON.stringify(scopes));
+    const at = this.key('consent', storageKey(key));
+    await this.set(at, this.seal(at, { scopes }));
   }
   async findConsent(key: string): Promise<string[] | undefined> {
-    const json = await this.redis.get(this.key('consent', storageKey(key)));
-    if (json === null) return undefined;
-    try {
-      const scopes: unknown = JSON.parse(json);
-      return Array.isArray(scopes) && scopes.every((s) => typeof s === 'string') ? scopes : undefined;
-    } catch {
-      return undefined;
-    }
+    const at = this.key('consent', storageKey(key));
+    const scopes = this.open<{ scopes?: unknown }>(at, await this.redis.get(at))?.scopes;
+    return Array.isArray(scopes) && scopes.every((s) => typeof s === 'string') ? scopes : undefined;
   }
 
   async saveCode(key: string, record: CodeRecord, ttlSeconds: number): Promise<void> {
-    await this.set(this.key('code', key), `0${JSON.stringify(record)}`, ttlSeconds);
+    const at = this.key('code', key);
+    await this.set(at, `0${this.seal(at, record)}`, ttlSeconds);
   }
   async peekCode(key: string): Promise<Taken<CodeRecord> | undefined> {
-    return taken(await this.redis.get(this.key('code', key)));
+    const at = this.key('code', key);
+    return this.taken(at, await this.redis.get(at));
   }
   async takeCode(key: string): Promise<Taken<CodeRecord> | undefined> {
-    return taken(await this.redis.script(TAKE, [this.key('code', key)]));
+    const at = this.key('code', key);
+    return this.taken(at, await this.redis.script(TAKE, [at]));
   }
 
   async saveAccessToken(key: string, record: AccessTokenRecord, ttlSeconds: number): Promise<void> {
-    await this.set(this.key('at', key), JSON.stringify(record), ttlSeconds);
+    const at = this.key('at', key);
+    await this.set(at, this.seal(at, record), ttlSeconds);
   }
   async findAccessToken(key: string): Promise<AccessTokenRecord | undefined> {
-    return parse(await this.redis.get(this.key('at', key)));
+    const at = this.key('at', key);
+    return this.open(at, await this.redis.get(at));
   }
   async deleteAccessToken(key: string): Promise<void> {
     await this.del(this.key('at', key));
   }
 
   async saveRefreshToken(key: string, record: RefreshTokenRecord, ttlSeconds: number): Promise<void> {
-    await this.set(this.key('rt', key), `0${JSON.stringify(record)}`, ttlSeconds);
+    const at = this.key('rt', key);
+    await this.set(at, `0${this.seal(at, record)}`, ttlSeconds);
   }
   async findRefreshToken(key: string): Promise<RefreshTokenRecord | undefined> {
-    const value = await this.redis.get(this.key('rt', key));
-    return value === null ? undefined : parse(value.slice(1));
+    const at = this.key('rt', key);
+    return this.taken<RefreshTokenRecord>(at, await this.redis.get(at))?.record;
   }
   async peekRefreshToken(key: string): Promise<Taken<RefreshTokenRecord> | undefined> {
-    return taken(await this.redis.get(this.key('rt', key)));
+    const at = this.key('rt', key);
+    return this.taken(at, await this.redis.get(at));
   }
   async takeRefreshToken(key: string): Promise<Taken<RefreshTokenRecord> | undefined> {
-    return taken(await this.redis.script(TAKE, [this.key('rt', key)]));
+    const at = this.key('rt', key);
+    return this.taken(at, await this.redis.script(TAKE, [at]));
   }
 
   async revokeGrant(grantId: string, ttlSeconds: number): Promise<void> {
@@ -396,11 +447,15 @@ class RedisStore implements Store {
   async clearHits(key: string): Promise<void> {
     await this.del(this.key('hits', storageKey(key)));
   }
-}
-
-/** An interaction from an HMGET reply `[record, failedLogins]`. */
-function interactionOf(reply: unknown): Interaction | undefined {
-  if (!Array.isArray(reply)) return undefined;
-  const record = parse<Omit<Interaction, 'failedLogins'>>(reply[0] as string | null);
-  return record && { ...record, failedLogins: Number(reply[1] ?? 0) };
+  async countAttempt(counters: readonly { key: string; limit: number }[], ttlSeconds: number): Promise<{ allowed: boolean; counts: number[] }> {
+    const keys = counters.map((c) => this.key('hits', storageKey(c.key)));
+    const reply = await this.redis.script(COUNT_ATTEMPT, keys, [ttl(ttlSeconds), ...counters.map((c) => String(c.limit))]);
+    const [allowed, ...counts] = Array.isArray(reply) ? reply.map(Number) : [];
+    // An unreadable reply refuses the attempt: a throttle that fails open would let guesses through.
+    if (allowed === undefined || counts.length !== counters.length) return { allowed: false, counts: counters.map((c) => c.limit) };
+    return { allowed: allowed === 1, counts };
+  }
+  async refundHit(key: string): Promise<void> {
+    await this.redis.script(REFUND_HIT, [this.key('hits', storageKey(key))]);
+  }
 }

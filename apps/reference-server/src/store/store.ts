@@ -163,6 +163,15 @@ export interface Store {
   hitCount(key: string): Promise<number>;
   /** Removes a counter. */
   clearHits(key: string): Promise<void>;
+  /**
+   * Atomically, over several counters: when every one is below its limit, adds one to each and
+   * answers `allowed` with the new counts; when any has reached its limit, changes nothing and
+   * answers the counts as they are. A counter lives `ttlSeconds` from its first hit, and again
+   * from the hit that brings it to its limit (so a lockout lasts a whole window).
+   */
+  countAttempt(counters: readonly { key: string; limit: number }[], ttlSeconds: number): Promise<{ allowed: boolean; counts: number[] }>;
+  /** Takes one back from a counter (never below 0), keeping its expiry. */
+  refundHit(key: string): Promise<void>;
 }
 
 interface Entry<T> {
@@ -357,5 +366,23 @@ export class MemoryStore implements Store {
   }
   async clearHits(key: string): Promise<void> {
     this.hits.delete(key);
+  }
+  // No await inside: the check and the increments run as one step in this process.
+  async countAttempt(counters: readonly { key: string; limit: number }[], ttlSeconds: number): Promise<{ allowed: boolean; counts: number[] }> {
+    const entries = counters.map((c) => this.hits.entry(c.key));
+    const before = entries.map((e) => e?.value ?? 0);
+    if (counters.some((c, i) => (before[i] ?? 0) >= c.limit)) return { allowed: false, counts: before };
+    const counts = counters.map((c, i) => {
+      const entry = entries[i];
+      const count = (entry?.value ?? 0) + 1;
+      if (!entry || count === c.limit) this.hits.set(c.key, count, ttlSeconds);
+      else entry.value = count;
+      return count;
+    });
+    return { allowed: true, counts };
+  }
+  async refundHit(key: string): Promise<void> {
+    const entry = this.hits.entry(key);
+    if (entry && entry.value > 0) entry.value -= 1;
   }
 }

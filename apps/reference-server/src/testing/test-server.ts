@@ -6,10 +6,10 @@
  */
 import { createLocalJWKSet, jwtVerify } from 'jose';
 import { demoConfig } from '../config/demo';
-import type { Tenant, User } from '../config/model';
-import { ConfigError, type ServerConfig, validateConfig } from '../config/schema';
+import type { Client, Tenant, User } from '../config/model';
+import { type ClientConfig, ConfigError, type ServerConfig, validateConfig } from '../config/schema';
 import { randomToken, s256 } from '../crypto/secrets';
-import { USER_SCOPES } from '../oauth/claims';
+import { scopesReleasing, USER_SCOPES } from '../oauth/claims';
 import { createReferenceServer, type ReferenceServer, tenantsOf } from '../server';
 import { completeLogin, CookieJar } from './complete-login';
 
@@ -28,6 +28,14 @@ export interface TestServerOptions {
   developmentKeys?: boolean;
   /** Skip the consent page for every client. Default true. */
   skipConsent?: boolean;
+  /**
+   * Custom claims per scope, added to every tenant's `scope_claims`; each scope is also added to
+   * the scopes of every client with a browser grant, so `loginAs` asks for it by default:
+   * `createTestServer({ scopeClaims: { roles: ['roles'] } })` then
+   * `loginAs('bob', { claims: { roles: ['admin'] } })` has `claims.roles`. Same rules as the
+   * config's `scope_claims` (standard claims keep their standard scopes).
+   */
+  scopeClaims?: Record<string, string[]>;
 }
 
 /** Options of {@link TestServer.loginAs}. */
@@ -114,6 +122,55 @@ function withoutConsent(config: ServerConfig): ServerConfig {
   };
 }
 
+/** Whether a client signs users in (and so may ask for claim-releasing scopes). */
+function signsUsersIn(client: ClientConfig): boolean {
+  const grants = client.grant_types ?? ['authorization_code'];
+  return grants.includes('authorization_code') || grants.includes('implicit');
+}
+
+/** The config with `scopeClaims` merged into every tenant and their scopes granted to every sign-in client. */
+function withScopeClaims(config: ServerConfig, scopeClaims: Record<string, string[]>): ServerConfig {
+  const scopes = Object.keys(scopeClaims);
+  return {
+    ...config,
+    tenants: config.tenants.map((t) => ({
+      ...t,
+      scope_claims: { ...t.scope_claims, ...scopeClaims },
+      clients: t.clients?.map((c) => (signsUsersIn(c) ? { ...c, scopes: [...new Set([...(c.scopes ?? ['openid']), ...scopes])] } : c)),
+    })),
+  };
+}
+
+/**
+ * Refuses claims that the login would silently drop: each given claim must be released by a
+ * requested scope. The message names the scope to add and, when the client may not ask for it,
+ * the config change; thrown before anything is changed on the server.
+ */
+function checkReleased(tenant: Tenant, client: Client, scope: string, claims: Record<string, unknown> | undefined): void {
+  const requested = scope.split(' ');
+  for (const claim of Object.keys(claims ?? {})) {
+    if (claim === 'sub') continue;
+    const releasing = scopesReleasing(tenant, claim);
+    if (releasing.some((s) => requested.includes(s))) continue;
+    const field = `claims.${claim}`;
+    if (releasing.length === 0) {
+      throw new ConfigError(
+        field,
+        `no scope of tenant "${tenant.id}" releases "${claim}", so the ID token would not carry it: map it to a scope, e.g. createTestServer({ scopeClaims: { ${claim}: ['${claim}'] } }) or "scope_claims": { "${claim}": ["${claim}"] } in the tenant's config`,
+      );
+    }
+    const allowed = releasing.filter((s) => client.scopes.includes(s));
+    const names = releasing.map((s) => `"${s}"`).join(' or ');
+    if (allowed.length > 0) {
+      throw new ConfigError(field, `"${claim}" is released by the scope ${names}, which the requested scope "${scope}" lacks: pass scope: '${scope} ${allowed[0]}'`);
+    }
+    throw new ConfigError(
+      field,
+      `"${claim}" is released by the scope ${names}, which client "${client.client_id}" may not ask for: add "${releasing[0]}" to the client's "scopes" in the config (createTestServer({ scopeClaims }) adds its scopes to every client), then pass scope: '${scope} ${releasing[0]}'`,
+    );
+  }
+}
+
 function tenantOf(server: ReferenceServer, id: string | undefined): Tenant {
   const tenants = tenantsOf(server);
   const entry = id === undefined ? tenants?.values().next().value : tenants?.get(id);
@@ -125,7 +182,7 @@ function tenantOf(server: ReferenceServer, id: string | undefined): Tenant {
  * The user `username` with `claims` merged in; created (a persona) when unknown. Stored through
  * the runtime control, so later runtime changes to users and clients keep it.
  */
-async function persona(server: ReferenceServer, tenant: Tenant, username: string, claims: Record<string, unknown> | undefined): Promise<User> {
+async function persona(server: ReferenceServer, tenant: Tenant, username: string, claims: Record<string, unknown> | undefined, beforeSaving: () => void): Promise<User> {
   const existing = tenant.users.get(username);
   if (existing && claims === undefined) return existing;
   if (existing && claims?.sub !== undefined && claims.sub !== existing.claims.sub) {
@@ -149,6 +206,7 @@ async function persona(server: ReferenceServer, tenant: Tenant, username: string
       throw new ConfigError('claims.sub', `sub "${user.claims.sub}" belongs to user "${other.username}"`);
     }
   }
+  beforeSaving();
   const entry = { username, password: user.password, claims: user.claims };
   if (existing) await server.control.users.update(username, { claims: entry.claims }, { tenant: tenant.id });
   else await server.control.users.add(entry, { tenant: tenant.id });
@@ -170,7 +228,8 @@ function defaultScope(tenant: Tenant, scopes: readonly string[]): string {
  * const { tokens, claims } = await op.loginAs('alice', { client: 'web', scope: 'openid email' });
  */
 export async function createTestServer(options: TestServerOptions = {}): Promise<TestServer> {
-  const base = options.config ?? demoConfig();
+  const given = options.config ?? demoConfig();
+  const base = options.scopeClaims ? withScopeClaims(given, options.scopeClaims) : given;
   const config = options.skipConsent === false ? base : withoutConsent(base);
   const server = await createReferenceServer(config, {
     logger: false,
@@ -192,7 +251,8 @@ export async function createTestServer(options: TestServerOptions = {}): Promise
     if (!client) throw new Error(`loginAs: there is no client "${o.client ?? '(with the authorization_code grant)'}" in tenant "${tenant.id}"`);
     if (!client.response_types.includes('code')) throw new Error(`loginAs: client "${client.client_id}" is not registered for response_type "code"`);
     const redirectUri = o.redirectUri ?? client.redirect_uris[0] ?? '';
-    const user = await persona(server, tenant, username, o.claims);
+    const scope = o.scope ?? defaultScope(tenant, client.scopes);
+    const user = await persona(server, tenant, username, o.claims, () => checkReleased(tenant, client, scope, o.claims));
     const verifier = randomToken(32);
     const state = randomToken(16);
     const nonce = randomToken(16);
@@ -201,7 +261,7 @@ export async function createTestServer(options: TestServerOptions = {}): Promise
       response_type: 'code',
       client_id: client.client_id,
       redirect_uri: redirectUri,
-      scope: o.scope ?? defaultScope(tenant, client.scopes),
+      scope,
       state,
       nonce,
       code_challenge: s256(verifier),

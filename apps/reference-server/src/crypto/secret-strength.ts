@@ -1,0 +1,56 @@
+/**
+ * A check that a configured secret looks random. A secret is the whole security of what it
+ * protects (the sealed signing keys, the grant records' MACs, the control API), and a
+ * 32-character phrase someone made up is guessable offline. This refuses the obvious cases
+ * only — repeats, one character class, few distinct characters, keyboard or alphabet runs,
+ * words — it cannot prove randomness; the message says how to generate a real one.
+ */
+
+/** How to make a good secret, for messages. */
+export const GENERATE_SECRET = "generate one with `openssl rand -base64 32` or `node -e \"console.log(require('node:crypto').randomBytes(32).toString('base64'))\"`";
+
+const MIN_DISTINCT = 8;
+/** Length of a run that counts; runs are matched as typed (lower case), so random output practically never has one. */
+const RUN = 6;
+const ROWS = ['abcdefghijklmnopqrstuvwxyz', '0123456789', 'qwertyuiop', 'asdfghjkl', 'zxcvbnm', '1234567890'];
+/** Words of six letters or more, so random base64 (about 1 in 10^9 per position) does not hit them by chance. */
+const WORDS = ['password', 'passwd', 'secret', 'changeme', 'letmein', 'qwerty', 'default', 'example', 'testing'];
+
+/** Whether `text` contains RUN characters in a row of an alphabet or keyboard row, either way. */
+function hasRun(text: string): boolean {
+  for (const row of ROWS) {
+    for (const line of [row, [...row].reverse().join('')]) {
+      for (let i = 0; i + RUN <= line.length; i++) if (text.includes(line.slice(i, i + RUN))) return true;
+    }
+  }
+  return false;
+}
+
+/** Whether `text` is one shorter piece said again and again (`abcabcabc`, `xxxx`). */
+function isRepeat(text: string): boolean {
+  for (let size = 1; size <= text.length / 2; size++) {
+    if (text.length % size === 0 && text.slice(0, size).repeat(text.length / size) === text) return true;
+  }
+  return false;
+}
+
+/**
+ * Why `secret` is obviously not random, or undefined when it passes.
+ *
+ * @example
+ * weakSecretProblem('a'.repeat(32)); // 'repeats one short piece'
+ * weakSecretProblem(randomBytes(32).toString('base64')); // undefined
+ */
+export function weakSecretProblem(secret: string): string | undefined {
+  if (isRepeat(secret)) return 'repeats one short piece';
+  const distinct = new Set(secret).size;
+  if (distinct < MIN_DISTINCT) return `has only ${distinct} different characters`;
+  const classes = [/[a-z]/, /[A-Z]/, /[0-9]/, /[^a-zA-Z0-9]/].filter((c) => c.test(secret)).length;
+  if (classes < 2) return 'uses a single kind of character';
+  if (hasRun(secret)) return 'contains a keyboard or alphabet sequence';
+  const lower = secret.toLowerCase();
+  const word = WORDS.find((w) => lower.includes(w));
+  if (word !== undefined) return `contains the word "${word}"`;
+  if (/^([a-z]{3,}[-_. ]){2,}[a-z]{3,}$/.test(secret)) return 'is words joined by separators';
+  return undefined;
+}
