@@ -83,7 +83,7 @@ describe.each([...new Set(snippets.map((s) => s.file))])('%s', (file) => {
 
 // Each a node process of its own: several at once.
 describe.concurrent('run with node against the reference server', () => {
-  for (const snippet of snippets.filter((s) => s.mode === 'run')) {
+  for (const snippet of snippets.filter((s) => s.mode === 'run' || s.mode === 'global-setup')) {
     it(`${snippet.file}:${snippet.line}`, async () => {
       const result = await runSnippet(snippet, scratch, origin);
       if (!result.ok) throw new Error(failure(snippet, 'failed when run with node', result.output));
