@@ -124,7 +124,8 @@ export async function runInBrowser(snippet: Snippet, dir: string, serverOrigin: 
   try {
     script = await bundle(snippet, dir, serverOrigin, appOrigin);
     await registerOrigin(control, DOCUMENTED_APP_ORIGIN, appOrigin);
-    return await walk(`${appOrigin}/`, run, (url) => url.replace(appOrigin, DOCUMENTED_APP_ORIGIN), problems);
+    const start = run.url ? run.url.replace(DOCUMENTED_APP_ORIGIN, appOrigin) : `${appOrigin}/`;
+    return await walk(start, run, (url) => url.replace(appOrigin, DOCUMENTED_APP_ORIGIN), problems);
   } catch (error) {
     return { ok: false, output: [(error as Error).message, ...problems].join('\n') };
   } finally {

@@ -5,8 +5,9 @@
 //   <!-- snippet: vitest -->                   a vitest test file: type-checked, run by vitest
 //   <!-- snippet: browser (signs in as alice, then expects "TEXT") -->
 //                                              a page script: bundled, opened in Chromium at
-//                                              http://127.0.0.1:5173/, signed in through the
-//                                              server's login page; passes when TEXT shows
+//                                              http://127.0.0.1:5173/ (or the app URL the marker
+//                                              starts with), signed in through the server's login
+//                                              page; passes when TEXT shows
 //   <!-- snippet: server (http://127.0.0.1:3000/login signs in as alice, then expects "TEXT") -->
 //                                              a web server: run with node on a free port in
 //                                              place of the URL's, the URL opened in Chromium,
@@ -36,7 +37,7 @@ export type Mode = 'run' | 'global-setup' | 'vitest' | 'browser' | 'server' | 'c
 export interface BrowserRun {
   user?: string;
   expects: string;
-  /** Server snippets: the documented URL the browser opens (its origin is where the server listens). */
+  /** The documented URL the browser opens: for a server, its origin is where the server listens; for a page, it is on http://127.0.0.1:5173. */
   url?: string;
 }
 
@@ -126,7 +127,8 @@ function withMarkers(block: Block, markers: string[]): Block {
         const url = /(https?:\/\/[^\s)]+)/.exec(reason ?? '')?.[1];
         if (kind === 'server' && !url) throw new MarkerError(`${where}: "server" needs the URL to open, e.g. "<!-- snippet: server (http://127.0.0.1:3000/login signs in as alice, then expects "Alice") -->"`);
         block.mode = kind;
-        block.browser = { expects, ...(user === undefined ? {} : { user }), ...(kind === 'server' && url ? { url } : {}) };
+        if (kind === 'browser' && url && !url.startsWith('http://127.0.0.1:5173/')) throw new MarkerError(`${where}: a "browser" page opens on the app origin, e.g. "<!-- snippet: browser (http://127.0.0.1:5173/orders signs in as alice, then expects "Alice") -->", not ${url}`);
+        block.browser = { expects, ...(user === undefined ? {} : { user }), ...(url ? { url } : {}) };
         break;
       }
       case 'compile-only':
