@@ -172,7 +172,7 @@ describe('a broken snippet fails with its README file and line', () => {
             '  });',
             "  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));",
             "  const { port } = server.address() as import('node:net').AddressInfo;",
-            '  process.env.OIDC_ISSUER = `http://127.0.0.1:${port}/demo`;',
+            "  process.env.OIDC_ISSUER = 'http://127.0.0.1:' + port + '/demo';",
             `  return () => ${close};`,
             '}',
             fence,
