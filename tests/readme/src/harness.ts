@@ -163,7 +163,7 @@ export interface RunResult {
 }
 
 /** Runs a snippet with node as a module of the scratch project; it must exit 0 within `timeout` ms. */
-export async function runSnippet(snippet: Snippet, dir: string, origin: string, timeout = 30_000): Promise<RunResult> {
+export async function runSnippet(snippet: Snippet, dir: string, origin: string, timeout = 30_000, env: Record<string, string> = {}): Promise<RunResult> {
   mkdirSync(join(dir, 'run'), { recursive: true });
   let file = join(dir, 'run', `${snippet.name}.mjs`);
   writeFileSync(file, runnableSource(snippet, origin));
@@ -171,7 +171,7 @@ export async function runSnippet(snippet: Snippet, dir: string, origin: string, 
     file = join(dir, 'run', `${snippet.name}.global-setup.mjs`);
     writeFileSync(file, globalSetupRunner(`./${snippet.name}.mjs`));
   }
-  const result = await exec(process.execPath, ['--enable-source-maps', file], { cwd: dir, timeout, env: { ...process.env, ...RUN_ENV, NODE_ENV: 'development' } }).then(
+  const result = await exec(process.execPath, ['--enable-source-maps', file], { cwd: dir, timeout, env: { ...process.env, ...RUN_ENV, ...env, NODE_ENV: 'development' } }).then(
     ({ stdout, stderr }) => ({ ok: true, output: `${stdout}${stderr}` }),
     (error: { stdout?: string; stderr?: string; killed?: boolean; code?: number }) => ({
       ok: false,
