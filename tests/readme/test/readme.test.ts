@@ -119,11 +119,27 @@ describe('run with vitest (one run for all)', () => {
   }
 });
 
-describe('run in Chromium, signed in through the reference server', () => {
+// Two at a time (the suite has 2 cores): each a browser context of one Chromium, and for a
+// server a node process.
+const CHROMIUM_RUNS_AT_ONCE = 2;
+let running = 0;
+const waiting: (() => void)[] = [];
+async function inTurn<T>(run: () => Promise<T>): Promise<T> {
+  if (running >= CHROMIUM_RUNS_AT_ONCE) await new Promise<void>((resolve) => waiting.push(resolve));
+  running++;
+  try {
+    return await run();
+  } finally {
+    running--;
+    waiting.shift()?.();
+  }
+}
+
+describe.concurrent('run in Chromium, signed in through the reference server', () => {
   for (const snippet of snippets.filter((s) => s.mode === 'browser' || s.mode === 'server')) {
     const how = snippet.mode === 'browser' ? 'a page script' : 'a web server run with node';
     it(`${snippet.file}:${snippet.line} (${how})`, async () => {
-      const result = await (snippet.mode === 'browser' ? runInBrowser : runServerInBrowser)(snippet, scratch, origin, control);
+      const result = await inTurn(() => (snippet.mode === 'browser' ? runInBrowser : runServerInBrowser)(snippet, scratch, origin, control));
       if (!result.ok) throw new Error(failure(snippet, 'failed in Chromium', result.output));
     });
   }
