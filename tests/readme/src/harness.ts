@@ -236,9 +236,18 @@ export async function runVitestSnippets(snippets: Snippet[], dir: string, origin
     const failures = file.assertionResults.filter((a) => a.status !== 'passed');
     const ok = file.status === 'passed' && file.assertionResults.length > 0 && failures.length === 0;
     const output = [file.message, ...failures.map((f) => `${f.fullName}: ${f.status}\n${f.failureMessages.join('\n')}`)].filter(Boolean).join('\n');
-    results.set(snippet.name, { ok, output: output || (ok ? '' : 'no test ran') });
+    results.set(snippet.name, { ok, output: vitestPositions(snippet, output) || (ok ? '' : 'no test ran') });
   }
   return results;
+}
+
+/** Positions in a vitest snippet's file (its code as written) as README file:line. */
+function vitestPositions(snippet: Snippet, output: string): string {
+  const name = `${snippet.name}.test${EXTENSION[snippet.lang]}`.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return output.replace(new RegExp(`(?:file://)?[^\\s(]*${name}:(\\d+)`, 'g'), (_match, line: string) => {
+    const at = snippet.lineOf(Number(line) - 1);
+    return `${at.file}:${at.line}`;
+  });
 }
 
 function realpathOr(path: string): string {

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { extractBlocks, MarkerError, snippetsOf } from '../src/extract.ts';
-import { failure, runnableSource, runSnippet, typecheck } from '../src/harness.ts';
+import { failure, runnableSource, runSnippet, runVitestSnippets, typecheck } from '../src/harness.ts';
 import { checkInstallNotes, INSTALL_NOTE } from '../src/install-note.ts';
 
 const fence = '```';
@@ -159,6 +159,16 @@ describe('a broken snippet fails with its README file and line', () => {
 
   it('an app file is imported by the others as @/path', () => {
     expect(app.map((s) => errors.get(s.name))).toEqual([[], [expect.stringMatching(/^X\.md:7:11 TS2345: Argument of type 'number' is not assignable/)]]);
+  });
+
+  it('a vitest block whose assertion fails: the assertion error at its README line; one that passes passes', async () => {
+    const blocks = ['# Testing', '', '<!-- snippet: vitest -->', `${fence}ts`, "import { expect, it } from 'vitest';", '', "it('adds', () => {", '  expect(1 + 1).toBe(3);', '});', fence].join('\n');
+    const [fails] = snippetsOf(extractBlocks('packages/x/README.md', blocks));
+    const [passes] = snippetsOf(extractBlocks('packages/y/README.md', blocks.replace('toBe(3)', 'toBe(2)')));
+    if (!fails || !passes) throw new Error('no snippets');
+    const results = await runVitestSnippets([fails, passes], dir, 'http://127.0.0.1:1');
+    expect(results.get(fails.name)).toEqual({ ok: false, output: expect.stringMatching(/^adds: failed\nAssertionError: expected 2 to be 3[\s\S]*packages\/x\/README\.md:8:/) });
+    expect(results.get(passes.name)).toEqual({ ok: true, output: '' });
   });
 
   it('a global setup runs: its issuer must serve discovery, and a teardown that leaves the server open fails', async () => {
