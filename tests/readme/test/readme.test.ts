@@ -84,8 +84,10 @@ afterAll(async () => {
   const ran = snippets.filter((s) => s.mode !== 'compile-only');
   console.log(
     `README check: ${blocks.length} fenced blocks in ${new Set(blocks.map((b) => b.file)).size} files; ${code.length} code blocks, ` +
-      `${snippets.length} programs type-checked (continued blocks joined), ${ran.length} run (${ran.filter((s) => s.mode === 'browser' || s.mode === 'server').length} in Chromium, ` +
-      `${ran.filter((s) => s.mode === 'vitest').length} with vitest); ${blocks.filter((b) => b.lang === 'json').length} JSON blocks; ` +
+      `${snippets.length} programs type-checked (continued blocks joined), ${ran.length} run (${ran.filter((s) => s.mode === 'run').length} with node, ` +
+      `${ran.filter((s) => s.mode === 'browser').length} page scripts and ${ran.filter((s) => s.mode === 'server').length} web servers in Chromium, ` +
+      `${ran.filter((s) => s.mode === 'vitest').length} with vitest, ${ran.filter((s) => s.mode === 'global-setup').length} global setup), ` +
+      `${snippets.length - ran.length} compile-only; ${blocks.filter((b) => b.lang === 'json').length} JSON blocks; ` +
       `${((Date.now() - started) / 1000).toFixed(1)} s (${phases.join(', ')})`,
   );
 });
