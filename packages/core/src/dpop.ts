@@ -270,7 +270,9 @@ async function sendWithProof<T>(
 ): Promise<T> {
   const headers = new Headers(init.headers);
   if (accessToken !== undefined) headers.set('Authorization', `DPoP ${accessToken}`);
-  const htm = init.method ?? 'GET';
+  // fetch sends the standard methods upper-case whatever the caller wrote; the proof must match.
+  const method = init.method ?? 'GET';
+  const htm = /^(delete|get|head|options|post|put)$/i.test(method) ? method.toUpperCase() : method;
   const origin = new URL(url).origin;
   const retry = Symbol('retry');
   for (let attempt = 0; attempt < 2; attempt += 1) {

@@ -260,7 +260,7 @@ describe('userinfo and protected resources with a DPoP-bound token', () => {
     server.use(
       http.post(API, () => new HttpResponse(null, { status: 401, headers: { 'WWW-Authenticate': 'Bearer realm="api", DPoP algs="ES256", error="use_dpop_nonce"', 'DPoP-Nonce': `r-${++nonce}` } })),
     );
-    const response = await protectedResourceRequest(await dpop(), 'bound-at', API, { method: 'POST', body: '{"n":1}' });
+    const response = await protectedResourceRequest(await dpop(), 'bound-at', API, { method: 'post', body: '{"n":1}' });
     expect(response.status).toBe(401);
     expect(requests).toHaveLength(2);
     expect(await requests[1]!.text()).toBe('{"n":1}');
