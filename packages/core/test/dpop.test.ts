@@ -82,7 +82,9 @@ describe('dpop(): the handle', () => {
     )) as CryptoKeyPair;
     const hmac = await crypto.subtle.generateKey({ name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
     const es256 = await generateDpopKeyPair();
+    const sealedPublic = await crypto.subtle.importKey('jwk', await crypto.subtle.exportKey('jwk', es256.publicKey), { name: 'ECDSA', namedCurve: 'P-256' }, false, ['verify']);
     for (const options of [
+      { keyPair: { privateKey: es256.privateKey, publicKey: sealedPublic } },
       { keyPair: p521 },
       { keyPair: rsa1024 },
       { keyPair: { privateKey: hmac, publicKey: hmac } as CryptoKeyPair },
