@@ -1,6 +1,6 @@
 /**
  * Where the server keeps its state. The interface is async and its single-use operations
- * (`takeCode`, `takeRefreshToken`, `takeInteraction`, `countFailedLogin`) are atomic, so a
+ * (`takeCode`, `takeRefreshToken`, `takeInteraction`, `countFailedLogin`, `countAttempt`) are atomic, so a
  * shared implementation (e.g. Redis) can replace the in-memory one without changing callers.
  * Keys of secret values are their hashes (see `storageKey`).
  */
