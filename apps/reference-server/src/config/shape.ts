@@ -131,6 +131,7 @@ const client = strict({
   ),
   scopes: optional(list(scopeToken), 'Scopes the client may request. Default ["openid"].'),
   skip_consent: optional(flag, 'Never show the consent page for this client. Default false.'),
+  require_dpop: optional(flag, 'Token requests of this client must carry a DPoP proof (RFC 9449); its access tokens are then always DPoP-bound. Default false.'),
   access_token_audience: optional(
     z.union([text, list(text).check(z.minLength(1, { error: 'must be a non-empty string or a non-empty list of them' }))], {
       error: 'must be a non-empty string or a list of them',
@@ -157,6 +158,8 @@ const tenant = strict({
   ),
   signing_alg: optional(oneOf(['RS256', 'ES256'])),
   access_token_format: optional(oneOf(['opaque', 'jwt'])),
+  require_dpop: optional(flag, "Token requests of every client of the tenant must carry a DPoP proof (RFC 9449). Default false."),
+  dpop_nonce: optional(flag, 'The token endpoints and userinfo demand a server nonce in DPoP proofs (use_dpop_nonce, DPoP-Nonce header). Default false.'),
   lifetimes: optional(lifetimes),
   scope_claims: optional(
     z.record(scopeToken, list(claimName), { error: 'must be an object mapping scopes to lists of claim names' }),
