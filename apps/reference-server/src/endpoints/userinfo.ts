@@ -9,7 +9,7 @@ import { OAuthError, errorResponse, jsonResponse } from '../http/errors';
 import { BodyError, queryParams, readStrictForm } from '../http/params';
 import { releasedClaims } from '../oauth/claims';
 import { findLiveAccessToken } from '../oauth/issue';
-import { checkProof, DPOP_ALGORITHMS, dpopHeader } from '../oauth/dpop';
+import { checkProof, DPOP_ALGORITHMS, demandedNonces, dpopHeader, nonceHeader } from '../oauth/dpop';
 import type { RequestContext } from '../request/context';
 import type { AccessTokenRecord } from '../store/store';
 
@@ -24,9 +24,9 @@ function bearerError(ctx: RequestContext, error: string, description: string, st
 }
 
 /** An error with the RFC 9449 7.1 `DPoP` challenge, naming the accepted proof algorithms. */
-function dpopError(ctx: RequestContext, error: string, description: string, status: 400 | 401 | 403 = 401): OAuthError {
+function dpopError(ctx: RequestContext, error: string, description: string, headers: Record<string, string> = {}): OAuthError {
   const challenge = `DPoP realm="${ctx.tenant.id}", error="${error}", error_description="${quotable(description)}", algs="${DPOP_ALGORITHMS.join(' ')}"`;
-  return new OAuthError(error, description, status, { 'WWW-Authenticate': challenge });
+  return new OAuthError(error, description, 401, { ...headers, 'WWW-Authenticate': challenge });
 }
 
 /** The access token and how it was presented: `DPoP` (with a proof) or as a bearer token. */
@@ -62,21 +62,23 @@ async function presentedToken(ctx: RequestContext): Promise<Presented> {
 /**
  * The RFC 9449 7 checks of a token presented with the `DPoP` scheme: a valid proof for this
  * request and this token, by the key the token is bound to. And a bound token is never
- * accepted as a bearer token.
+ * accepted as a bearer token. Answers the headers of the success response (a rotated nonce).
  */
-async function checkBinding(ctx: RequestContext, presented: Presented, record: AccessTokenRecord): Promise<void> {
+async function checkBinding(ctx: RequestContext, presented: Presented, record: AccessTokenRecord): Promise<Record<string, string>> {
   if (presented.scheme === 'Bearer') {
     if (record.jkt !== undefined) {
       throw dpopError(ctx, 'invalid_token', 'the access token is DPoP-bound; send it as "Authorization: DPoP <token>" with a DPoP proof');
     }
-    return;
+    return {};
   }
   const proof = dpopHeader(ctx.request);
   if (proof === undefined) throw dpopError(ctx, 'invalid_dpop_proof', 'a DPoP proof is required with the DPoP scheme');
-  const result = await checkProof(ctx, proof, { method: ctx.request.method, path: '/oidc/userinfo', accessToken: presented.token });
-  if (!result.ok) throw dpopError(ctx, result.error, result.description);
+  const nonces = demandedNonces(ctx);
+  const result = await checkProof(ctx, proof, { method: ctx.request.method, path: '/oidc/userinfo', accessToken: presented.token, ...(nonces ? { nonces } : {}) });
+  if (!result.ok) throw dpopError(ctx, result.error, result.description, nonceHeader(ctx, undefined));
   if (record.jkt === undefined) throw dpopError(ctx, 'invalid_token', 'the access token is not DPoP-bound; send it as "Authorization: Bearer <token>"');
   if (record.jkt !== result.jkt) throw dpopError(ctx, 'invalid_dpop_proof', 'the DPoP proof is signed by another key than the one the access token is bound to');
+  return nonceHeader(ctx, result.nonce);
 }
 
 /**
@@ -94,14 +96,14 @@ export async function userinfo(ctx: RequestContext): Promise<Response> {
       const description = 'the access token is invalid, expired or revoked';
       throw presented.scheme === 'DPoP' ? dpopError(ctx, 'invalid_token', description) : bearerError(ctx, 'invalid_token', description, 401);
     }
-    await checkBinding(ctx, presented, record);
+    const headers = await checkBinding(ctx, presented, record);
     const user = record.user && ctx.tenant.users.get(record.user.username);
     if (!user || !record.scopes.includes('openid')) {
       throw bearerError(ctx, 'insufficient_scope', 'the access token was not granted the openid scope for a user', 403);
     }
     const claims = releasedClaims(ctx.tenant, user, record.scopes);
     const faults = clientFaults(ctx.tenant, record.clientId);
-    return jsonResponse(faults ? faultyUserinfoClaims(faults, claims) : claims, 200, ctx.corsHeaders);
+    return jsonResponse(faults ? faultyUserinfoClaims(faults, claims) : claims, 200, { ...ctx.corsHeaders, ...headers });
   } catch (error) {
     if (error instanceof OAuthError) return errorResponse(error, ctx.corsHeaders);
     throw error;

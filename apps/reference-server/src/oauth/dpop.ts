@@ -25,6 +25,8 @@ const MAX_PROOF_LENGTH = 8192;
 export interface ValidProof {
   ok: true;
   jkt: string;
+  /** The server nonce the proof carried, if any. */
+  nonce?: string;
 }
 
 /** Why a proof was refused: `use_dpop_nonce` when only the server nonce is missing or stale. */
@@ -149,5 +151,29 @@ export async function checkProof(ctx: RequestContext, proof: string, expected: P
   // as the proof could still pass the iat check.
   const first = await ctx.server.store.rememberProof(storageKey(`${jkt}.${payload.jti}`), 2 * IAT_WINDOW_SECONDS + 1);
   if (!first) return refuse('the DPoP proof has been used before; make a new proof for every request');
-  return { ok: true, jkt };
+  return { ok: true, jkt, ...(typeof payload.nonce === 'string' ? { nonce: payload.nonce } : {}) };
+}
+
+/**
+ * The server nonces a proof to this tenant must carry one of, or undefined when the tenant
+ * demands none (config `dpop_nonce`).
+ *
+ * @example
+ * const result = await checkProof(ctx, proof, { method: 'POST', path, nonces: demandedNonces(ctx) });
+ */
+export function demandedNonces(ctx: RequestContext): readonly string[] | undefined {
+  return ctx.tenant.dpop_nonce ? ctx.server.dpopNonces.accepted(ctx.tenant.id) : undefined;
+}
+
+/**
+ * The `DPoP-Nonce` header to send: the current nonce when the tenant demands nonces and the
+ * client does not have it yet (none, or one that has since rotated); else none.
+ *
+ * @example
+ * return jsonResponse(body, 200, { ...nonceHeader(ctx, proof?.nonce) });
+ */
+export function nonceHeader(ctx: RequestContext, used: string | undefined): Record<string, string> {
+  if (!ctx.tenant.dpop_nonce) return {};
+  const current = ctx.server.dpopNonces.current(ctx.tenant.id);
+  return used === current ? {} : { 'DPoP-Nonce': current };
 }

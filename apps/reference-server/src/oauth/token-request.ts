@@ -6,7 +6,7 @@ import type { Client } from '../config/model';
 import { OAuthError, asInvalidRequest, errorResponse } from '../http/errors';
 import { readStrictForm } from '../http/params';
 import type { RequestContext } from '../request/context';
-import { checkProof, dpopHeader, type ValidProof } from './dpop';
+import { checkProof, demandedNonces, dpopHeader, nonceHeader, type ValidProof } from './dpop';
 
 /** A token request's form: each parameter once. */
 export type Form = ReadonlyMap<string, string>;
@@ -39,8 +39,10 @@ export function invalidDpopProof(description: string): OAuthError {
 async function tokenProof(ctx: RequestContext, path: string): Promise<ValidProof | undefined> {
   const proof = dpopHeader(ctx.request);
   if (proof === undefined) return undefined;
-  const result = await checkProof(ctx, proof, { method: 'POST', path });
-  if (!result.ok) throw new OAuthError(result.error, result.description);
+  const nonces = demandedNonces(ctx);
+  const result = await checkProof(ctx, proof, { method: 'POST', path, ...(nonces ? { nonces } : {}) });
+  // A refusal hands out the current nonce, so the client can retry once with it (RFC 9449 8).
+  if (!result.ok) throw new OAuthError(result.error, result.description, 400, nonceHeader(ctx, undefined));
   return result;
 }
 
@@ -73,7 +75,9 @@ export async function tokenEndpoint(
     const grantType = form.get('grant_type');
     if (grantType === undefined) throw new OAuthError('invalid_request', 'grant_type is required');
     const proof = await tokenProof(ctx, path);
-    return await run(form, grantType, proof);
+    const response = await run(form, grantType, proof);
+    if (proof) for (const [name, value] of Object.entries(nonceHeader(ctx, proof.nonce))) response.headers.set(name, value);
+    return response;
   } catch (error) {
     if (error instanceof OAuthError) return errorResponse(error, ctx.corsHeaders);
     throw error;
