@@ -239,6 +239,7 @@ async function buildServer(config: ServerConfig, options: ReferenceServerOptions
     endpoints: ENDPOINT_PATHS,
     journalSize: options.journalSize ?? 1000,
     rotateKey,
+    dpopNonces: context.dpopNonces,
   });
   const app = createApp(context, options.onRequest, { control, state, api });
   const listeners = new Set<Listening>();

@@ -3,7 +3,8 @@
  * break one rule of the protocol for that client, like the negative tests of the OpenID
  * relying-party certification, so a client library's defences can be proven over real HTTP.
  * Each fault hands the client something it must refuse, except `jwks_key_rotated` and
- * `token_response_token_type_lowercase`, which a correct client accepts. Test use only.
+ * `token_response_token_type_lowercase`, which a correct client accepts, and
+ * `dpop_nonce_required`, which it answers by retrying once with the nonce. Test use only.
  * The names live here, for the config to check; what each does is in faults/.
  */
 
@@ -43,6 +44,12 @@ export const FAULTS = [
   'token_response_token_type_lowercase',
   'token_response_unknown_token_type',
   'id_token_missing',
+  // DPoP (RFC 9449): a DPoP token request answered `token_type: Bearer` (a downgrade; the token
+  // stays bound); a valid proof reported as replayed; a server nonce demanded from this client
+  // (token endpoint and userinfo) as if the server had just started to ask, e.g. mid-session.
+  'token_response_token_type_bearer',
+  'dpop_proof_replayed',
+  'dpop_nonce_required',
   // Documents and endpoints.
   'discovery_issuer_mismatch',
   'userinfo_wrong_sub',

@@ -10,7 +10,7 @@ import { authenticateClient, requireSecretIfConfidential } from '../oauth/client
 import { issueAccessToken, issueIdToken, issueRefreshToken } from '../oauth/issue';
 import { grantResource } from '../oauth/resource';
 import { codeGrant, spendAfterChecks } from '../oauth/single-use';
-import { invalidDpopProof, invalidGrant, required, requireProofIfConfigured, tokenEndpoint } from '../oauth/token-request';
+import { invalidDpopProof, invalidGrant, required, checkProofPolicy, tokenEndpoint } from '../oauth/token-request';
 import { refreshOrClientCredentials } from './oauth-token';
 import { tokenResponse } from '../oauth/token-response';
 import { nowSeconds, type RequestContext } from '../request/context';
@@ -50,7 +50,7 @@ export function codeTokenEndpoint(ctx: RequestContext): Promise<Response> {
     const redirectUri = required(form, 'redirect_uri');
     // A confidential client always authenticates: a verifier alone would let a stolen code be redeemed.
     requireSecretIfConfidential(ctx, auth);
-    requireProofIfConfigured(ctx, client, proof);
+    checkProofPolicy(ctx, client, proof);
 
     // Checked before the code is spent, like every other rule (an invalid_target must not burn it).
     let resource: ReturnType<typeof grantResource> | undefined;

@@ -9,7 +9,7 @@ import { issueAccessToken, issueRefreshToken, newGrantId } from '../oauth/issue'
 import { grantResource, readResource } from '../oauth/resource';
 import { refreshTokenGrant, spendAfterChecks } from '../oauth/single-use';
 import type { ValidProof } from '../oauth/dpop';
-import { type Form, invalidDpopProof, invalidGrant, required, requireProofIfConfigured, tokenEndpoint } from '../oauth/token-request';
+import { type Form, invalidDpopProof, invalidGrant, required, checkProofPolicy, tokenEndpoint } from '../oauth/token-request';
 import { tokenResponse } from '../oauth/token-response';
 import { nowSeconds, type RequestContext } from '../request/context';
 
@@ -56,7 +56,7 @@ async function refreshGrant(ctx: RequestContext, form: Form, proof: ValidProof |
   const auth = authenticateClient(ctx, form);
   requireSecretIfConfidential(ctx, auth);
   const { client } = auth;
-  requireProofIfConfigured(ctx, client, proof);
+  checkProofPolicy(ctx, client, proof);
   if (!client.grant_types.includes('refresh_token')) {
     throw new OAuthError('unauthorized_client', 'the client is not registered for the refresh_token grant');
   }
@@ -103,7 +103,7 @@ async function clientCredentialsGrant(ctx: RequestContext, form: Form, proof: Va
   if (scopes.some((s) => !allowed.includes(s))) {
     throw new OAuthError('invalid_scope', 'a requested scope is not allowed for this client (user scopes such as openid never are)');
   }
-  requireProofIfConfigured(ctx, client, proof);
+  checkProofPolicy(ctx, client, proof);
   const resource = readResource(form.get('resource'));
   const access = await issueAccessToken(ctx, { clientId: client.client_id, scopes, grantId: newGrantId(), resource, jkt: proof?.jkt });
   return tokenResponse(ctx, client, { access_token: access.token, token_type: proof ? 'DPoP' : 'bearer', expires_in: access.expiresIn });

@@ -4,6 +4,7 @@
  * (`Authorization: DPoP` with a proof). Failures carry `WWW-Authenticate`.
  */
 import { clientFaults } from '../config/model';
+import { faultyProofRefusal } from '../faults/dpop';
 import { faultyUserinfoClaims } from '../faults/responses';
 import { OAuthError, errorResponse, jsonResponse } from '../http/errors';
 import { BodyError, queryParams, readStrictForm } from '../http/params';
@@ -78,6 +79,9 @@ async function checkBinding(ctx: RequestContext, presented: Presented, record: A
   if (!result.ok) throw dpopError(ctx, result.error, result.description, nonceHeader(ctx, undefined));
   if (record.jkt === undefined) throw dpopError(ctx, 'invalid_token', 'the access token is not DPoP-bound; send it as "Authorization: Bearer <token>"');
   if (record.jkt !== result.jkt) throw dpopError(ctx, 'invalid_dpop_proof', 'the DPoP proof is signed by another key than the one the access token is bound to');
+  const faults = clientFaults(ctx.tenant, record.clientId);
+  const refusal = faults && faultyProofRefusal(ctx, faults, result.nonce);
+  if (refusal) throw dpopError(ctx, refusal.error, refusal.description, refusal.headers);
   return nonceHeader(ctx, result.nonce);
 }
 

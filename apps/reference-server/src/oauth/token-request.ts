@@ -3,6 +3,7 @@
  * parameters, and answering every OAuthError as RFC 6749 5.2 JSON.
  */
 import type { Client } from '../config/model';
+import { faultyProofRefusal } from '../faults/dpop';
 import { OAuthError, asInvalidRequest, errorResponse } from '../http/errors';
 import { readStrictForm } from '../http/params';
 import type { RequestContext } from '../request/context';
@@ -47,15 +48,19 @@ async function tokenProof(ctx: RequestContext, path: string): Promise<ValidProof
 }
 
 /**
- * Refuses a token request without a DPoP proof when the tenant or the client requires one.
+ * The DPoP rules of the authenticated client: a token request without a proof is refused when
+ * the tenant or the client requires one; a client with DPoP faults has its proof refused.
  *
  * @example
- * requireProofIfConfigured(ctx, client, proof);
+ * checkProofPolicy(ctx, client, proof);
  */
-export function requireProofIfConfigured(ctx: RequestContext, client: Client, proof: ValidProof | undefined): void {
+export function checkProofPolicy(ctx: RequestContext, client: Client, proof: ValidProof | undefined): void {
   if (proof === undefined && (ctx.tenant.require_dpop || client.require_dpop)) {
     throw invalidDpopProof('this client must send a DPoP proof (RFC 9449) with every token request');
   }
+  if (proof === undefined || client.faults.size === 0) return;
+  const refusal = faultyProofRefusal(ctx, client.faults, proof.nonce);
+  if (refusal) throw new OAuthError(refusal.error, refusal.description, 400, refusal.headers);
 }
 
 /**

@@ -24,13 +24,13 @@ export interface DpopServer {
   close(): Promise<void>;
 }
 
-export async function startDpopServer(change?: (config: ServerConfig) => void, options: { clock?: Clock } = {}): Promise<DpopServer> {
+export async function startDpopServer(change?: (config: ServerConfig) => void, options: { clock?: Clock; controlApi?: boolean } = {}): Promise<DpopServer> {
   const config = demoConfig();
   change?.(config);
   const clock = options.clock ?? new Clock();
   // The public development keys only where the server is not exposed (checkExposure refuses them otherwise).
   const developmentKeys = config.store === undefined && config.public_origin === undefined;
-  const server = await createReferenceServer(config, { now: clock.now, logger: false, developmentKeys });
+  const server = await createReferenceServer(config, { now: clock.now, logger: false, developmentKeys, ...(options.controlApi ? { controlApi: true } : {}) });
   const listening = await server.listen({ port: 0 });
   const issuer = `${config.public_origin ?? listening.origin}/demo`;
   const local = `${listening.origin}/demo`;
