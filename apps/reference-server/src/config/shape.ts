@@ -7,7 +7,7 @@
 // zod/mini: the same validation as classic zod, but tree-shakable; classic zod would add about
 // 750 KB to the bundled command line and a visible share of its start-up.
 import * as z from 'zod/mini';
-import { FAULTS } from './fault-names';
+import { FAULT_NAMES } from './fault-names';
 
 /**
  * Claims the server sets itself. A user's claims and a tenant's `scope_claims` may not use them:
@@ -116,7 +116,7 @@ const user = strict({
 
 const grantType = oneOf(['authorization_code', 'refresh_token', 'client_credentials', 'implicit']);
 
-const faultName = oneOf(FAULTS as unknown as [string, ...string[]]);
+const faultName = oneOf(FAULT_NAMES as unknown as [string, ...string[]]);
 
 const client = strict({
   client_id: text,
@@ -139,7 +139,7 @@ const client = strict({
     "`aud` of this client's JWT access tokens when the request names no RFC 8707 resource. Default: the issuer.",
   ),
   fault: optional(
-    z.union([faultName, list(faultName)], { error: `must be one of ${FAULTS.map((f) => JSON.stringify(f)).join(', ')}, or a list of them` }),
+    z.union([faultName, list(faultName)], { error: `must be one of ${FAULT_NAMES.map((f) => JSON.stringify(f)).join(', ')}, or a list of them` }),
     'Conformance testing only: make the server misbehave for this client.',
   ),
 });
