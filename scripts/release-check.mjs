@@ -29,10 +29,14 @@ function readJson(path) {
   return JSON.parse(readFileSync(path, 'utf8'));
 }
 
-/** Checks a workspace package's manifest: pack and publish build it first. */
+/**
+ * Checks a workspace package's manifest: pack and publish build it first (`prepack` is the
+ * package's tsup build; core and browser empty `dist` before their two builds).
+ */
 export function inspectSource(dir) {
-  const pkg = readJson(join(ROOT, dir, 'package.json'));
-  return pkg.scripts?.prepack === 'tsup' ? [] : ['"prepack" is not "tsup": an unbuilt clone would pack without dist'];
+  const scripts = readJson(join(ROOT, dir, 'package.json')).scripts ?? {};
+  const builds = typeof scripts.prepack === 'string' && /(^|&& )tsup$/.test(scripts.prepack) && scripts.prepack === scripts.build;
+  return builds ? [] : ['"prepack" is not the package\'s tsup build: an unbuilt clone would pack without dist'];
 }
 
 /** Every file path named by `exports`, `main`, `module`, `types`, `typesVersions` and `bin`. */

@@ -45,7 +45,7 @@ function run(args: string[], env: Record<string, string> = {}): Run {
   let out = '';
   let err = '';
   child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-  const exit = once(child, 'exit').then(([code]) => code as number | null);
+  const exit = once(child, 'close').then(([code]) => code as number | null);
   const origin = new Promise<string>((resolveOrigin, reject) => {
     child.stdout.on('data', (d: Buffer) => {
       out += d.toString();
@@ -98,21 +98,19 @@ describe('CLI security settings', () => {
   });
 
   it('a production-looking setting refuses demo_login, the development keys and a secret-less --control, naming the setting', async () => {
+    // Four CLI processes, started together: each refuses before it listens.
+    const file = await withoutDemoLogin();
     const demo = run(['--public-origin', 'https://login.example.com']);
-    expect(await demo.exit).toBe(1);
+    const devKeys = run(['--config', file, '--dev-keys', '--trust-proxy']);
+    const control = run(['--config', file, '--control'], { OIDC_RP_TRUST_PROXY: '1' });
+    const listening = run(['--host', '0.0.0.0']);
+    expect(await Promise.all([demo.exit, devKeys.exit, control.exit, listening.exit])).toEqual([1, 1, 1, 1]);
     expect(demo.stderr()).toContain('invalid config at tenants[0].demo_login');
     expect(demo.stderr()).toContain('"public_origin" (--public-origin, OIDC_RP_PUBLIC_ORIGIN)');
-    const file = await withoutDemoLogin();
-    const devKeys = run(['--config', file, '--dev-keys', '--trust-proxy']);
-    expect(await devKeys.exit).toBe(1);
     expect(devKeys.stderr()).toContain('invalid config at trust_proxy');
     expect(devKeys.stderr()).toContain('development signing keys are public');
-    const control = run(['--config', file, '--control'], { OIDC_RP_TRUST_PROXY: '1' });
-    expect(await control.exit).toBe(1);
     expect(control.stderr()).toContain('invalid config at trust_proxy');
     expect(control.stderr()).toContain('OIDC_RP_CONTROL_SECRET=$(openssl rand -base64 32)');
-    const listening = run(['--host', '0.0.0.0']);
-    expect(await listening.exit).toBe(1);
     expect(listening.stderr()).toContain('"demo_login"');
   });
 

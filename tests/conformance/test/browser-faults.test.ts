@@ -8,14 +8,25 @@ import { clearJwksCache, isOidcError } from '@oidc-rp/core';
 import { FAULTS } from '@oidc-rp/reference-server';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runBrowserFlow, storedSessions, type BrowserFlow } from './support/browser-flow';
-import { CASES, caseName, type FaultCase } from './support/catalogue';
-import { SPA_REDIRECT, TENANT, clientId, conformanceConfig, tenantOf } from './support/config';
+import { CASES, caseName, requestTimeoutFor, testTimeoutFor, type FaultCase } from './support/catalogue';
+import { MISMATCH_TENANT, SPA_REDIRECT, TENANT, clientId, conformanceConfig, tenantOf } from './support/config';
 import { startServerProcess, type ServerProcess } from '@oidc-rp/reference-server/testing';
 
 let provider: ServerProcess;
 beforeAll(async () => {
   provider = await startServerProcess(conformanceConfig());
+  // Each tenant generates its RSA signing key in the background at start; its first token
+  // request waits for it. Wait here (the JWKS publishes the key), so no case pays for it.
+  for (const tenant of [TENANT, MISMATCH_TENANT]) {
+    const response = await fetch(`${provider.origin}/${tenant}/oidc/jwks`);
+    if (!response.ok) throw new Error(`the JWKS of tenant ${tenant} answered ${response.status}`);
+  }
 });
+
+const timeoutOf = (c: FaultCase) => {
+  const timeout = requestTimeoutFor(c);
+  return timeout ? { timeout } : {};
+};
 afterAll(() => provider.stop());
 beforeEach(() => {
   clearJwksCache();
@@ -91,14 +102,14 @@ describe('@oidc-rp/browser against the misbehaving reference server', () => {
         await expectLoggedIn(await runBrowserFlow(provider, { issuer: issuerOf(), clientId: clientId('spa') }), c);
         sessionStorage.clear();
         const before = await jwksRequests();
-        const flow = await runBrowserFlow(provider, { issuer: issuerOf(c), clientId: clientId('spa', c.fault), userinfo: c.step === 'userinfo' });
+        const flow = await runBrowserFlow(provider, { issuer: issuerOf(c), clientId: clientId('spa', c.fault), userinfo: c.step === 'userinfo', ...timeoutOf(c) });
         await expectLoggedIn(flow, c);
         if (c.fault === 'jwks_key_rotated') expect((await jwksRequests()) - before).toBe(1); // one refetch found the new key
-      });
+      }, testTimeoutFor(c));
       continue;
     }
     it(caseName(c, outcome), async () => {
-      const flow = await runBrowserFlow(provider, { issuer: issuerOf(c), clientId: clientId('spa', c.fault), userinfo: c.step === 'userinfo' });
+      const flow = await runBrowserFlow(provider, { issuer: issuerOf(c), clientId: clientId('spa', c.fault), userinfo: c.step === 'userinfo', ...timeoutOf(c) });
       expect(isOidcError(flow.error)).toBe(true);
       expect(flow.error).toMatchObject({ code: outcome });
       await expectNothingKept(flow, c);
@@ -106,7 +117,7 @@ describe('@oidc-rp/browser against the misbehaving reference server', () => {
       sessionStorage.clear();
       const wellBehaved = await runBrowserFlow(provider, { issuer: issuerOf(), clientId: clientId('spa'), userinfo: c.step === 'userinfo' });
       await expectLoggedIn(wellBehaved, c);
-    });
+    }, testTimeoutFor(c));
   }
 });
 

@@ -6,7 +6,7 @@ import { FAULTS, createReferenceServer, type Listening, type RequestInfo } from 
 import { completeLogin } from '@oidc-rp/reference-server/testing';
 import { createNodeClient } from '@oidc-rp/node';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { CASES, caseName, type FaultCase } from './support/catalogue';
+import { CASES, caseName, requestTimeoutFor, testTimeoutFor, type FaultCase } from './support/catalogue';
 import { CLIENT_SECRET, MISMATCH_TENANT, NODE_REDIRECT, SCOPE, TENANT, clientId, conformanceConfig, tenantOf } from './support/config';
 import { runNodeFlow, type NodeFlow } from './support/node-flow';
 
@@ -35,15 +35,10 @@ function flowOptions(c: FaultCase) {
   return { ...(c.responseType ? { responseType: c.responseType } : {}), userinfo: c.step === 'userinfo' };
 }
 
-// Faults whose token request makes the server generate an RSA key pair: a new one for every
-// jwks_key_rotated token, the never-published one on first use of id_token_unknown_kid. That is
-// the provider's CPU, not the SDK's: on a saturated 2-core machine it took 0.6-1.8 s (other
-// token requests 5-50 ms) and can pass the client's 10 s default, so these flows allow 30 s.
-const GENERATES_A_KEY = new Set<string>(['id_token_unknown_kid', 'jwks_key_rotated']);
-const KEY_GENERATION_TIMEOUT = 30_000;
-const faultyFlowOptions = (c: FaultCase) => ({ ...flowOptions(c), ...(GENERATES_A_KEY.has(c.fault) ? { timeout: KEY_GENERATION_TIMEOUT } : {}) });
-// The test's hang guard leaves room for that request beside the rest of the test.
-const testTimeout = (c: FaultCase) => (GENERATES_A_KEY.has(c.fault) ? 2 * KEY_GENERATION_TIMEOUT : undefined);
+const faultyFlowOptions = (c: FaultCase) => {
+  const timeout = requestTimeoutFor(c);
+  return { ...flowOptions(c), ...(timeout ? { timeout } : {}) };
+};
 
 function expectLoggedIn(flow: NodeFlow, c: FaultCase): void {
   expect(flow.error).toBeUndefined();
@@ -81,7 +76,7 @@ describe('@oidc-rp/node against the misbehaving reference server', () => {
         expectLoggedIn(flow, c);
         if (c.fault === 'jwks_key_rotated') expect(jwksRequests() - before).toBe(1); // one refetch found the new key
         if (c.fault === 'token_response_token_type_lowercase') expect(flow.tokens?.tokenType.toLowerCase()).toBe('bearer');
-      }, testTimeout(c));
+      }, testTimeoutFor(c));
       continue;
     }
     it(caseName(c, c.node), async () => {
@@ -92,7 +87,7 @@ describe('@oidc-rp/node against the misbehaving reference server', () => {
 
       const wellBehaved = await runNodeFlow({ issuer: issuerOf(), clientId: clientId('node'), ...flowOptions(c) });
       expectLoggedIn(wellBehaved, c);
-    }, testTimeout(c));
+    }, testTimeoutFor(c));
   }
 
   it('redirect_wrong_state through finishLogin (the app keeps the transaction itself) → state_mismatch', async () => {

@@ -84,7 +84,9 @@ describe('the demo', () => {
     await page.getByRole('button', { name: 'Cancel' }).click();
     await page.getByTestId('auth-error').waitFor();
     expect(await page.getByTestId('error-code').textContent()).toBe('access_denied');
-    expect(await page.getByTestId('error-title').textContent()).toBe('Sign-in cancelled');
+    expect(await page.getByTestId('error-title').textContent()).toBe('Sign-in not completed');
+    // The provider's own words for a Cancel, not the SDK's developer hint.
+    expect(await page.getByTestId('error-message').textContent()).toContain('The user cancelled the sign-in');
     expect(await page.getByTestId('error-message').textContent()).not.toMatch(/client registration/);
 
     // Log in for real: the failed callback page leads back to the start page and its login button.

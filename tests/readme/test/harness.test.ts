@@ -94,9 +94,12 @@ describe('extracting blocks', () => {
 
 describe('a broken snippet fails with its README file and line', () => {
   let dir: string;
+  let errors: Map<string, string[]>;
+  // One TypeScript program for the three READMEs below, as the real check makes one for all.
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'oidc-rp-readme-unit-'));
     symlinkSync(resolve(import.meta.dirname, '../node_modules'), join(dir, 'node_modules'), 'dir');
+    errors = typecheck([...typo, ...fixed, ...app], dir);
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -111,7 +114,6 @@ describe('a broken snippet fails with its README file and line', () => {
     fence,
   ].join('\n');
 
-  // One TypeScript program for the three READMEs below, as the real check makes one for all.
   const appReadme = [
     '<!-- snippet: file lib/auth.ts -->',
     `${fence}ts`,
@@ -125,10 +127,6 @@ describe('a broken snippet fails with its README file and line', () => {
   const typo = snippetsOf(extractBlocks('packages/x/README.md', readme));
   const fixed = snippetsOf(extractBlocks('packages/y/README.md', readme.replace('initt', 'init')));
   const app = snippetsOf(extractBlocks('X.md', appReadme));
-  let errors: Map<string, string[]>;
-  beforeAll(() => {
-    errors = typecheck([...typo, ...fixed, ...app], dir);
-  });
 
   it('a typo: the compiler error at the README line and column, with the line itself', () => {
     const [snippet] = typo;

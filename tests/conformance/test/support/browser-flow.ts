@@ -26,6 +26,8 @@ export interface BrowserFlowOptions {
   responseType?: 'code' | 'id_token token';
   /** After the login, ask the userinfo endpoint about the user. */
   userinfo?: boolean;
+  /** The client's per-request timeout (ms); its default (10 s) when left out. */
+  timeout?: number;
 }
 
 /**
@@ -42,6 +44,7 @@ export async function runBrowserFlow(provider: ServerProcess, options: BrowserFl
     clientId: options.clientId,
     redirectUri: SPA_REDIRECT,
     tokenStorage: 'sessionStorage',
+    ...(options.timeout !== undefined ? { http: { timeout: options.timeout } } : {}),
     ...(options.responseType === 'id_token token' ? { implicitFlow } : {}),
     // Leaving the page is the one thing a test page cannot do: navigations are recorded.
     navigate: {

@@ -63,3 +63,16 @@ export const CASES: readonly FaultCase[] = [
 export function caseName(c: FaultCase, outcome: Outcome): string {
   return `${c.fault} → ${outcome === 'accepted' ? 'accepted' : outcome} (${c.mirrors})`;
 }
+
+// Faults whose token request makes the server generate an RSA key pair: a new one for every
+// jwks_key_rotated token, the never-published one on first use of id_token_unknown_kid. That is
+// the provider's CPU, not the SDK's: on a saturated 2-core machine it took 0.6-1.8 s (other
+// token requests 5-50 ms) and can pass the client's 10 s default, so these flows allow 30 s.
+const GENERATES_A_KEY = new Set<string>(['id_token_unknown_kid', 'jwks_key_rotated']);
+const KEY_GENERATION_TIMEOUT = 30_000;
+
+/** The client's request timeout for a case: longer where the provider generates a key (above). */
+export const requestTimeoutFor = (c: FaultCase): number | undefined => (GENERATES_A_KEY.has(c.fault) ? KEY_GENERATION_TIMEOUT : undefined);
+
+/** The test's hang guard for a case: room for that request beside the rest of the test. */
+export const testTimeoutFor = (c: FaultCase): number | undefined => (GENERATES_A_KEY.has(c.fault) ? 2 * KEY_GENERATION_TIMEOUT : undefined);
