@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Harness, logInThroughForms, recordExchanges, startHarness } from './harness';
+import { type Harness, logInThroughForms, startHarness } from './harness';
 
 let harness: Harness;
 beforeAll(async () => {
@@ -12,7 +12,10 @@ describe('a tampered login callback', () => {
     const context = await harness.newContext();
     try {
       const page = await context.newPage();
-      const exchanges = recordExchanges(page, new URL(harness.issuer).origin);
+      // Code exchanges as the server's journal has them: recorded before each response is sent,
+      // so complete once the page shows the outcome (Playwright's events may come later).
+      const mark = harness.answered().at(-1)?.seq ?? 0;
+      const codeExchanges = () => harness.answered(mark).filter((e) => e.path === '/demo/oidc/token');
 
       // Let the real login run, but keep the browser from following the provider's redirect back
       // to the app (routes do not see redirect targets, so the consent answer is sent from here).
@@ -50,7 +53,7 @@ describe('a tampered login callback', () => {
       for (const secret of [callbackUrl?.searchParams.get('code'), state]) expect(message.includes(secret as string)).toBe(false);
 
       // The code was never redeemed and there is no session, on this page or the next.
-      expect(exchanges.filter((e) => e.path === '/demo/oidc/token')).toHaveLength(0);
+      expect(codeExchanges()).toHaveLength(0);
       await page.goto(`${harness.appOrigin}/`);
       await page.locator('[data-testid="status"][data-status="unauthenticated"]').waitFor();
       expect(await page.getByTestId('claims').count()).toBe(0);
@@ -59,7 +62,7 @@ describe('a tampered login callback', () => {
       // from the altered state alone.
       await page.goto((callbackUrl as URL).href);
       await page.getByTestId('claims').waitFor();
-      expect(exchanges.filter((e) => e.path === '/demo/oidc/token').map((e) => e.status)).toEqual([200]);
+      expect(codeExchanges().map((e) => e.status)).toEqual([200]);
     } finally {
       await context.close();
     }

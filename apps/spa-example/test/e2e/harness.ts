@@ -164,6 +164,19 @@ export function recordExchanges(page: Page, origin: string): Exchange[] {
   return log;
 }
 
+/**
+ * Resolves once the page has received a response from `path` (a pathname) on `origin`.
+ * Playwright may deliver a 'response' event after the page has already rendered what that
+ * response caused: wait for this (started before the action) before reading what
+ * {@link recordExchanges} recorded, which sees the events in the same order.
+ */
+export function responseFrom(page: Page, origin: string, path: string): Promise<Response> {
+  return page.waitForResponse((response) => {
+    const url = new URL(response.url());
+    return url.origin === origin && url.pathname === path && response.request().method() !== 'OPTIONS';
+  });
+}
+
 /** Clicks "Call API" and waits for that call's result (by its sequence number), returning it. */
 export async function callApi(page: Page, call: number): Promise<{ status: string | null; body: string }> {
   await page.getByTestId('call-api-button').click();

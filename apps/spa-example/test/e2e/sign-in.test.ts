@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { callApi, type Harness, logInThroughForms, recordExchanges, screenshotDir, startHarness } from './harness';
+import { callApi, type Harness, logInThroughForms, recordExchanges, responseFrom, screenshotDir, startHarness } from './harness';
 
 let harness: Harness;
 beforeAll(async () => {
@@ -66,12 +66,15 @@ describe('signing in to the example app in Chromium', () => {
     const context = await harness.newContext();
     try {
       const page = await context.newPage();
-      const exchanges = recordExchanges(page, new URL(harness.issuer).origin);
+      const serverOrigin = new URL(harness.issuer).origin;
+      const exchanges = recordExchanges(page, serverOrigin);
       await page.goto(`${harness.appOrigin}/`);
       await logInThroughForms(page);
       await page.getByTestId('claims').waitFor();
 
+      const delivered = responseFrom(page, serverOrigin, '/demo/oidc/userinfo');
       const result = await callApi(page, 1);
+      await delivered;
       expect(result.status).toBe('200');
       expect(JSON.parse(result.body)).toMatchObject({ sub: 'alice', name: 'Alice Liddell' });
 
@@ -113,7 +116,9 @@ describe('signing in to the example app in Chromium', () => {
       await page.goto(`${harness.appOrigin}/`);
       await logInThroughForms(page);
       await page.getByTestId('claims').waitFor();
+      const delivered = responseFrom(page, serverOrigin, '/demo/oidc/userinfo');
       expect((await callApi(page, 1)).status).toBe('200');
+      await delivered;
       const accessToken = exchanges.find((e) => e.path === '/demo/oidc/userinfo')?.authorization?.slice('Bearer '.length);
       expect(accessToken).toBeTruthy();
 
@@ -121,8 +126,10 @@ describe('signing in to the example app in Chromium', () => {
       const backHome = page.waitForEvent('framenavigated', {
         predicate: (frame) => frame === page.mainFrame() && frame.url() === `${harness.appOrigin}/`,
       });
+      const revoked = responseFrom(page, serverOrigin, '/demo/oauth/revoke');
+      const loggedOut = responseFrom(page, serverOrigin, '/demo/oidc/logout');
       await page.getByTestId('logout-button').click();
-      await backHome;
+      await Promise.all([backHome, revoked, loggedOut]);
       await page.locator('[data-testid="status"][data-status="unauthenticated"]').waitFor();
       expect(await page.getByTestId('claims').count()).toBe(0);
       expect(exchanges.filter((e) => e.path === '/demo/oauth/revoke').map((e) => e.status)).toEqual([200]);
