@@ -2,6 +2,7 @@
  * `createReferenceServer`: a validated config turned into a web-standard fetch handler that
  * can also listen on a loopback port.
  */
+import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { createAdaptorServer } from '@hono/node-server';
@@ -11,6 +12,8 @@ import { createControl, type ServerControl } from './control/control';
 import { type JournalEntry, type RequestMatch, readMatch } from './control/journal';
 import { ConnectionDropped } from './control/transport-faults';
 import { demoConfig } from './config/demo';
+import { deriveKey } from './crypto/derive-key';
+import { RotatingNonces } from './crypto/rotating-nonces';
 import { checkExposure, demoLoginHostProblem, exposure } from './config/exposure';
 import type { Logger } from './config/logger';
 import type { Tenant } from './config/model';
@@ -219,7 +222,9 @@ async function buildServer(config: ServerConfig, options: ReferenceServerOptions
     tenant.id,
     redis ? sharedTenant(tenant, redis, now, logger, sealer) : localTenant(tenant, store, now, logger, developmentKeys),
   ]);
-  const context = { tenants: new Map(entries), now, logger, origin };
+  // Shared by a fleet on one Redis (same secret, same nonces); a lone instance needs no more than a random key.
+  const nonceKey = secretOfRedis === undefined ? randomBytes(32) : deriveKey(secretOfRedis, 'dpop nonces');
+  const context = { tenants: new Map(entries), now, logger, origin, dpopNonces: new RotatingNonces(nonceKey, now) };
   const rotateKey = async (tenantId: string) => {
     const entry = context.tenants.get(tenantId);
     if (!entry) throw new Error(`there is no tenant "${tenantId}"`);
@@ -234,6 +239,7 @@ async function buildServer(config: ServerConfig, options: ReferenceServerOptions
     endpoints: ENDPOINT_PATHS,
     journalSize: options.journalSize ?? 1000,
     rotateKey,
+    dpopNonces: context.dpopNonces,
   });
   const app = createApp(context, options.onRequest, { control, state, api });
   const listeners = new Set<Listening>();

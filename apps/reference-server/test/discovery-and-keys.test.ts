@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createApp } from '../src/app';
 import type { TenantEntry } from '../src/request/context';
 import { demoConfig, MemoryStore, validateConfig } from '../src/index';
+import { RotatingNonces } from '../src/crypto/rotating-nonces';
 import { KeySet } from '../src/keys/keys';
 import { demoTenant, exchangeWebCode, ISSUER, login, setup, verifyJwt, webCode, webParams } from './helpers';
 
@@ -124,7 +125,7 @@ describe('signing keys still being generated', () => {
     let release: (keys: KeySet) => void = () => undefined;
     const pending = new Promise<KeySet>((resolve) => (release = resolve));
     const entry: TenantEntry = { tenant, store: new MemoryStore(), keys: () => pending, rotateKey: async () => ready.current };
-    const app = createApp({ tenants: new Map([['demo', entry]]), now: Date.now, logger: { info: () => undefined, error: () => undefined }, origin: { trustedHosts: new Set(), trustProxy: false } });
+    const app = createApp({ tenants: new Map([['demo', entry]]), now: Date.now, logger: { info: () => undefined, error: () => undefined }, origin: { trustedHosts: new Set(), trustProxy: false }, dpopNonces: new RotatingNonces(Buffer.alloc(32, 1), Date.now) });
 
     let jwksAnswered = false;
     const jwks = Promise.resolve(app.fetch(new Request(`${ISSUER}/oidc/jwks`))).then((res) => {

@@ -100,6 +100,15 @@ describe.each([
     await store.saveConsent(consent, ['openid', 'email']);
     expect(await store.findConsent(consent)).toEqual(['openid', 'email']);
   });
+
+  it('remembers a DPoP proof once: of two concurrent attempts exactly one is first', async () => {
+    const store = make();
+    const proof = unique('proof');
+    const answers = await Promise.all([store.rememberProof(proof, 121), store.rememberProof(proof, 121)]);
+    expect(answers.sort()).toEqual([false, true]);
+    expect(await store.rememberProof(proof, 121)).toBe(false);
+    expect(await store.rememberProof(unique('proof'), 121)).toBe(true);
+  });
 });
 
 describe('redis store across instances', () => {

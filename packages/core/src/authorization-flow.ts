@@ -12,6 +12,7 @@ import { OidcError } from './errors';
 import { type IdTokenValidationOptions, validateIdToken } from './id-token';
 import { exchangeCode, expiryOf } from './token-endpoint';
 import type { ClientAuth } from './client-auth';
+import type { DpopHandle } from './dpop';
 import type {
   AuthorizationTransaction,
   ClientConfig,
@@ -36,6 +37,8 @@ export interface CompleteAuthorizationParams {
   clockTolerance?: number;
   /** The clock token expiry and ID token times are judged by. Default `systemClock`. */
   now?: Clock;
+  /** A DPoP handle for the code exchange (see `TokenCallBase.dpop`): the tokens come back bound to its key. */
+  dpop?: DpopHandle;
 }
 
 /**

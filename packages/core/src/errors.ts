@@ -31,6 +31,9 @@ export type OidcErrorCode =
   | 'token_endpoint_error'
   | 'token_response_invalid'
   | 'id_token_missing'
+  // DPoP (RFC 9449).
+  | 'dpop_key_unsupported'
+  | 'dpop_token_type_mismatch'
   // JWKS.
   | 'jwks_fetch_failed'
   | 'jwks_invalid'
@@ -173,6 +176,10 @@ function hintFor(error: string): string {
       return 'check the token endpoint set for this grant.';
     case 'invalid_scope':
       return 'request only scopes registered for the client.';
+    case 'use_dpop_nonce':
+      return 'the provider asked for a new DPoP nonce again after one retry: check its nonce settings and the clock.';
+    case 'invalid_dpop_proof':
+      return "the provider refused the DPoP proof: check the key's algorithm is in its dpop_signing_alg_values_supported, and the clock.";
     default:
       return 'check the request and the client registration.';
   }

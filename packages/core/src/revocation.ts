@@ -6,6 +6,7 @@ import { invalidOptions, requireString } from './options';
 import { setDefined } from './search-params';
 import { discardBody, readJson, sendRequest } from './http';
 import { authenticate } from './client-auth';
+import type { DpopInternals } from './dpop';
 import { type TokenCallBase, formHeaders, tokenEndpointError } from './token-endpoint';
 
 /** Input of {@link revokeToken}. */
@@ -43,7 +44,9 @@ export async function revokeToken(params: RevokeTokenParams): Promise<boolean> {
   const headers = formHeaders();
   authenticate(params.clientAuth, { clientId: client?.clientId, provider, body, headers });
 
-  return sendRequest(
+  // A DPoP-bound refresh token of a public client may need a proof to be revoked (RFC 9449 5).
+  const dpop = params.dpop as DpopInternals | undefined;
+  return (dpop ? dpop.sender_() : sendRequest)(
     endpoint,
     { method: 'POST', headers, body, redirect: 'manual' },
     params.http,

@@ -16,6 +16,7 @@ import { validateIdToken } from './id-token';
 import { readUnverifiedJwtExpiry } from './jwt';
 import type { ClientConfig, GrantType, HttpOptions, ProviderMetadata, TokenSet } from './types';
 import { type ClientAuth, authenticate } from './client-auth';
+import type { DpopHandle, DpopInternals } from './dpop';
 
 /** What every call to the token endpoint needs. */
 export interface TokenCallBase {
@@ -26,6 +27,12 @@ export interface TokenCallBase {
   http?: HttpOptions;
   /** The clock `expiresAt` (and a returned ID token's times) are computed with. Default {@link systemClock}. */
   now?: Clock;
+  /**
+   * A DPoP handle (`await dpop()`): the request carries a proof, the provider's nonce is kept
+   * and one `use_dpop_nonce` answer retried, and the token must come back as `DPoP`
+   * (`dpop_token_type_mismatch` otherwise). Pass the same handle for every call of a session.
+   */
+  dpop?: DpopHandle;
 }
 
 /** Input of {@link exchangeCode}. */
@@ -185,7 +192,7 @@ export async function clientCredentials(params: ClientCredentialsParams): Promis
  * const tokens = await processTokenResponse(response);
  * ```
  */
-export async function processTokenResponse(response: Response, now: Clock = systemClock): Promise<TokenSet> {
+export async function processTokenResponse(response: Response, now: Clock = systemClock, dpop?: DpopHandle): Promise<TokenSet> {
   const body = await readJson(response);
   if (!response.ok) throw tokenEndpointError(response.status, body);
   if (!body.ok) throw invalidResponse(body.problem_);
@@ -194,10 +201,11 @@ export async function processTokenResponse(response: Response, now: Clock = syst
 
   const accessToken = value.access_token;
   if (typeof accessToken !== 'string' || accessToken === '') throw invalidResponse(DEV && 'no "access_token"');
-  if (typeof value.token_type !== 'string' || value.token_type.toLowerCase() !== 'bearer') {
-    throw invalidResponse(DEV && '"token_type" is not Bearer');
+  if (typeof value.token_type !== 'string' || value.token_type.toLowerCase() !== (dpop ? 'dpop' : 'bearer')) {
+    // RFC 9449 5: a Bearer token answered to a DPoP request is not bound to the key (a downgrade).
+    throw dpop ? (dpop as DpopInternals).downgrade_() : invalidResponse(DEV && '"token_type" is not Bearer');
   }
-  const tokens: TokenSet = { accessToken, tokenType: 'Bearer' };
+  const tokens: TokenSet = { accessToken, tokenType: dpop ? 'DPoP' : 'Bearer' };
   for (const [field, key] of [
     ['refresh_token', 'refreshToken'],
     ['id_token', 'idToken'],
@@ -239,7 +247,7 @@ export function expiryOf(expiresIn: unknown, accessToken: string, now: Clock = s
 }
 
 async function postToTokenEndpoint(
-  { provider, client, clientAuth, http, now }: TokenCallBase,
+  { provider, client, clientAuth, http, now, dpop }: TokenCallBase,
   grant: GrantType,
   body: URLSearchParams,
 ): Promise<TokenSet> {
@@ -249,12 +257,12 @@ async function postToTokenEndpoint(
   const url = tokenEndpointFor(provider, grant);
   if (typeof url !== 'string') throw invalidOptions(DEV && 'The provider has no token_endpoint.');
   assertSecureUrl(url, DEV && `The token endpoint for ${grant}`);
-  return sendRequest(
+  return (dpop ? (dpop as DpopInternals).sender_() : sendRequest)(
     url,
     { method: 'POST', headers, body, redirect: 'manual' },
     http,
     DEV && 'The token endpoint',
-    (response) => processTokenResponse(response, now),
+    (response) => processTokenResponse(response, now, dpop),
   );
 }
 

@@ -107,8 +107,11 @@ export interface IdTokenClaims {
 /** One normalised shape for every token response, whatever the grant or endpoint. */
 export interface TokenSet {
   accessToken: string;
-  /** Always `"Bearer"`: the service sends `Bearer` and `bearer`, compared case-insensitively. */
-  tokenType: 'Bearer';
+  /**
+   * `"DPoP"` for a token bound to a DPoP key (the call had a `dpop` handle; use it with that
+   * handle only), else `"Bearer"`. The provider's value is compared case-insensitively.
+   */
+  tokenType: 'Bearer' | 'DPoP';
   /** Epoch seconds; from `expires_in`, else a JWT access token's `exp`, else undefined (unknown lifetime). */
   expiresAt?: number;
   refreshToken?: string;

@@ -6,6 +6,7 @@ import { assertSecureUrl } from './discovery';
 import { OidcError } from './errors';
 import { discardBody, isJsonObject, readJson, sendRequest } from './http';
 import type { HttpOptions, ProviderMetadata } from './types';
+import type { DpopHandle, DpopInternals } from './dpop';
 
 /** Input of {@link fetchUserInfo}. */
 export interface UserInfoParams {
@@ -14,6 +15,11 @@ export interface UserInfoParams {
   /** The `sub` of the validated ID token: the answer must be about the same user. */
   expectedSubject: string;
   http?: HttpOptions;
+  /**
+   * The DPoP handle the access token is bound to: the request then carries `Authorization:
+   * DPoP` and a proof (with one nonce retry), never `Bearer`.
+   */
+  dpop?: DpopHandle;
 }
 
 /** UserInfo claims; `sub` is always present and equals the expected subject. */
@@ -23,7 +29,7 @@ export interface UserInfo {
 }
 
 /**
- * Fetches the user's claims with the access token (`Authorization: Bearer`). Non-2xx →
+ * Fetches the user's claims with the access token (`Authorization: Bearer`, or `DPoP` with `dpop`). Non-2xx →
  * `userinfo_error`; a `sub` other than `expectedSubject` → `userinfo_sub_mismatch`
  * (OIDC Core 5.3.2: the claims might belong to someone else).
  *
@@ -48,13 +54,13 @@ export async function fetchUserInfo(params: UserInfoParams): Promise<UserInfo> {
   if (typeof expectedSubject !== 'string' || expectedSubject === '') {
     throw invalidOptions(DEV && "expectedSubject is required: pass the ID token's sub.");
   }
-  const claims = await sendRequest(
+  const dpop = params.dpop as DpopInternals | undefined;
+  const headers = new Headers({ Accept: 'application/json' });
+  // One scheme per token: a DPoP-bound token never goes as Bearer.
+  if (!dpop) headers.set('Authorization', `Bearer ${accessToken}`);
+  const claims = await (dpop ? dpop.sender_(accessToken) : sendRequest)(
     endpoint,
-    {
-      method: 'GET',
-      headers: { Authorization: `Bearer ${accessToken}`, Accept: 'application/json' },
-      redirect: 'manual',
-    },
+    { method: 'GET', headers, redirect: 'manual' },
     params.http,
     DEV && 'The userinfo endpoint',
     async (response) => {

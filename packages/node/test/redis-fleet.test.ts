@@ -31,7 +31,7 @@ afterAll(async () => {
 
 const tokenRequests = () => server.count('POST', '/oauth/token');
 
-function env(extra: { LOCK_TTL?: string; ON_REQUEST?: 'send' | 'wait' | 'hang' } = {}) {
+function env(extra: { LOCK_TTL?: string; LOCK_WAIT?: string; ON_REQUEST?: 'send' | 'wait' | 'hang' } = {}) {
   return { REDIS_URL: redisServer.url, ISSUER: server.issuer, ...extra };
 }
 
@@ -73,7 +73,11 @@ describe('a fleet of processes on one Redis', () => {
   it('when the lock holder is killed mid-request, another process takes over after the lock expires: one request', async () => {
     const lockTtl = 1_500;
     const holder = await startInstance(env({ LOCK_TTL: String(lockTtl), ON_REQUEST: 'hang' }));
-    const waiters = await Promise.all([1, 2].map(() => startInstance(env({ LOCK_TTL: String(lockTtl) }))));
+    // The waiters wait as long as the test may run: whichever takes the expired lock over
+    // keeps it (renewed) however slow its request on a busy machine, and the other one waits
+    // for its token. With a short lockWait, the other one would give up and request beside it
+    // once the takeover's request outlasts the rest of its wait.
+    const waiters = await Promise.all([1, 2].map(() => startInstance(env({ LOCK_TTL: String(lockTtl), LOCK_WAIT: '60000' }))));
     const before = tokenRequests();
 
     holder.send({ type: 'go' });
@@ -84,8 +88,8 @@ describe('a fleet of processes on one Redis', () => {
     await Promise.all(waiters.map((waiter) => waiter.next('lock-busy')));
     await holder.kill();
 
-    // A waiter that gave up (lockWait) instead of taking the expired lock over would have
-    // requested beside the other: two requests. One request means a takeover.
+    // Only a waiter taking the expired lock over can get a token (none gives up waiting), and
+    // one request means the other waited for it: the lock stayed with the live new holder.
     const tokens = await tokensOf(waiters);
     expect(new Set(tokens).size).toBe(1);
     expect(tokenRequests() - before).toBe(1);

@@ -5,7 +5,7 @@ import { demoConfig } from '@oidc-rp/reference-server';
 import { type RedisClientType, createClient } from 'redis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type CachedToken, type NodeClientOptions, OidcError, createNodeClient, serviceProvider } from '../src/index';
-import { type RedisClientLike, RedisTokenCache, type RedisTokenCacheOptions } from '../src/redis/index';
+import { type RedisClientLike, type RedisScriptOptions, RedisTokenCache, type RedisTokenCacheOptions } from '../src/redis/index';
 import { type RunningServer, startReferenceServer } from './support/reference-server';
 import { type RunningRedis, startRedisServer } from '../../../test-support/redis-server';
 
@@ -72,6 +72,38 @@ function entry(accessToken: string, lifetime = 3600): CachedToken {
 
 const tokenRequests = () => server.count('POST', '/oauth/token');
 const tokenKeys = async () => (await redis.keys('*')).filter((key) => !key.endsWith(':lock')).sort();
+
+/**
+ * The shared connection, counting the lock renewals it sends (the script calls with an owner
+ * and a lifetime; a release has the owner only): `renewals(n)` resolves once n were answered.
+ */
+function renewalObserver() {
+  let count = 0;
+  const waiters: Array<{ n: number; resolve: () => void }> = [];
+  const counted = async (options: RedisScriptOptions, reply: Promise<unknown>) => {
+    const result = await reply;
+    if (options.arguments.length === 2) {
+      count++;
+      for (const waiter of waiters.filter((w) => count >= w.n)) {
+        waiters.splice(waiters.indexOf(waiter), 1);
+        waiter.resolve();
+      }
+    }
+    return result;
+  };
+  const client: RedisClientLike = {
+    get: (k) => redis.get(k),
+    set: (k, v, o) => redis.set(k, v, o),
+    del: (k) => redis.del(k),
+    eval: (script, o) => counted(o, redis.eval(script, o)),
+    evalSha: (sha1, o) => counted(o, redis.evalSha(sha1, o)),
+  };
+  return {
+    redis: client,
+    count: () => count,
+    renewals: (n: number) => (count >= n ? Promise.resolve() : new Promise<void>((resolve) => waiters.push({ n, resolve }))),
+  };
+}
 
 describe('keys and TTLs', () => {
   it('stores an entry under a hashed key with the TTL it was given, and returns it', async () => {
@@ -278,6 +310,47 @@ describe('the lock', () => {
     expect(await redis.get(lockKey)).toBe(ownerB);
     await releaseB?.();
     expect(await redis.exists(lockKey)).toBe(0);
+  });
+
+  it('is renewed while its holder is alive, past its lifetime, until released', async () => {
+    const lockTtl = 300;
+    const holder = renewalObserver();
+    const { cache, errors } = cacheWith({ redis: holder.redis, lockTtl });
+    const lockKey = `${cache.redisKey('k')}:lock`;
+    const acquiredAt = Date.now();
+    const release = await cache.lock.acquire('k');
+    const owner = await redis.get(lockKey);
+    // Every third of lockTtl: four renewals mean the lock has lived longer than lockTtl.
+    await holder.renewals(4);
+    expect(Date.now() - acquiredAt).toBeGreaterThan(lockTtl);
+    expect(await redis.get(lockKey)).toBe(owner);
+    expect(await redis.pTTL(lockKey)).toBeGreaterThan(0);
+    await release?.();
+    expect(await redis.exists(lockKey)).toBe(0);
+    const renewedBeforeRelease = holder.count();
+
+    // Another holder renews meanwhile; the released one never again.
+    const next = renewalObserver();
+    const other = cacheWith({ redis: next.redis, lockTtl }).cache;
+    const releaseOther = await other.lock.acquire('k');
+    await next.renewals(3);
+    expect(holder.count()).toBe(renewedBeforeRelease);
+    await releaseOther?.();
+    expect(errors).toEqual([]);
+  });
+
+  it("a holder stops renewing once the lock is not its own, and never extends another's", async () => {
+    const holder = renewalObserver();
+    const { cache } = cacheWith({ redis: holder.redis, lockTtl: 300 });
+    const lockKey = `${cache.redisKey('k')}:lock`;
+    const release = await cache.lock.acquire('k');
+    await redis.set(lockKey, 'another-instance', { expiration: { type: 'PX', value: 60_000 } }); // expired, then taken
+    const attempts = holder.count();
+    await holder.renewals(attempts + 1);
+    expect(await redis.get(lockKey)).toBe('another-instance');
+    expect(await redis.pTTL(lockKey)).toBeGreaterThan(1_000);
+    await release?.();
+    expect(await redis.get(lockKey)).toBe('another-instance');
   });
 
   it('releases after the script cache was flushed (EVALSHA falls back to EVAL), and with a client without evalSha', async () => {

@@ -41,8 +41,17 @@ export function closeBrowser(): Promise<void> {
   return browser ? browser.then((b) => b.close()) : Promise.resolve();
 }
 
-/** Adds `real` beside every `documented`-origin URI of the demo clients. */
-async function registerOrigin(control: Control, documented: string, real: string): Promise<void> {
+// Runs may walk side by side; their read-modify-write of the clients' URIs must not.
+let registering: Promise<void> = Promise.resolve();
+
+/** Adds `real` beside every `documented`-origin URI of the demo clients, one run at a time. */
+function registerOrigin(control: Control, documented: string, real: string): Promise<void> {
+  const next = registering.then(() => addOrigin(control, documented, real));
+  registering = next.catch(() => undefined);
+  return next;
+}
+
+async function addOrigin(control: Control, documented: string, real: string): Promise<void> {
   const map = (uris: string[] | undefined) => [...(uris ?? []), ...(uris ?? []).filter((u) => u.startsWith(documented)).map((u) => u.replace(documented, real))];
   for (const client of await control.clients.list()) {
     if (!client.redirect_uris?.some((u) => u.startsWith(documented))) continue;
@@ -124,7 +133,8 @@ export async function runInBrowser(snippet: Snippet, dir: string, serverOrigin: 
   try {
     script = await bundle(snippet, dir, serverOrigin, appOrigin);
     await registerOrigin(control, DOCUMENTED_APP_ORIGIN, appOrigin);
-    return await walk(`${appOrigin}/`, run, (url) => url.replace(appOrigin, DOCUMENTED_APP_ORIGIN), problems);
+    const start = run.url ? run.url.replace(DOCUMENTED_APP_ORIGIN, appOrigin) : `${appOrigin}/`;
+    return await walk(start, run, (url) => url.replace(appOrigin, DOCUMENTED_APP_ORIGIN), problems);
   } catch (error) {
     return { ok: false, output: [(error as Error).message, ...problems].join('\n') };
   } finally {

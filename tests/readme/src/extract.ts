@@ -5,8 +5,9 @@
 //   <!-- snippet: vitest -->                   a vitest test file: type-checked, run by vitest
 //   <!-- snippet: browser (signs in as alice, then expects "TEXT") -->
 //                                              a page script: bundled, opened in Chromium at
-//                                              http://127.0.0.1:5173/, signed in through the
-//                                              server's login page; passes when TEXT shows
+//                                              http://127.0.0.1:5173/ (or the app URL the marker
+//                                              starts with), signed in through the server's login
+//                                              page; passes when TEXT shows
 //   <!-- snippet: server (http://127.0.0.1:3000/login signs in as alice, then expects "TEXT") -->
 //                                              a web server: run with node on a free port in
 //                                              place of the URL's, the URL opened in Chromium,
@@ -16,18 +17,27 @@
 //   <!-- snippet: continues -->                joined to the file's previous checked block
 //   <!-- snippet: declare NAME: TYPE; … -->    names the reader has (a button, a request):
 //                                              declared for the type check only
+//   <!-- snippet: global-setup -->             a Playwright or vitest global setup file: run
+//                                              with node, its default export called, the issuer
+//                                              it exports in process.env checked, its teardown
+//                                              called; the process must then exit
+//   <!-- snippet: file lib/auth.ts -->        the block is that file of an app: other blocks import
+//                                              it as `@/lib/auth` (create-next-app's alias); one
+//                                              block of all READMEs per path
+//   <!-- snippet: id NAME -->                  names a block so that another test can find it
+//                                              (NAME: lowercase words and hyphens, unique per file)
 
 /** Languages whose blocks are TypeScript programs (JavaScript ones are checked as JS). */
 export const CODE_LANGS = ['ts', 'tsx', 'js', 'mjs', 'jsx'] as const;
 export type CodeLang = (typeof CODE_LANGS)[number];
 
-export type Mode = 'run' | 'vitest' | 'browser' | 'server' | 'compile-only' | 'skip';
+export type Mode = 'run' | 'global-setup' | 'vitest' | 'browser' | 'server' | 'compile-only' | 'skip';
 
 /** What a browser snippet's page does: who signs in, and the text that then shows. */
 export interface BrowserRun {
   user?: string;
   expects: string;
-  /** Server snippets: the documented URL the browser opens (its origin is where the server listens). */
+  /** The documented URL the browser opens: for a server, its origin is where the server listens; for a page, it is on http://127.0.0.1:5173. */
   url?: string;
 }
 
@@ -45,6 +55,10 @@ export interface Block {
   /** TypeScript declarations (`declare const …`) from `declare` markers. */
   declarations: string[];
   browser?: BrowserRun;
+  /** The name an `id` marker gives the block. */
+  id?: string;
+  /** The app file a `file` marker says the block is (`lib/auth.ts`). */
+  appFile?: string;
 }
 
 export class MarkerError extends Error {}
@@ -56,6 +70,7 @@ const MARKER = /^\s*<!--\s*snippet:\s*([\s\S]*?)\s*-->\s*$/;
 export function extractBlocks(file: string, markdown: string): Block[] {
   const lines = markdown.split('\n');
   const blocks: Block[] = [];
+  const ids = new Set<string>();
   for (let i = 0; i < lines.length; i++) {
     const open = FENCE.exec(lines[i] ?? '');
     if (!open) continue;
@@ -75,7 +90,12 @@ export function extractBlocks(file: string, markdown: string): Block[] {
       if (!marker) break;
       markers.unshift(marker[1] ?? '');
     }
-    blocks.push(withMarkers({ file, line: i + 1, lang: lang.toLowerCase(), code: `${body.join('\n')}\n`, mode: 'run', continues: false, declarations: [] }, markers));
+    const block = withMarkers({ file, line: i + 1, lang: lang.toLowerCase(), code: `${body.join('\n')}\n`, mode: 'run', continues: false, declarations: [] }, markers);
+    if (block.id !== undefined) {
+      if (ids.has(block.id)) throw new MarkerError(`${file}:${block.line}: "id ${block.id}" names another block of this file too`);
+      ids.add(block.id);
+    }
+    blocks.push(block);
     i = j;
   }
   return blocks;
@@ -88,7 +108,16 @@ function withMarkers(block: Block, markers: string[]): Block {
     const reason = /^\((.+)\)$/s.exec(rest)?.[1]?.trim();
     switch (kind) {
       case 'vitest':
-        block.mode = 'vitest';
+      case 'global-setup':
+        block.mode = kind;
+        break;
+      case 'file':
+        if (!/^(?:[\w-]+\/)*[\w-]+\.(?:ts|tsx|js|mjs|jsx)$/.test(rest)) throw new MarkerError(`${where}: "file" takes a relative path of a code file, e.g. "<!-- snippet: file lib/auth.ts -->", not "${rest}"`);
+        block.appFile = rest;
+        break;
+      case 'id':
+        if (!/^[a-z0-9]+(?:-[a-z0-9]+)*$/.test(rest)) throw new MarkerError(`${where}: "id" takes one name of lowercase words and hyphens, e.g. "<!-- snippet: id login-as-roles -->", not "${rest}"`);
+        block.id = rest;
         break;
       case 'browser':
       case 'server': {
@@ -98,7 +127,8 @@ function withMarkers(block: Block, markers: string[]): Block {
         const url = /(https?:\/\/[^\s)]+)/.exec(reason ?? '')?.[1];
         if (kind === 'server' && !url) throw new MarkerError(`${where}: "server" needs the URL to open, e.g. "<!-- snippet: server (http://127.0.0.1:3000/login signs in as alice, then expects "Alice") -->"`);
         block.mode = kind;
-        block.browser = { expects, ...(user === undefined ? {} : { user }), ...(kind === 'server' && url ? { url } : {}) };
+        if (kind === 'browser' && url && !url.startsWith('http://127.0.0.1:5173/')) throw new MarkerError(`${where}: a "browser" page opens on the app origin, e.g. "<!-- snippet: browser (http://127.0.0.1:5173/orders signs in as alice, then expects "Alice") -->", not ${url}`);
+        block.browser = { expects, ...(user === undefined ? {} : { user }), ...(url ? { url } : {}) };
         break;
       }
       case 'compile-only':
@@ -117,7 +147,7 @@ function withMarkers(block: Block, markers: string[]): Block {
         }
         break;
       default:
-        throw new MarkerError(`${where}: unknown marker "<!-- snippet: ${marker} -->" (vitest, browser (…), server (…), compile-only (reason), skip (reason), continues, declare NAME: TYPE)`);
+        throw new MarkerError(`${where}: unknown marker "<!-- snippet: ${marker} -->" (vitest, browser (…), server (…), global-setup, compile-only (reason), skip (reason), continues, declare NAME: TYPE, file PATH, id NAME)`);
     }
   }
   return block;
@@ -151,6 +181,8 @@ export interface Snippet {
   mode: Exclude<Mode, 'skip'>;
   reason?: string;
   browser?: BrowserRun;
+  /** The app file the block is (`file` marker), imported by others as `@/<path without extension>`. */
+  appFile?: string;
   /** The code as written, then the declarations. */
   code: string;
   /** Maps 0-based lines of `code` to README lines. */
@@ -163,6 +195,14 @@ export function isCodeLang(lang: string): lang is CodeLang {
 
 /** Joins continued blocks and keeps the code blocks that are checked. */
 export function snippetsOf(blocks: Block[]): Snippet[] {
+  const appFiles = new Map<string, string>();
+  for (const block of blocks) {
+    if (block.appFile === undefined) continue;
+    const other = appFiles.get(block.appFile);
+    if (other) throw new MarkerError(`${block.file}:${block.line}: "file ${block.appFile}" is already the block at ${other}`);
+    if (block.continues) throw new MarkerError(`${block.file}:${block.line}: "file" names a whole program: put it on the first of the joined blocks`);
+    appFiles.set(block.appFile, `${block.file}:${block.line}`);
+  }
   const snippets: (Snippet & { segments: { start: number; line: number; file: string }[]; parts: string[]; decls: string[] })[] = [];
   for (const block of blocks) {
     if (!isCodeLang(block.lang) || block.mode === 'skip') continue;
@@ -188,6 +228,7 @@ export function snippetsOf(blocks: Block[]): Snippet[] {
       mode: block.mode,
       ...(block.reason === undefined ? {} : { reason: block.reason }),
       ...(block.browser === undefined ? {} : { browser: block.browser }),
+      ...(block.appFile === undefined ? {} : { appFile: block.appFile }),
       code: '',
       segments,
       parts: [block.code],

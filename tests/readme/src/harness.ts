@@ -86,6 +86,7 @@ export const COMPILER_OPTIONS: ts.CompilerOptions = {
 const EXTENSION: Record<Snippet['lang'], string> = { ts: '.ts', tsx: '.tsx', js: '.js', mjs: '.mjs', jsx: '.jsx' };
 
 export function snippetPath(dir: string, snippet: Snippet): string {
+  if (snippet.appFile) return join(dir, 'snippets', 'app', snippet.appFile);
   return join(dir, 'snippets', `${snippet.name}${snippet.mode === 'vitest' ? '.test' : ''}${EXTENSION[snippet.lang]}`);
 }
 
@@ -98,10 +99,13 @@ export function typecheck(snippets: Snippet[], dir: string): Map<string, string[
   const byPath = new Map<string, Snippet>();
   for (const snippet of snippets) {
     const path = snippetPath(dir, snippet);
+    mkdirSync(dirname(path), { recursive: true });
     writeFileSync(path, snippet.code);
     byPath.set(realpathSync(path), snippet);
   }
-  const program = ts.createProgram({ rootNames: [...byPath.keys()], options: { ...COMPILER_OPTIONS, baseUrl: undefined } });
+  // `@/…` is the app's own files (`file` markers), as create-next-app's alias makes it.
+  const paths = { '@/*': [join(dir, 'snippets', 'app', '*')] };
+  const program = ts.createProgram({ rootNames: [...byPath.keys()], options: { ...COMPILER_OPTIONS, baseUrl: undefined, paths } });
   const errors = new Map<string, string[]>(snippets.map((s) => [s.name, []]));
   for (const diagnostic of ts.getPreEmitDiagnostics(program)) {
     const text = ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n  ');
@@ -159,11 +163,15 @@ export interface RunResult {
 }
 
 /** Runs a snippet with node as a module of the scratch project; it must exit 0 within `timeout` ms. */
-export async function runSnippet(snippet: Snippet, dir: string, origin: string, timeout = 30_000): Promise<RunResult> {
+export async function runSnippet(snippet: Snippet, dir: string, origin: string, timeout = 30_000, env: Record<string, string> = {}): Promise<RunResult> {
   mkdirSync(join(dir, 'run'), { recursive: true });
-  const file = join(dir, 'run', `${snippet.name}.mjs`);
+  let file = join(dir, 'run', `${snippet.name}.mjs`);
   writeFileSync(file, runnableSource(snippet, origin));
-  const result = await exec(process.execPath, ['--enable-source-maps', file], { cwd: dir, timeout, env: { ...process.env, ...RUN_ENV, NODE_ENV: 'development' } }).then(
+  if (snippet.mode === 'global-setup') {
+    file = join(dir, 'run', `${snippet.name}.global-setup.mjs`);
+    writeFileSync(file, globalSetupRunner(`./${snippet.name}.mjs`));
+  }
+  const result = await exec(process.execPath, ['--enable-source-maps', file], { cwd: dir, timeout, env: { ...process.env, ...RUN_ENV, ...env, NODE_ENV: 'development' } }).then(
     ({ stdout, stderr }) => ({ ok: true, output: `${stdout}${stderr}` }),
     (error: { stdout?: string; stderr?: string; killed?: boolean; code?: number }) => ({
       ok: false,
@@ -171,6 +179,28 @@ export async function runSnippet(snippet: Snippet, dir: string, origin: string, 
     }),
   );
   return { ok: result.ok, output: readmePositions(snippet, result.output) };
+}
+
+/**
+ * Runs a global setup file as Playwright and vitest do: calls its default export; then every
+ * URL it put in process.env (how a setup hands the issuer to the tests) must serve discovery
+ * with itself as issuer; then the teardown it returned is called, and the process must exit
+ * (a server the teardown left open keeps it alive past the time limit).
+ */
+export function globalSetupRunner(module: string): string {
+  return `const before = { ...process.env };
+const { default: setup } = await import(${JSON.stringify(module)});
+if (typeof setup !== 'function') throw new Error('a global setup file default-exports a function; this one does not');
+const teardown = await setup();
+const issuers = Object.entries(process.env).filter(([name, value]) => value !== before[name] && /^https?:\\/\\//.test(value ?? ''));
+if (issuers.length === 0) throw new Error('the global setup put no issuer URL in process.env for the tests to read');
+for (const [name, issuer] of issuers) {
+  const response = await fetch(\`\${issuer}/.well-known/openid-configuration\`);
+  const discovered = response.ok ? (await response.json()).issuer : \`HTTP \${response.status}\`;
+  if (discovered !== issuer) throw new Error(\`process.env.\${name} (\${issuer}) does not serve its discovery document: \${discovered}\`);
+}
+if (typeof teardown === 'function') await teardown();
+`;
 }
 
 interface VitestReport {
@@ -206,9 +236,18 @@ export async function runVitestSnippets(snippets: Snippet[], dir: string, origin
     const failures = file.assertionResults.filter((a) => a.status !== 'passed');
     const ok = file.status === 'passed' && file.assertionResults.length > 0 && failures.length === 0;
     const output = [file.message, ...failures.map((f) => `${f.fullName}: ${f.status}\n${f.failureMessages.join('\n')}`)].filter(Boolean).join('\n');
-    results.set(snippet.name, { ok, output: output || (ok ? '' : 'no test ran') });
+    results.set(snippet.name, { ok, output: vitestPositions(snippet, output) || (ok ? '' : 'no test ran') });
   }
   return results;
+}
+
+/** Positions in a vitest snippet's file (its code as written) as README file:line. */
+function vitestPositions(snippet: Snippet, output: string): string {
+  const name = `${snippet.name}.test${EXTENSION[snippet.lang]}`.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return output.replace(new RegExp(`(?:file://)?[^\\s(]*${name}:(\\d+)`, 'g'), (_match, line: string) => {
+    const at = snippet.lineOf(Number(line) - 1);
+    return `${at.file}:${at.line}`;
+  });
 }
 
 function realpathOr(path: string): string {

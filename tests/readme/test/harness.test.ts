@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { extractBlocks, MarkerError, snippetsOf } from '../src/extract.ts';
-import { failure, runnableSource, runSnippet, typecheck } from '../src/harness.ts';
+import { failure, runnableSource, runSnippet, runVitestSnippets, typecheck } from '../src/harness.ts';
 import { checkInstallNotes, INSTALL_NOTE } from '../src/install-note.ts';
 
 const fence = '```';
@@ -65,6 +65,24 @@ describe('extracting blocks', () => {
     expect(() => extractBlocks('X.md', `<!-- snippet: browser (signs in as alice) -->\n${fence}ts\nx;\n${fence}`)).toThrow(/needs the text the page then shows/);
   });
 
+  it('reads an app page a browser run starts on, and refuses one off the app origin', () => {
+    const [page] = extractBlocks('X.md', `<!-- snippet: browser (http://127.0.0.1:5173/orders signs in as alice, then expects "Orders of Alice") -->\n${fence}tsx\nx;\n${fence}`);
+    expect(page).toMatchObject({ mode: 'browser', browser: { url: 'http://127.0.0.1:5173/orders', user: 'alice', expects: 'Orders of Alice' } });
+    expect(() => extractBlocks('X.md', `<!-- snippet: browser (http://127.0.0.1:3000/ then expects "A") -->\n${fence}ts\nx;\n${fence}`)).toThrow(/X\.md:2: a "browser" page opens on the app origin/);
+  });
+
+  it('names blocks with id (unique per file) and app files with file (unique across READMEs), and reads global-setup', () => {
+    const [named, setup] = extractBlocks('X.md', `<!-- snippet: vitest -->\n<!-- snippet: id first-test -->\n${fence}ts\nx;\n${fence}\n<!-- snippet: global-setup -->\n${fence}ts\ny;\n${fence}`);
+    expect(named).toMatchObject({ mode: 'vitest', id: 'first-test' });
+    expect(setup).toMatchObject({ mode: 'global-setup' });
+    expect(() => extractBlocks('X.md', `<!-- snippet: id a -->\n${fence}ts\nx;\n${fence}\n<!-- snippet: id a -->\n${fence}ts\ny;\n${fence}`)).toThrow(/X\.md:6: "id a" names another block/);
+    expect(() => extractBlocks('X.md', `<!-- snippet: id Not A Name -->\n${fence}ts\nx;\n${fence}`)).toThrow(/"id" takes one name/);
+    const lib = `<!-- snippet: file lib/auth.ts -->\n${fence}ts\nexport const a = 1;\n${fence}`;
+    expect(snippetsOf(extractBlocks('X.md', lib))[0]).toMatchObject({ appFile: 'lib/auth.ts' });
+    expect(() => snippetsOf([...extractBlocks('X.md', lib), ...extractBlocks('Y.md', lib)])).toThrow(/Y\.md:2: "file lib\/auth\.ts" is already the block at X\.md:2/);
+    expect(() => extractBlocks('X.md', `<!-- snippet: file ../secrets -->\n${fence}ts\nx;\n${fence}`)).toThrow(/"file" takes a relative path/);
+  });
+
   it('joins a continued block to the previous one and maps each line back to its README line', () => {
     const markdown = [`${fence}ts`, 'const a = 1;', fence, 'text', '<!-- snippet: continues -->', `${fence}ts`, 'const b = a;', 'b.x;', fence].join('\n');
     const [snippet, ...others] = snippetsOf(extractBlocks('X.md', markdown));
@@ -93,10 +111,27 @@ describe('a broken snippet fails with its README file and line', () => {
     fence,
   ].join('\n');
 
+  // One TypeScript program for the three READMEs below, as the real check makes one for all.
+  const appReadme = [
+    '<!-- snippet: file lib/auth.ts -->',
+    `${fence}ts`,
+    'export const auth = { user: (name: string) => name.toUpperCase() };',
+    fence,
+    `${fence}ts`,
+    "import { auth } from '@/lib/auth';",
+    'auth.user(42);',
+    fence,
+  ].join('\n');
+  const typo = snippetsOf(extractBlocks('packages/x/README.md', readme));
+  const fixed = snippetsOf(extractBlocks('packages/y/README.md', readme.replace('initt', 'init')));
+  const app = snippetsOf(extractBlocks('X.md', appReadme));
+  let errors: Map<string, string[]>;
+  beforeAll(() => {
+    errors = typecheck([...typo, ...fixed, ...app], dir);
+  });
+
   it('a typo: the compiler error at the README line and column, with the line itself', () => {
-    const snippets = snippetsOf(extractBlocks('packages/x/README.md', readme));
-    const errors = typecheck(snippets, dir);
-    const [snippet] = snippets;
+    const [snippet] = typo;
     if (!snippet) throw new Error('no snippet');
     expect(errors.get(snippet.name)).toEqual([
       expect.stringMatching(/^packages\/x\/README\.md:7:14 TS2551: Property 'initt' does not exist on type 'BrowserClient'.*\n {4}await client\.initt\(\);$/s),
@@ -105,8 +140,7 @@ describe('a broken snippet fails with its README file and line', () => {
   });
 
   it('the same block without the typo type-checks', () => {
-    const snippets = snippetsOf(extractBlocks('packages/x/README.md', readme.replace('initt', 'init')));
-    expect([...typecheck(snippets, dir).values()]).toEqual([[]]);
+    expect(fixed.map((s) => errors.get(s.name))).toEqual([[]]);
   });
 
   it('a snippet that throws when run: its exit code and error; one that never ends: a bounded wait', async () => {
@@ -121,6 +155,52 @@ describe('a broken snippet fails with its README file and line', () => {
 
     const hung = await runSnippet(hangs, dir, 'http://127.0.0.1:1', 1_000);
     expect(hung).toEqual({ ok: false, output: expect.stringMatching(/^did not exit within 1 s/) });
+  });
+
+  it('an app file is imported by the others as @/path', () => {
+    expect(app.map((s) => errors.get(s.name))).toEqual([[], [expect.stringMatching(/^X\.md:7:11 TS2345: Argument of type 'number' is not assignable/)]]);
+  });
+
+  it('a vitest block whose assertion fails: the assertion error at its README line; one that passes passes', async () => {
+    const blocks = ['# Testing', '', '<!-- snippet: vitest -->', `${fence}ts`, "import { expect, it } from 'vitest';", '', "it('adds', () => {", '  expect(1 + 1).toBe(3);', '});', fence].join('\n');
+    const [fails] = snippetsOf(extractBlocks('packages/x/README.md', blocks));
+    const [passes] = snippetsOf(extractBlocks('packages/y/README.md', blocks.replace('toBe(3)', 'toBe(2)')));
+    if (!fails || !passes) throw new Error('no snippets');
+    const results = await runVitestSnippets([fails, passes], dir, 'http://127.0.0.1:1');
+    expect(results.get(fails.name)).toEqual({ ok: false, output: expect.stringMatching(/^adds: failed\nAssertionError: expected 2 to be 3[\s\S]*packages\/x\/README\.md:8:/) });
+    expect(results.get(passes.name)).toEqual({ ok: true, output: '' });
+  });
+
+  it('a global setup runs: its issuer must serve discovery, and a teardown that leaves the server open fails', async () => {
+    const setup = (close: string) =>
+      snippetsOf(
+        extractBlocks(
+          'X.md',
+          [
+            '<!-- snippet: global-setup -->',
+            `${fence}ts`,
+            "import { createServer } from 'node:http';",
+            'export default async function globalSetup() {',
+            '  const server = createServer((request, response) => {',
+            "    response.setHeader('content-type', 'application/json').end(JSON.stringify({ issuer: process.env.OIDC_ISSUER }));",
+            '  });',
+            "  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));",
+            "  const { port } = server.address() as import('node:net').AddressInfo;",
+            "  process.env.OIDC_ISSUER = 'http://127.0.0.1:' + port + '/demo';",
+            `  return () => ${close};`,
+            '}',
+            fence,
+          ].join('\n'),
+        ),
+      )[0];
+    const closes = setup('new Promise<void>((resolve) => server.close(() => resolve()))');
+    const leaks = setup('Promise.resolve()');
+    if (!closes || !leaks) throw new Error('no snippets');
+    expect(await runSnippet(closes, dir, 'http://127.0.0.1:1')).toEqual({ ok: true, output: '' });
+    expect(await runSnippet(leaks, dir, 'http://127.0.0.1:1', 2_000)).toEqual({ ok: false, output: expect.stringMatching(/^did not exit within 2 s/) });
+    const [none] = snippetsOf(extractBlocks('X.md', `<!-- snippet: global-setup -->\n${fence}ts\nexport default async () => () => {};\n${fence}`));
+    if (!none) throw new Error('no snippet');
+    expect((await runSnippet(none, dir, 'http://127.0.0.1:1')).output).toMatch(/exited with 1[\s\S]*put no issuer URL in process\.env/);
   });
 
   it('runs with the documented origin mapped to the test server and the types removed', () => {

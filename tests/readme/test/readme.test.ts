@@ -8,8 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { packAll } from '../../../scripts/release-check.mjs';
+import { type RunningRedis, startRedisServer } from '../../../test-support/redis-server.ts';
 import { closeBrowser, runInBrowser, runServerInBrowser } from '../src/browser.ts';
-import { isCodeLang } from '../src/extract.ts';
+import { isCodeLang, type Snippet } from '../src/extract.ts';
 import { collectBlocks, collectSnippets, createScratch, failure, ROOT, type RunResult, runSnippet, runVitestSnippets, typecheck } from '../src/harness.ts';
 import { checkInstallNotes } from '../src/install-note.ts';
 
@@ -26,6 +27,9 @@ let control: any;
 let validateConfig: (config: unknown) => unknown;
 let closeServer: (() => Promise<void>) | undefined;
 let vitestResults: Promise<Map<string, RunResult>>;
+const nodeResults = new Map<string, Promise<RunResult>>();
+// The Redis server a README's `process.env.REDIS_URL` names when its blocks run.
+let redis: RunningRedis | undefined;
 
 const phases: string[] = [];
 function lap(name: string, since: number): number {
@@ -36,12 +40,12 @@ function lap(name: string, since: number): number {
 beforeAll(async () => {
   let t = Date.now();
   work = mkdtempSync(join(tmpdir(), 'oidc-rp-readme-'));
+  const redisStarted = startRedisServer();
+  redisStarted.catch(() => undefined); // awaited below, after packing
   const packed = await packAll(join(work, 'packs'));
   t = lap('pack', t);
   scratch = await createScratch(packed, join(work, 'scratch'));
   t = lap('npm install', t);
-  errors = typecheck(snippets, scratch);
-  lap('tsc', t);
   // The packed reference server (what `npx @oidc-rp/reference-server` serves) on a free port.
   const packedServer = createRequire(join(scratch, 'package.json'))('@oidc-rp/reference-server');
   const { createReferenceServer, demoConfig } = packedServer;
@@ -50,23 +54,40 @@ beforeAll(async () => {
   origin = (await server.listen({ port: 0 })).origin;
   control = server.control;
   closeServer = () => server.close();
+  redis = await redisStarted;
+  // The vitest and global-setup runs start servers of their own (createTestServer): child
+  // processes, started now, they run beside the type check, which holds this thread (and so the
+  // reference server above: the plain runs, which call it, start after). Their tests read the results.
   vitestResults = runVitestSnippets(
     snippets.filter((s) => s.mode === 'vitest'),
     scratch,
     origin,
   );
+  const startRuns = (mode: Snippet['mode']) => {
+    for (const snippet of snippets.filter((s) => s.mode === mode)) {
+      const result = runSnippet(snippet, scratch, origin, 30_000, { REDIS_URL: redis?.url ?? '' }).catch((error: Error) => ({ ok: false, output: error.stack ?? error.message }));
+      nodeResults.set(snippet.name, result);
+    }
+  };
+  startRuns('global-setup');
+  errors = typecheck(snippets, scratch);
+  startRuns('run');
+  lap('server start and tsc (vitest runs beside it)', t);
 });
 
 afterAll(async () => {
   await closeBrowser();
   await closeServer?.();
+  await redis?.stop();
   if (work) rmSync(work, { recursive: true, force: true });
   const code = blocks.filter((b) => isCodeLang(b.lang));
   const ran = snippets.filter((s) => s.mode !== 'compile-only');
   console.log(
     `README check: ${blocks.length} fenced blocks in ${new Set(blocks.map((b) => b.file)).size} files; ${code.length} code blocks, ` +
-      `${snippets.length} programs type-checked (continued blocks joined), ${ran.length} run (${ran.filter((s) => s.mode === 'browser' || s.mode === 'server').length} in Chromium, ` +
-      `${ran.filter((s) => s.mode === 'vitest').length} with vitest); ${blocks.filter((b) => b.lang === 'json').length} JSON blocks; ` +
+      `${snippets.length} programs type-checked (continued blocks joined), ${ran.length} run (${ran.filter((s) => s.mode === 'run').length} with node, ` +
+      `${ran.filter((s) => s.mode === 'browser').length} page scripts and ${ran.filter((s) => s.mode === 'server').length} web servers in Chromium, ` +
+      `${ran.filter((s) => s.mode === 'vitest').length} with vitest, ${ran.filter((s) => s.mode === 'global-setup').length} global setup), ` +
+      `${snippets.length - ran.length} compile-only; ${blocks.filter((b) => b.lang === 'json').length} JSON blocks; ` +
       `${((Date.now() - started) / 1000).toFixed(1)} s (${phases.join(', ')})`,
   );
 });
@@ -81,11 +102,11 @@ describe.each([...new Set(snippets.map((s) => s.file))])('%s', (file) => {
   }
 });
 
-// Each a node process of its own: several at once.
-describe.concurrent('run with node against the reference server', () => {
-  for (const snippet of snippets.filter((s) => s.mode === 'run')) {
+// Each a node process of its own, all started in beforeAll.
+describe('run with node against the reference server', () => {
+  for (const snippet of snippets.filter((s) => s.mode === 'run' || s.mode === 'global-setup')) {
     it(`${snippet.file}:${snippet.line}`, async () => {
-      const result = await runSnippet(snippet, scratch, origin);
+      const result = (await nodeResults.get(snippet.name)) ?? { ok: false, output: 'never started' };
       if (!result.ok) throw new Error(failure(snippet, 'failed when run with node', result.output));
     });
   }
@@ -100,11 +121,27 @@ describe('run with vitest (one run for all)', () => {
   }
 });
 
-describe('run in Chromium, signed in through the reference server', () => {
+// Two at a time (the suite has 2 cores): each a browser context of one Chromium, and for a
+// server a node process.
+const CHROMIUM_RUNS_AT_ONCE = 2;
+let running = 0;
+const waiting: (() => void)[] = [];
+async function inTurn<T>(run: () => Promise<T>): Promise<T> {
+  if (running >= CHROMIUM_RUNS_AT_ONCE) await new Promise<void>((resolve) => waiting.push(resolve));
+  running++;
+  try {
+    return await run();
+  } finally {
+    running--;
+    waiting.shift()?.();
+  }
+}
+
+describe.concurrent('run in Chromium, signed in through the reference server', () => {
   for (const snippet of snippets.filter((s) => s.mode === 'browser' || s.mode === 'server')) {
     const how = snippet.mode === 'browser' ? 'a page script' : 'a web server run with node';
     it(`${snippet.file}:${snippet.line} (${how})`, async () => {
-      const result = await (snippet.mode === 'browser' ? runInBrowser : runServerInBrowser)(snippet, scratch, origin, control);
+      const result = await inTurn(() => (snippet.mode === 'browser' ? runInBrowser : runServerInBrowser)(snippet, scratch, origin, control));
       if (!result.ok) throw new Error(failure(snippet, 'failed in Chromium', result.output));
     });
   }

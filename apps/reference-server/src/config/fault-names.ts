@@ -3,12 +3,14 @@
  * break one rule of the protocol for that client, like the negative tests of the OpenID
  * relying-party certification, so a client library's defences can be proven over real HTTP.
  * Each fault hands the client something it must refuse, except `jwks_key_rotated` and
- * `token_response_token_type_lowercase`, which a correct client accepts. Test use only.
+ * `token_response_token_type_lowercase`, which a correct client accepts, and
+ * `dpop_nonce_required`, which it answers by retrying once with the nonce. Test use only.
  * The names live here, for the config to check; what each does is in faults/.
  */
 
 /**
- * Every fault a client can be configured with (see the fault table in the README).
+ * The conformance faults a client can be configured with (see the fault table in the README);
+ * the DPoP ones are {@link DPOP_FAULTS}.
  *
  * @example
  * { "client_id": "broken", "fault": ["id_token_wrong_aud", "redirect_missing_iss"], ... }
@@ -48,5 +50,25 @@ export const FAULTS = [
   'userinfo_wrong_sub',
 ] as const;
 
+/**
+ * The DPoP (RFC 9449) faults: a DPoP token request answered `token_type: Bearer` (a downgrade;
+ * the token stays bound); a valid proof reported as replayed; a server nonce demanded from the
+ * client (token endpoint and userinfo) as if the server had just started to ask, e.g.
+ * mid-session. Configured and set like {@link FAULTS}, but listed apart: the conformance
+ * catalogue covers every name of FAULTS, and these join it once the client SDKs speak DPoP.
+ *
+ * @example
+ * await server.control.faults.set('spa', 'dpop_nonce_required');
+ */
+export const DPOP_FAULTS = ['token_response_token_type_bearer', 'dpop_proof_replayed', 'dpop_nonce_required'] as const;
+
+/**
+ * Every fault name a client may have: {@link FAULTS} and {@link DPOP_FAULTS}.
+ *
+ * @example
+ * FAULT_NAMES.includes('dpop_proof_replayed'); // true
+ */
+export const FAULT_NAMES: readonly Fault[] = [...FAULTS, ...DPOP_FAULTS];
+
 /** The name of one fault. */
-export type Fault = (typeof FAULTS)[number];
+export type Fault = (typeof FAULTS)[number] | (typeof DPOP_FAULTS)[number];

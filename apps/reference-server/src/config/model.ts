@@ -49,6 +49,8 @@ export interface Client {
   response_types: readonly ResponseType[];
   scopes: readonly string[];
   skip_consent: boolean;
+  /** Token requests must carry a DPoP proof. */
+  require_dpop: boolean;
   /** `aud` of JWT access tokens without a `resource`; undefined: the issuer. */
   access_token_audience: readonly string[] | undefined;
   /** Empty unless the config asks for faults. */
@@ -73,6 +75,10 @@ export interface Tenant {
   profile: TenantProfile;
   signing_alg: SigningAlg;
   access_token_format: 'opaque' | 'jwt';
+  /** Token requests of every client must carry a DPoP proof. */
+  require_dpop: boolean;
+  /** DPoP proofs must carry a server nonce. */
+  dpop_nonce: boolean;
   lifetimes: Readonly<Lifetimes>;
   /** Custom claims released per scope, beside the standard ones. */
   scope_claims: ReadonlyMap<string, readonly string[]>;

@@ -37,6 +37,8 @@ export interface ClientConfig {
   scopes?: string[];
   /** Never show the consent page for this client. Default false. */
   skip_consent?: boolean;
+  /** Token requests of this client must carry a DPoP proof (RFC 9449). Default false. */
+  require_dpop?: boolean;
   /** `aud` of the client's JWT access tokens when the request names no RFC 8707 `resource`. Default: the issuer. */
   access_token_audience?: string | string[];
   /** Conformance testing only: make the server misbehave for this client (see the README's fault table). */
@@ -77,6 +79,10 @@ export interface TenantConfig {
   signing_alg?: SigningAlg;
   /** `"opaque"` (default) or RFC 9068 `"jwt"`. */
   access_token_format?: 'opaque' | 'jwt';
+  /** Token requests of every client must carry a DPoP proof (RFC 9449). Default false. */
+  require_dpop?: boolean;
+  /** The token endpoints and userinfo demand a DPoP server nonce (`use_dpop_nonce`). Default false. */
+  dpop_nonce?: boolean;
   lifetimes?: Partial<Lifetimes>;
   /** Custom claims per scope (custom scopes allowed), beside the standard OIDC mapping: `{ "roles": ["roles"] }`. */
   scope_claims?: Record<string, string[]>;
@@ -222,6 +228,7 @@ function readClient(o: ClientConfig, field: string, development: boolean): Clien
     response_types: responseTypes,
     scopes: o.scopes ?? ['openid'],
     skip_consent: o.skip_consent ?? false,
+    require_dpop: o.require_dpop ?? false,
     access_token_audience: audience === undefined ? undefined : typeof audience === 'string' ? [audience] : audience,
     faults: readFaults(o.fault, `${field}.fault`),
   };
@@ -298,6 +305,8 @@ function readTenant(o: TenantConfig, field: string): Tenant {
     profile: o.profile ?? 'contract',
     signing_alg: o.signing_alg ?? 'RS256',
     access_token_format: o.access_token_format ?? 'opaque',
+    require_dpop: o.require_dpop ?? false,
+    dpop_nonce: o.dpop_nonce ?? false,
     lifetimes: { ...DEFAULT_LIFETIMES, ...o.lifetimes },
     scope_claims: readScopeClaims(o.scope_claims, `${field}.scope_claims`),
     users: new Map(users.map((u) => [u.username, u])),

@@ -7,7 +7,7 @@
 // zod/mini: the same validation as classic zod, but tree-shakable; classic zod would add about
 // 750 KB to the bundled command line and a visible share of its start-up.
 import * as z from 'zod/mini';
-import { FAULTS } from './fault-names';
+import { FAULT_NAMES } from './fault-names';
 
 /**
  * Claims the server sets itself. A user's claims and a tenant's `scope_claims` may not use them:
@@ -116,7 +116,7 @@ const user = strict({
 
 const grantType = oneOf(['authorization_code', 'refresh_token', 'client_credentials', 'implicit']);
 
-const faultName = oneOf(FAULTS as unknown as [string, ...string[]]);
+const faultName = oneOf(FAULT_NAMES as unknown as [string, ...string[]]);
 
 const client = strict({
   client_id: text,
@@ -131,6 +131,7 @@ const client = strict({
   ),
   scopes: optional(list(scopeToken), 'Scopes the client may request. Default ["openid"].'),
   skip_consent: optional(flag, 'Never show the consent page for this client. Default false.'),
+  require_dpop: optional(flag, 'Token requests of this client must carry a DPoP proof (RFC 9449); its access tokens are then always DPoP-bound. Default false.'),
   access_token_audience: optional(
     z.union([text, list(text).check(z.minLength(1, { error: 'must be a non-empty string or a non-empty list of them' }))], {
       error: 'must be a non-empty string or a list of them',
@@ -138,7 +139,7 @@ const client = strict({
     "`aud` of this client's JWT access tokens when the request names no RFC 8707 resource. Default: the issuer.",
   ),
   fault: optional(
-    z.union([faultName, list(faultName)], { error: `must be one of ${FAULTS.map((f) => JSON.stringify(f)).join(', ')}, or a list of them` }),
+    z.union([faultName, list(faultName)], { error: `must be one of ${FAULT_NAMES.map((f) => JSON.stringify(f)).join(', ')}, or a list of them` }),
     'Conformance testing only: make the server misbehave for this client.',
   ),
 });
@@ -157,6 +158,8 @@ const tenant = strict({
   ),
   signing_alg: optional(oneOf(['RS256', 'ES256'])),
   access_token_format: optional(oneOf(['opaque', 'jwt'])),
+  require_dpop: optional(flag, "Token requests of every client of the tenant must carry a DPoP proof (RFC 9449). Default false."),
+  dpop_nonce: optional(flag, 'The token endpoints and userinfo demand a server nonce in DPoP proofs (use_dpop_nonce, DPoP-Nonce header). Default false.'),
   lifetimes: optional(lifetimes),
   scope_claims: optional(
     z.record(scopeToken, list(claimName), { error: 'must be an object mapping scopes to lists of claim names' }),

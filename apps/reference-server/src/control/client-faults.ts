@@ -4,7 +4,7 @@
  * written, ...), or until cleared. Requests see a view of their tenant with these faults
  * added; a tenant without runtime faults is served as configured, off the faults/ path.
  */
-import { FAULTS, type Fault } from '../config/fault-names';
+import { FAULT_NAMES, type Fault } from '../config/fault-names';
 import type { Client, Tenant } from '../config/model';
 import { ControlError } from './errors';
 
@@ -32,8 +32,8 @@ export function readFaultNames(value: unknown): Fault[] {
   const names = Array.isArray(value) ? value : [value];
   if (names.length === 0) throw new ControlError('invalid_input', 'fault', 'must name at least one fault');
   for (const name of names) {
-    if (typeof name !== 'string' || !(FAULTS as readonly string[]).includes(name)) {
-      throw new ControlError('unknown_fault', 'fault', `${JSON.stringify(name)} is not a fault; see FAULTS for the names`);
+    if (typeof name !== 'string' || !(FAULT_NAMES as readonly string[]).includes(name)) {
+      throw new ControlError('unknown_fault', 'fault', `${JSON.stringify(name)} is not a fault; see FAULTS and DPOP_FAULTS for the names`);
     }
   }
   return [...new Set(names as Fault[])];

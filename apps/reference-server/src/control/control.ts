@@ -1,11 +1,12 @@
 /**
  * Runtime control of a running server: users, clients, conformance faults, transport faults,
- * the clock, signing keys and the request journal. The same interface is served in-process
+ * the clock, signing keys, DPoP server nonces and the request journal. The same interface is served in-process
  * (`server.control`), over IPC (`startServerProcess().control`) and over the HTTP control API;
  * every method returns a promise so a test can use any of the three the same way. Test use only.
  */
 import type { Fault } from '../config/fault-names';
 import type { ClientConfig, TenantConfig, UserConfig } from '../config/schema';
+import type { RotatingNonces } from '../crypto/rotating-nonces';
 import type { TenantEntry } from '../request/context';
 import { type ActiveFault, ClientFaultTable, readFaultNames } from './client-faults';
 import type { ControlledClock } from './clock';
@@ -82,6 +83,12 @@ export interface ServerControl {
     /** A new signing key; the old one stays in the JWKS until tokens it signed have expired. */
     rotate(options?: TenantOption): Promise<{ kid: string }>;
   };
+  dpop: {
+    /** A new DPoP server nonce (every tenant with `dpop_nonce`); the one before stays accepted. */
+    rotateNonce(): Promise<void>;
+    /** A new DPoP server nonce, and every nonce handed out so far refused (`use_dpop_nonce`). */
+    expireNonce(): Promise<void>;
+  };
   requests: {
     /** Journal entries that fit `match`, oldest first. */
     list(match?: RequestMatch): Promise<JournalEntry[]>;
@@ -102,6 +109,7 @@ export const CONTROL_METHODS = [
   'transport.set', 'transport.clear', 'transport.list',
   'clock.get', 'clock.advance', 'clock.set', 'clock.reset',
   'keys.rotate',
+  'dpop.rotateNonce', 'dpop.expireNonce',
   'requests.list', 'requests.clear',
 ] as const;
 
@@ -117,6 +125,8 @@ export interface ControlledServer {
   endpoints: readonly string[];
   journalSize: number;
   rotateKey(tenantId: string): Promise<{ kid: string }>;
+  /** The server's DPoP nonces, moved on by `dpop.rotateNonce` / `dpop.expireNonce`. */
+  dpopNonces: RotatingNonces;
 }
 
 /** The parts of the control the request path consults. */
@@ -230,6 +240,10 @@ export function createControl(server: ControlledServer): { control: ServerContro
     },
     keys: {
       rotate: async (o) => server.rotateKey(tenantOf(options(o, ['tenant'])).tenant.id),
+    },
+    dpop: {
+      rotateNonce: async () => server.dpopNonces.rotate(),
+      expireNonce: async () => server.dpopNonces.expire(),
     },
     requests: {
       list: async (match) => journal.list(readMatch(match)),

@@ -78,6 +78,8 @@ const ROUTES: Readonly<Record<string, Run>> = {
   'PUT /clock': async (c, { body }) => [200, await c.clock.set((await body()).time as string)],
   'DELETE /clock': async (c) => [200, await c.clock.reset()],
   'POST /keys/rotate': async (c, { query }) => [200, await c.keys.rotate(tenant(query))],
+  'POST /dpop-nonce/rotate': async (c) => [204, await c.dpop.rotateNonce()],
+  'POST /dpop-nonce/expire': async (c) => [204, await c.dpop.expireNonce()],
   'GET /requests': async (c, { query }) => [200, await c.requests.list(match(query))],
   'DELETE /requests': async (c) => [204, await c.requests.clear()],
 };

@@ -1,7 +1,7 @@
 /**
  * The keys the server derives from its configured key encryption secret: HKDF-SHA256 with a
  * fixed, non-zero salt naming this server and an `info` naming the purpose, so each purpose
- * (the signing-key document, the grant records) has a key of its own and no key of one opens
+ * (the signing-key document, the grant records, DPoP server nonces) has a key of its own and no key of one opens
  * the other.
  */
 import { hkdfSync } from 'node:crypto';
@@ -15,6 +15,6 @@ export const HKDF_SALT = 'oidc-rp reference-server';
  * @example
  * const key = deriveKey(secret, 'grant records');
  */
-export function deriveKey(secret: string, purpose: 'signing-key document' | 'grant records'): Buffer {
+export function deriveKey(secret: string, purpose: 'signing-key document' | 'grant records' | 'dpop nonces'): Buffer {
   return Buffer.from(hkdfSync('sha256', secret, HKDF_SALT, purpose, 32));
 }

@@ -10,7 +10,7 @@ import { authenticateClient, requireSecretIfConfidential } from '../oauth/client
 import { issueAccessToken, issueIdToken, issueRefreshToken } from '../oauth/issue';
 import { grantResource } from '../oauth/resource';
 import { codeGrant, spendAfterChecks } from '../oauth/single-use';
-import { invalidGrant, required, tokenEndpoint } from '../oauth/token-request';
+import { invalidDpopProof, invalidGrant, required, checkProofPolicy, tokenEndpoint } from '../oauth/token-request';
 import { refreshOrClientCredentials } from './oauth-token';
 import { tokenResponse } from '../oauth/token-response';
 import { nowSeconds, type RequestContext } from '../request/context';
@@ -28,9 +28,9 @@ const VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
  */
 export function codeTokenEndpoint(ctx: RequestContext): Promise<Response> {
   const standard = ctx.tenant.profile === 'standard';
-  return tokenEndpoint(ctx, async (form, grantType) => {
+  return tokenEndpoint(ctx, '/oidc/token', async (form, grantType, proof) => {
     if (standard && grantType !== 'authorization_code') {
-      const response = await refreshOrClientCredentials(ctx, form, grantType);
+      const response = await refreshOrClientCredentials(ctx, form, grantType, proof);
       if (response) return response;
       throw new OAuthError('unsupported_grant_type', 'this endpoint serves authorization_code, refresh_token and client_credentials');
     }
@@ -50,6 +50,7 @@ export function codeTokenEndpoint(ctx: RequestContext): Promise<Response> {
     const redirectUri = required(form, 'redirect_uri');
     // A confidential client always authenticates: a verifier alone would let a stolen code be redeemed.
     requireSecretIfConfidential(ctx, auth);
+    checkProofPolicy(ctx, client, proof);
 
     // Checked before the code is spent, like every other rule (an invalid_target must not burn it).
     let resource: ReturnType<typeof grantResource> | undefined;
@@ -68,13 +69,17 @@ export function codeTokenEndpoint(ctx: RequestContext): Promise<Response> {
         } else if (verifier !== undefined) {
           throw invalidGrant('the code was issued without a code_challenge; send client_secret instead of code_verifier');
         }
+        // RFC 9449 10: a code bound with dpop_jkt is exchanged only with a proof by that key.
+        if (found.dpopJkt !== undefined && proof?.jkt !== found.dpopJkt) {
+          throw invalidDpopProof('the authorization code is bound (dpop_jkt) to another DPoP key; send a proof signed by that key');
+        }
         resource = grantResource(form.get('resource'), found.resource);
       },
     );
 
     const grant = { clientId: client.client_id, scopes: record.scopes, user: record.user, grantId: record.grantId, resource };
-    const access = await issueAccessToken(ctx, grant);
-    const body: Record<string, string | number> = { access_token: access.token, token_type: 'Bearer' };
+    const access = await issueAccessToken(ctx, { ...grant, jkt: proof?.jkt });
+    const body: Record<string, string | number> = { access_token: access.token, token_type: proof ? 'DPoP' : 'Bearer' };
     if (standard) body.expires_in = access.expiresIn;
     if (record.scopes.includes('openid')) {
       body.id_token = await issueIdToken(ctx, {
@@ -86,7 +91,8 @@ export function codeTokenEndpoint(ctx: RequestContext): Promise<Response> {
       });
     }
     if (record.scopes.includes('offline_access') && client.grant_types.includes('refresh_token')) {
-      body.refresh_token = await issueRefreshToken(ctx, grant);
+      // RFC 9449 5: a public client's refresh token is bound to its DPoP key; a confidential client's is held by its secret.
+      body.refresh_token = await issueRefreshToken(ctx, { ...grant, jkt: client.client_secret === undefined ? proof?.jkt : undefined });
     }
     return tokenResponse(ctx, client, body);
   });

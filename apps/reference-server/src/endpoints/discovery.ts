@@ -3,6 +3,7 @@ import { RESPONSE_TYPES } from '../config/model';
 import { discoveryIssuer } from '../faults/responses';
 import { jsonResponse } from '../http/errors';
 import { SCOPE_CLAIM_NAMES } from '../oauth/claims';
+import { DPOP_ALGORITHMS } from '../oauth/dpop';
 import type { RequestContext } from '../request/context';
 
 /**
@@ -53,6 +54,7 @@ export function providerMetadata(ctx: RequestContext) {
     request_parameter_supported: false,
     request_uri_parameter_supported: false,
     claims_parameter_supported: false,
+    dpop_signing_alg_values_supported: [...DPOP_ALGORITHMS],
   };
 }
 

@@ -8,7 +8,8 @@ import { authenticateClient, requireSecretIfConfidential } from '../oauth/client
 import { issueAccessToken, issueRefreshToken, newGrantId } from '../oauth/issue';
 import { grantResource, readResource } from '../oauth/resource';
 import { refreshTokenGrant, spendAfterChecks } from '../oauth/single-use';
-import { type Form, invalidGrant, required, tokenEndpoint } from '../oauth/token-request';
+import type { ValidProof } from '../oauth/dpop';
+import { type Form, invalidDpopProof, invalidGrant, required, checkProofPolicy, tokenEndpoint } from '../oauth/token-request';
 import { tokenResponse } from '../oauth/token-response';
 import { nowSeconds, type RequestContext } from '../request/context';
 
@@ -21,8 +22,8 @@ import { nowSeconds, type RequestContext } from '../request/context';
  * { path: '/oauth/token', kind: 'json', cors: true, methods: { POST: oauthTokenEndpoint } }
  */
 export function oauthTokenEndpoint(ctx: RequestContext): Promise<Response> {
-  return tokenEndpoint(ctx, async (form, grantType) => {
-    const response = await refreshOrClientCredentials(ctx, form, grantType);
+  return tokenEndpoint(ctx, '/oauth/token', async (form, grantType, proof) => {
+    const response = await refreshOrClientCredentials(ctx, form, grantType, proof);
     if (response) return response;
     throw new OAuthError(
       'unsupported_grant_type',
@@ -38,11 +39,11 @@ export function oauthTokenEndpoint(ctx: RequestContext): Promise<Response> {
  * Shared with `/oidc/token`, which serves every grant in the standard profile.
  *
  * @example
- * const response = await refreshOrClientCredentials(ctx, form, grantType);
+ * const response = await refreshOrClientCredentials(ctx, form, grantType, proof);
  */
-export async function refreshOrClientCredentials(ctx: RequestContext, form: Form, grantType: string): Promise<Response | undefined> {
-  if (grantType === 'refresh_token') return refreshGrant(ctx, form);
-  if (grantType === 'client_credentials') return clientCredentialsGrant(ctx, form);
+export async function refreshOrClientCredentials(ctx: RequestContext, form: Form, grantType: string, proof: ValidProof | undefined): Promise<Response | undefined> {
+  if (grantType === 'refresh_token') return refreshGrant(ctx, form, proof);
+  if (grantType === 'client_credentials') return clientCredentialsGrant(ctx, form, proof);
   return undefined;
 }
 
@@ -51,10 +52,11 @@ function requestedScopes(form: Form): string[] | undefined {
   return raw === undefined ? undefined : [...new Set(raw.split(' ').filter((s) => s !== ''))];
 }
 
-async function refreshGrant(ctx: RequestContext, form: Form): Promise<Response> {
+async function refreshGrant(ctx: RequestContext, form: Form, proof: ValidProof | undefined): Promise<Response> {
   const auth = authenticateClient(ctx, form);
   requireSecretIfConfidential(ctx, auth);
   const { client } = auth;
+  checkProofPolicy(ctx, client, proof);
   if (!client.grant_types.includes('refresh_token')) {
     throw new OAuthError('unauthorized_client', 'the client is not registered for the refresh_token grant');
   }
@@ -68,6 +70,10 @@ async function refreshGrant(ctx: RequestContext, form: Form): Promise<Response> 
       if (found.clientId !== client.client_id) throw invalidGrant('the refresh token was issued to another client');
       if (found.expiresAt <= nowSeconds(ctx.server)) throw invalidGrant('the refresh token has expired');
       if (await ctx.server.store.isGrantRevoked(found.grantId)) throw invalidGrant('the refresh token has been revoked');
+      // RFC 9449 5: a bound refresh token is used only with a proof by its key.
+      if (found.jkt !== undefined && proof?.jkt !== found.jkt) {
+        throw invalidDpopProof(proof ? 'the refresh token is bound to another DPoP key' : 'the refresh token is DPoP-bound; send a DPoP proof by its key');
+      }
       if (requested?.some((s) => !found.scopes.includes(s))) {
         throw new OAuthError('invalid_scope', 'a refresh can only keep or narrow the originally granted scope');
       }
@@ -75,12 +81,14 @@ async function refreshGrant(ctx: RequestContext, form: Form): Promise<Response> 
     },
   );
   const scopes = requested ?? record.scopes;
-  const access = await issueAccessToken(ctx, { clientId: client.client_id, scopes, user: record.user, grantId: record.grantId, resource });
-  const refreshToken = await issueRefreshToken(ctx, { clientId: client.client_id, scopes: record.scopes, user: record.user, grantId: record.grantId, resource });
-  return tokenResponse(ctx, client, { access_token: access.token, token_type: 'bearer', expires_in: access.expiresIn, refresh_token: refreshToken });
+  const access = await issueAccessToken(ctx, { clientId: client.client_id, scopes, user: record.user, grantId: record.grantId, resource, jkt: proof?.jkt });
+  // A bound token stays bound; a public client's unbound one becomes bound by its first proof.
+  const jkt = record.jkt ?? (client.client_secret === undefined ? proof?.jkt : undefined);
+  const refreshToken = await issueRefreshToken(ctx, { clientId: client.client_id, scopes: record.scopes, user: record.user, grantId: record.grantId, resource, jkt });
+  return tokenResponse(ctx, client, { access_token: access.token, token_type: proof ? 'DPoP' : 'bearer', expires_in: access.expiresIn, refresh_token: refreshToken });
 }
 
-async function clientCredentialsGrant(ctx: RequestContext, form: Form): Promise<Response> {
+async function clientCredentialsGrant(ctx: RequestContext, form: Form, proof: ValidProof | undefined): Promise<Response> {
   const auth = authenticateClient(ctx, form);
   const { client } = auth;
   if (client.client_secret === undefined) {
@@ -95,7 +103,8 @@ async function clientCredentialsGrant(ctx: RequestContext, form: Form): Promise<
   if (scopes.some((s) => !allowed.includes(s))) {
     throw new OAuthError('invalid_scope', 'a requested scope is not allowed for this client (user scopes such as openid never are)');
   }
+  checkProofPolicy(ctx, client, proof);
   const resource = readResource(form.get('resource'));
-  const access = await issueAccessToken(ctx, { clientId: client.client_id, scopes, grantId: newGrantId(), resource });
-  return tokenResponse(ctx, client, { access_token: access.token, token_type: 'bearer', expires_in: access.expiresIn });
+  const access = await issueAccessToken(ctx, { clientId: client.client_id, scopes, grantId: newGrantId(), resource, jkt: proof?.jkt });
+  return tokenResponse(ctx, client, { access_token: access.token, token_type: proof ? 'DPoP' : 'bearer', expires_in: access.expiresIn });
 }

@@ -36,7 +36,7 @@ export function faultyRedirectParams(ctx: RequestContext, faults: ReadonlySet<Fa
 
 /**
  * A successful token response as the client's faults make it: an HTML page, no
- * `access_token`, another `token_type`, or no `id_token`.
+ * `access_token`, another `token_type` (`Bearer` for a DPoP one: a downgrade), or no `id_token`.
  *
  * @example
  * if (client.faults.size > 0) return faultyTokenResponse(ctx, client.faults, body);
@@ -53,6 +53,8 @@ export function faultyTokenResponse(ctx: RequestContext, faults: ReadonlySet<Fau
   if (faults.has('token_response_token_type_lowercase') && out.token_type !== undefined) out.token_type = 'bearer';
   if (faults.has('token_response_unknown_token_type') && out.token_type !== undefined) out.token_type = 'mac';
   if (faults.has('id_token_missing')) delete out.id_token;
+  // Counted only on DPoP responses, the ones it bends.
+  if (out.token_type === 'DPoP' && faults.has('token_response_token_type_bearer')) out.token_type = 'Bearer';
   return jsonResponse(out, 200, ctx.corsHeaders);
 }
 

@@ -3,7 +3,8 @@
  * userinfo, revocation). Allowed origins are exactly the origins of the tenant's registered
  * redirect URIs; no wildcard, no credentials. Other origins get no CORS headers at all.
  */
-const ALLOWED_HEADERS = 'Authorization, Content-Type, Accept';
+// DPoP: the RFC 9449 proof header browser clients send to the token endpoints and userinfo.
+const ALLOWED_HEADERS = 'Authorization, Content-Type, Accept, DPoP';
 
 /** What CORS decisions depend on: the request and its tenant's allowed origins. */
 interface CorsContext {
@@ -21,7 +22,7 @@ const VARY_ONLY: Readonly<Record<string, string>> = Object.freeze({ Vary: 'Origi
 /**
  * The CORS headers of an actual (non-preflight) response: always `Vary: Origin`, since the
  * answer depends on it, and for an allowed origin the origin itself and the one header
- * browser code needs to read (`WWW-Authenticate`).
+ * browser code needs to read (`WWW-Authenticate`, and the DPoP server nonce `DPoP-Nonce`).
  *
  * @example
  * return jsonResponse(body, 200, { ...corsHeaders(ctx), 'Cache-Control': 'no-cache' });
@@ -29,7 +30,7 @@ const VARY_ONLY: Readonly<Record<string, string>> = Object.freeze({ Vary: 'Origi
 export function corsHeaders(ctx: CorsContext): Readonly<Record<string, string>> {
   const origin = allowedOrigin(ctx);
   if (!origin) return VARY_ONLY;
-  return { Vary: 'Origin', 'Access-Control-Allow-Origin': origin, 'Access-Control-Expose-Headers': 'WWW-Authenticate' };
+  return { Vary: 'Origin', 'Access-Control-Allow-Origin': origin, 'Access-Control-Expose-Headers': 'WWW-Authenticate, DPoP-Nonce' };
 }
 
 /**

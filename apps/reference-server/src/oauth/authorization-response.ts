@@ -101,6 +101,7 @@ export async function finishAuthorization(
         ...(request.nonce !== undefined ? { nonce: request.nonce } : {}),
         ...(request.codeChallenge !== undefined ? { codeChallenge: request.codeChallenge } : {}),
         ...(request.resource !== undefined ? { resource: request.resource } : {}),
+        ...(request.dpopJkt !== undefined ? { dpopJkt: request.dpopJkt } : {}),
       },
       keep,
     );

@@ -127,6 +127,11 @@ export function validateAuthorizeRequest(params: Params, clients: ReadonlyMap<st
   if (rawMaxAge !== undefined && !/^\d{1,9}$/.test(rawMaxAge)) {
     return error(fail('invalid_request', 'max_age must be a whole number of seconds'));
   }
+  const dpopJkt = values.get('dpop_jkt');
+  if (dpopJkt !== undefined && !/^[A-Za-z0-9_-]{43}$/.test(dpopJkt)) {
+    return error(fail('invalid_request', 'dpop_jkt must be the base64url SHA-256 JWK thumbprint of the DPoP key (RFC 9449 10)'));
+  }
+  if (dpopJkt !== undefined && !code) return error(fail('invalid_request', 'dpop_jkt applies only to response types with a code'));
   const loginHint = values.get('login_hint');
   const resource = values.get('resource');
   const resourceError = resource === undefined ? undefined : resourceProblem(resource);
@@ -145,6 +150,7 @@ export function validateAuthorizeRequest(params: Params, clients: ReadonlyMap<st
     ...(rawMaxAge !== undefined ? { maxAge: Number(rawMaxAge) } : {}),
     ...(loginHint !== undefined ? { loginHint } : {}),
     ...(resource !== undefined ? { resource } : {}),
+    ...(dpopJkt !== undefined ? { dpopJkt } : {}),
   };
   return { kind: 'ok', client, request };
 }

@@ -48,7 +48,7 @@ function audienceOf(ctx: RequestContext, clientId: string, resource: string | un
  */
 export async function issueAccessToken(
   ctx: RequestContext,
-  grant: { clientId: string; scopes: string[]; user?: Authentication; grantId: string; resource?: string | undefined },
+  grant: { clientId: string; scopes: string[]; user?: Authentication; grantId: string; resource?: string | undefined; jkt?: string | undefined },
 ): Promise<IssuedAccessToken> {
   const lifetime = ctx.tenant.lifetimes.access_token;
   const iat = nowSeconds(ctx.server);
@@ -60,6 +60,8 @@ export async function issueAccessToken(
       client_id: grant.clientId,
       scope: grant.scopes.join(' '),
       ...(grant.user ? { auth_time: grant.user.authTime } : {}),
+      // RFC 9449 6.1: a DPoP-bound token names its key's thumbprint.
+      ...(grant.jkt !== undefined ? { cnf: { jkt: grant.jkt } } : {}),
     })
       .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'at+jwt' })
       .setIssuer(ctx.issuer)
@@ -77,6 +79,7 @@ export async function issueAccessToken(
     grantId: grant.grantId,
     expiresAt: iat + lifetime,
     ...(grant.user ? { user: grant.user } : {}),
+    ...(grant.jkt !== undefined ? { jkt: grant.jkt } : {}),
   };
   await ctx.server.store.saveAccessToken(storageKey(token), record, lifetime);
   return { token, expiresIn: lifetime };
@@ -90,15 +93,16 @@ export async function issueAccessToken(
  */
 export async function issueRefreshToken(
   ctx: RequestContext,
-  grant: { clientId: string; scopes: string[]; user: Authentication; grantId: string; resource?: string | undefined },
+  grant: { clientId: string; scopes: string[]; user: Authentication; grantId: string; resource?: string | undefined; jkt?: string | undefined },
 ): Promise<string> {
   const lifetime = ctx.tenant.lifetimes.refresh_token;
   const token = randomToken();
-  const { resource, ...rest } = grant;
+  const { resource, jkt, ...rest } = grant;
   const record: RefreshTokenRecord = {
     tenant: ctx.tenant.id,
     ...rest,
     ...(resource !== undefined ? { resource } : {}),
+    ...(jkt !== undefined ? { jkt } : {}),
     expiresAt: nowSeconds(ctx.server) + lifetime,
   };
   await ctx.server.store.saveRefreshToken(storageKey(token), record, lifetime);

@@ -1,5 +1,6 @@
 /** The state handlers share: the server-wide parts, and those of the request's tenant. */
 import type { Logger } from '../config/logger';
+import type { RotatingNonces } from '../crypto/rotating-nonces';
 import type { OriginPolicy } from '../http/origin';
 import type { Tenant } from '../config/model';
 import type { KeySet, SigningKey } from '../keys/keys';
@@ -26,6 +27,8 @@ export interface ServerContext {
   logger: Logger;
   /** Which origin the server answers as (public origin, trusted hosts, proxy headers). */
   origin: OriginPolicy;
+  /** DPoP server nonces, for tenants with `dpop_nonce`. */
+  dpopNonces: RotatingNonces;
 }
 
 /** Everything a handler needs for one request to one tenant. */

@@ -458,4 +458,8 @@ class RedisStore implements Store {
   async refundHit(key: string): Promise<void> {
     await this.redis.script(REFUND_HIT, [this.key('hits', storageKey(key))]);
   }
+  // SET NX EX: one atomic step, so two instances given the same proof cannot both accept it.
+  async rememberProof(key: string, ttlSeconds: number): Promise<boolean> {
+    return (await this.redis.command(['SET', this.key('dpop-jti', key), '1', 'NX', 'EX', ttl(ttlSeconds)])) === 'OK';
+  }
 }

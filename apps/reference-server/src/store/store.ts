@@ -1,6 +1,7 @@
 /**
  * Where the server keeps its state. The interface is async and its single-use operations
- * (`takeCode`, `takeRefreshToken`, `takeInteraction`, `countFailedLogin`, `countAttempt`) are atomic, so a
+ * (`takeCode`, `takeRefreshToken`, `takeInteraction`, `countFailedLogin`, `countAttempt`,
+ * `rememberProof`) are atomic, so a
  * shared implementation (e.g. Redis) can replace the in-memory one without changing callers.
  * Keys of secret values are their hashes (see `storageKey`).
  */
@@ -24,6 +25,8 @@ export interface AuthorizationRequest {
   loginHint?: string;
   /** RFC 8707 resource the access tokens are for. */
   resource?: string;
+  /** RFC 9449 10 `dpop_jkt`: the code may only be exchanged with a proof by this key. */
+  dpopJkt?: string;
 }
 
 /** Who signed in, and when (epoch seconds). */
@@ -63,6 +66,8 @@ export interface CodeRecord {
   codeChallenge?: string;
   /** RFC 8707 resource of the authorize request. */
   resource?: string;
+  /** The authorize request's `dpop_jkt`: only a proof by this key may exchange the code. */
+  dpopJkt?: string;
   user: Authentication;
   /** Everything issued from this code shares the grant id, so a replay revokes it all. */
   grantId: string;
@@ -77,6 +82,8 @@ export interface AccessTokenRecord {
   user?: Authentication;
   grantId: string;
   expiresAt: number;
+  /** Thumbprint of the DPoP key the token is bound to; absent for a bearer token. */
+  jkt?: string;
 }
 
 /** One refresh token of a family (all tokens rotated from one grant share `grantId`). */
@@ -89,6 +96,8 @@ export interface RefreshTokenRecord {
   user: Authentication;
   grantId: string;
   expiresAt: number;
+  /** Thumbprint of the DPoP key a public client's refresh token is bound to (RFC 9449 5). */
+  jkt?: string;
 }
 
 /**
@@ -172,6 +181,12 @@ export interface Store {
   countAttempt(counters: readonly { key: string; limit: number }[], ttlSeconds: number): Promise<{ allowed: boolean; counts: number[] }>;
   /** Takes one back from a counter (never below 0), keeping its expiry. */
   refundHit(key: string): Promise<void>;
+
+  /**
+   * Atomically records a DPoP proof (its key's thumbprint and `jti`, hashed) for `ttlSeconds`:
+   * true when it was not recorded yet, false for a replay.
+   */
+  rememberProof(key: string, ttlSeconds: number): Promise<boolean>;
 }
 
 interface Entry<T> {
@@ -265,6 +280,7 @@ export class MemoryStore implements Store {
   private readonly refreshTokens: ExpiringMap<RefreshTokenRecord>;
   private readonly revokedGrants: ExpiringMap<true>;
   private readonly hits: ExpiringMap<number>;
+  private readonly proofs: ExpiringMap<true>;
 
   constructor(now: () => number = Date.now) {
     this.interactions = new ExpiringMap(now);
@@ -275,6 +291,7 @@ export class MemoryStore implements Store {
     this.refreshTokens = new ExpiringMap(now);
     this.revokedGrants = new ExpiringMap(now);
     this.hits = new ExpiringMap(now);
+    this.proofs = new ExpiringMap(now);
   }
 
   async saveInteraction(id: string, interaction: Interaction, ttlSeconds: number): Promise<void> {
@@ -384,5 +401,11 @@ export class MemoryStore implements Store {
   async refundHit(key: string): Promise<void> {
     const entry = this.hits.entry(key);
     if (entry && entry.value > 0) entry.value -= 1;
+  }
+  // No await inside: the check and the write run as one step in this process.
+  async rememberProof(key: string, ttlSeconds: number): Promise<boolean> {
+    if (this.proofs.entry(key)) return false;
+    this.proofs.set(key, true, ttlSeconds);
+    return true;
   }
 }

@@ -21,7 +21,23 @@ export interface Harness {
   newContext(options?: { tokenStorage?: TokenStorage; fakeClock?: boolean }): Promise<BrowserContext>;
   /** Moves the server's clock and the context's page clock forward together. */
   advanceClocks(context: BrowserContext, seconds: number): Promise<void>;
+  /**
+   * What the server answered (its request journal, CORS preflights left out), oldest first.
+   * Each entry is recorded before its response is sent, so once the page shows what it got,
+   * every exchange behind it is here: unlike Playwright's 'response' events, which may reach
+   * the test after the page has rendered the result. `after` is the `seq` of an earlier entry.
+   */
+  answered(after?: number): Answer[];
   close(): Promise<void>;
+}
+
+/** One response of the reference server, as its journal recorded it. */
+export interface Answer {
+  /** Position in the journal: later answers have larger ones. */
+  seq: number;
+  method: string;
+  path: string;
+  status: number;
 }
 
 /** Starts everything; `accessTokenLifetime` (seconds) applies to the demo tenant. */
@@ -93,6 +109,11 @@ export async function startHarness({ accessTokenLifetime = 3600 } = {}): Promise
         clockOffsetMs += seconds * 1000;
         await context.clock.fastForward(seconds * 1000);
       },
+      answered: (after = 0) =>
+        server
+          .requests()
+          .filter((entry) => entry.seq > after && entry.method !== 'OPTIONS')
+          .map(({ seq, method, path, status }) => ({ seq, method, path, status })),
       close,
     };
   } catch (error) {

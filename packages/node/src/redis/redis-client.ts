@@ -76,16 +76,46 @@ export interface BoundedRedis {
   del(key: string): Promise<void>;
   /** Deletes `key` only if it still holds `value`, atomically (compare-and-delete in Lua). */
   delIfEquals(key: string, value: string): Promise<void>;
+  /** Sets the expiry of `key` to `ttlMs` only if it still holds `value`, atomically: true when it did. */
+  expireIfEquals(key: string, value: string, ttlMs: number): Promise<boolean>;
 }
 
 // Compare-and-delete: a lock is released only by the owner whose random value it holds,
 // never by an instance whose lock already expired and was taken by another.
-const DEL_IF_EQUALS = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end";
-const DEL_IF_EQUALS_SHA1 = createHash('sha1').update(DEL_IF_EQUALS).digest('hex');
+const DEL_IF_EQUALS = luaScript(
+  "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end",
+);
+// Compare-and-expire: a holder renews its lock only while the lock is still its own.
+const EXPIRE_IF_EQUALS = luaScript(
+  "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) else return 0 end",
+);
+
+interface LuaScript {
+  source: string;
+  sha1: string;
+}
+
+function luaScript(source: string): LuaScript {
+  return { source, sha1: createHash('sha1').update(source).digest('hex') };
+}
 
 export function boundedRedis(client: RedisClientLike, timeoutMs: number, user = 'the token cache'): BoundedRedis {
   function run<T>(command: string, operation: () => Promise<T>): Promise<T> {
     return withTimeout(command, operation, timeoutMs, user);
+  }
+
+  // By SHA-1 when the client has EVALSHA, the script itself the first time and after a flush.
+  async function evaluate(script: LuaScript, options: RedisScriptOptions): Promise<unknown> {
+    const evalSha = client.evalSha;
+    if (evalSha) {
+      try {
+        return await run('EVALSHA', () => evalSha.call(client, script.sha1, options));
+      } catch (error) {
+        // The script cache was flushed (or Redis restarted): send the script itself.
+        if (!isNoScript(error)) throw error;
+      }
+    }
+    return run('EVAL', () => client.eval(script.source, options));
   }
 
   return {
@@ -107,18 +137,11 @@ export function boundedRedis(client: RedisClientLike, timeoutMs: number, user = 
       await run('DEL', () => client.del(key));
     },
     async delIfEquals(key, value) {
-      const options = { keys: [key], arguments: [value] };
-      const evalSha = client.evalSha;
-      if (evalSha) {
-        try {
-          await run('EVALSHA', () => evalSha.call(client, DEL_IF_EQUALS_SHA1, options));
-          return;
-        } catch (error) {
-          // The script cache was flushed (or Redis restarted): send the script itself.
-          if (!isNoScript(error)) throw error;
-        }
-      }
-      await run('EVAL', () => client.eval(DEL_IF_EQUALS, options));
+      await evaluate(DEL_IF_EQUALS, { keys: [key], arguments: [value] });
+    },
+    async expireIfEquals(key, value, ttlMs) {
+      const reply = await evaluate(EXPIRE_IF_EQUALS, { keys: [key], arguments: [value, String(ttlMs)] });
+      return Number(reply) === 1;
     },
   };
 }

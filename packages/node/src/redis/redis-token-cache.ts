@@ -1,7 +1,7 @@
 /**
  * A {@link TokenCache} on Redis for fleets of instances: tokens shared with a TTL, and a
- * lock (`SET key owner NX PX`, released by its owner only) so that on a cold cache one
- * instance requests the token while the others wait for it. Keys are hashes of the
+ * lock (`SET key owner NX PX`, renewed and released by its owner only) so that on a cold
+ * cache one instance requests the token while the others wait for it. Keys are hashes of the
  * issuer, client and scope; values hold the token set only, encrypted when a key is set.
  */
 
@@ -54,15 +54,16 @@ export interface RedisTokenCacheOptions {
   /** Milliseconds a Redis command may take before it counts as failed. Default 1000. */
   commandTimeout?: number;
   /**
-   * Milliseconds the lock lives: the longest an instance that died while requesting a
-   * token keeps the others waiting. Default 10 000. A holder still requesting after that
-   * may see a second instance request too (two valid tokens, never a wrong one).
+   * Milliseconds the lock lives without renewal: the longest an instance that died while
+   * requesting a token keeps the others waiting. Default 10 000. A live holder renews its
+   * lock every third of this until it releases it, however long its token request takes.
    */
   lockTtl?: number;
   /**
    * Milliseconds a caller waits, polling the cache, for the token another instance is
    * requesting before it requests its own. Default `lockTtl` + 1000, so a waiter takes an
-   * expired lock over rather than requesting beside it.
+   * expired lock over rather than requesting beside it. A caller still waiting after that
+   * (a live holder slower than `lockWait`) requests beside it: two valid tokens, never a wrong one.
    */
   lockWait?: number;
 }
@@ -182,13 +183,47 @@ export class RedisTokenCache implements TokenCache {
       // Without Redis there is no fleet-wide lock: this instance goes ahead on its own.
       return this.#unavailable(error, () => async () => undefined);
     }
+    const stopRenewing = this.#renewWhileHeld(lockKey, owner);
     return async () => {
+      stopRenewing();
       try {
         await this.#redis.delIfEquals(lockKey, owner);
       } catch (error) {
         // The token is stored already; the lock expires by itself.
         this.#report(error);
       }
+    };
+  }
+
+  /**
+   * Keeps the lock while its holder is alive: every third of `lockTtl` its expiry is set to
+   * `lockTtl` again (only while it still holds this owner), so a slow token request never
+   * lets a second instance in; only a holder that died or lost Redis lets the lock expire.
+   * Returns the function that stops renewing.
+   */
+  #renewWhileHeld(lockKey: string, owner: string): () => void {
+    let stopped = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const schedule = () => {
+      timer = setTimeout(renew, Math.max(1, Math.floor(this.#lockTtl / 3)));
+      // A lock never keeps the process alive: the holder's request does, while it runs.
+      timer.unref?.();
+    };
+    const renew = async () => {
+      let stillHeld = true;
+      try {
+        stillHeld = await this.#redis.expireIfEquals(lockKey, owner, this.#lockTtl);
+      } catch (error) {
+        // Tried again at the next tick; if Redis stays away the lock expires by itself.
+        this.#report(error);
+      }
+      // Not held any more: it expired (this process stalled longer than lockTtl) or was deleted.
+      if (stillHeld && !stopped) schedule();
+    };
+    schedule();
+    return () => {
+      stopped = true;
+      clearTimeout(timer);
     };
   }
 

@@ -30,6 +30,7 @@ export interface InstanceEnv {
   REDIS_URL: string;
   ISSUER: string;
   LOCK_TTL?: string;
+  LOCK_WAIT?: string;
   ON_REQUEST?: 'send' | 'wait' | 'hang';
 }
 

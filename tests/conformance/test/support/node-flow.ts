@@ -30,6 +30,8 @@ export interface NodeFlowOptions {
   responseType?: ResponseType;
   /** After the login, ask the userinfo endpoint about the user. */
   userinfo?: boolean;
+  /** The client's per-request timeout (ms); its default (10 s) when left out. */
+  timeout?: number;
 }
 
 /** A token cache that records what is written to it. */
@@ -63,6 +65,7 @@ export async function runNodeFlow(options: NodeFlowOptions): Promise<NodeFlow> {
     responseMode: responseType === 'code' ? 'query' : 'form_post',
     cookieSecret: 'conformance-OV0rZnPlj-o9ioSgs8cfPBGlwSm6kqjT',
     tokenCache: recordingCache(cacheWrites),
+    ...(options.timeout !== undefined ? { timeout: options.timeout } : {}),
   });
   const flow: NodeFlow = { client, callback: new URLSearchParams(), cacheWrites };
   try {

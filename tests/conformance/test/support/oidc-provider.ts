@@ -3,7 +3,7 @@
  * same clients and user as the reference server's interoperability tenant, and a driver for
  * its development sign-in and consent pages (a person's part of the flow, not the SDK's).
  */
-import { generateKeyPairSync } from 'node:crypto';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CookieJar } from '@oidc-rp/reference-server/testing';
@@ -19,6 +19,8 @@ export interface InteropClient {
   grant_types: string[];
   /** Default `['code']`. */
   response_types?: string[];
+  /** RFC 9449 10: true makes every access token of this client DPoP-bound (a Bearer request is refused). */
+  dpop_bound_access_tokens?: boolean;
 }
 
 /** How a person's browser meets the provider: what the provider sent back to the client. */
@@ -45,6 +47,8 @@ export interface OidcProviderOptions {
    * false: a refresh token for every client allowed the grant.
    */
   standardRefreshTokens?: boolean;
+  /** DPoP server nonces (RFC 9449 8, 9): `requireNonce` makes every proof need one. Default: DPoP without nonces. */
+  dpop?: { requireNonce: boolean };
 }
 
 const ALICE = { sub: 'alice', name: 'Alice Liddell', email: 'alice@example.com', email_verified: true };
@@ -69,7 +73,12 @@ export async function startOidcProvider(clients: InteropClient[], options: OidcP
     scopes: ['openid', 'offline_access', 'profile', 'email', 'api.read'],
     claims: { openid: ['sub'], profile: ['name'], email: ['email', 'email_verified'] },
     findAccount: async (_ctx, sub) => (sub === ALICE.sub ? { accountId: sub, claims: async () => ({ ...ALICE }) } : undefined),
-    features: { clientCredentials: { enabled: true }, revocation: { enabled: true }, rpInitiatedLogout: { enabled: true } },
+    features: {
+      clientCredentials: { enabled: true },
+      revocation: { enabled: true },
+      rpInitiatedLogout: { enabled: true },
+      ...(options.dpop ? { dPoP: { enabled: true, nonceSecret: randomBytes(32), requireNonce: () => options.dpop?.requireNonce === true } } : {}),
+    },
     ...(options.clientAuthMethods ? { clientAuthMethods: options.clientAuthMethods } : {}),
     // A refresh token for every client allowed the grant (it otherwise needs offline_access with prompt=consent).
     ...(options.standardRefreshTokens ? {} : { issueRefreshToken: async (_ctx: unknown, client: { grantTypeAllowed(grant: string): boolean }) => client.grantTypeAllowed('refresh_token') }),

@@ -18,7 +18,7 @@ declare module 'oidc-provider' {
     scopes?: string[];
     claims?: Record<string, string[]>;
     findAccount?: (ctx: unknown, sub: string) => Promise<Account | undefined>;
-    features?: Record<string, { enabled: boolean }>;
+    features?: Record<string, { enabled: boolean; [setting: string]: unknown }>;
     issueRefreshToken?: (ctx: unknown, client: ProviderClient) => Promise<boolean>;
     ttl?: Record<string, number>;
     clientAuthMethods?: string[];
