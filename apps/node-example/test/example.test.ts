@@ -20,7 +20,7 @@ beforeAll(async () => {
   app = createExampleApp({
     issuer,
     baseUrl: BASE_URL,
-    cookieSecret: 'example-test-cookie-secret-0123456789abcdef',
+    cookieSecret: 'node-demo-dev-Zf5QAQnqFwTRwgLVISw_mCxOJQEF2grF',
     web: { clientId: 'web', clientSecret: 'web-secret' },
     service: { clientId: 'service', clientSecret: 'service-secret', scope: 'api.read' },
   });

@@ -12,7 +12,7 @@
  *   clientId: 'web',
  *   clientSecret: 'web-secret',
  *   redirectUri: 'http://127.0.0.1:3000/callback',
- *   cookieSecret: 'a-long-random-secret-of-at-least-32-chars',
+ *   cookieSecret: process.env.COOKIE_SECRET!, // openssl rand -base64 32
  * });
  * ```
  */

@@ -5,6 +5,7 @@
 
 import { RESPONSE_TYPES, assertSecureUrl, checkRedirectUri as checkRedirectUrl, invalidOptions, normaliseScope } from '@oidc-rp/core';
 import type { ClientAuthMethod, GrantType, ProviderMetadata, ResponseMode, ResponseType } from '@oidc-rp/core';
+import { checkSecrets } from './secret-strength';
 import type { TokenCache } from './token-cache';
 
 /**
@@ -74,8 +75,9 @@ export interface NodeClientOptions {
    */
   pkce?: boolean;
   /**
-   * Secret from which the transaction cookie key is derived (at least 32 characters of
-   * high entropy). An array rotates secrets: the first seals, all of them unseal.
+   * Secret from which the transaction cookie key is derived: at least 32 characters of random
+   * data (`openssl rand -base64 32`); guessable ones are refused. An array rotates secrets: the
+   * first seals, all of them unseal.
    */
   cookieSecret?: string | string[];
   /** Seconds a sealed login transaction stays valid. Default 600. */
@@ -128,7 +130,6 @@ export interface ResolvedOptions {
 
 export const GRANTS: readonly GrantType[] = ['authorization_code', 'refresh_token', 'client_credentials'];
 const AUTH_METHODS = ['client_secret_post', 'client_secret_basic'];
-export const MIN_COOKIE_SECRET_LENGTH = 32;
 
 /** Validates the options of `createNodeClient`; throws OidcError('invalid_options'). */
 export function resolveOptions(options: NodeClientOptions): ResolvedOptions {
@@ -167,7 +168,7 @@ export function resolveOptions(options: NodeClientOptions): ResolvedOptions {
   const responseMode = options.responseMode;
   checkResponse(responseType, responseMode);
 
-  const cookieSecrets = resolveCookieSecrets(options.cookieSecret);
+  const cookieSecrets = options.cookieSecret === undefined ? [] : checkSecrets(options.cookieSecret, 'cookieSecret');
   const cookieName = options.cookieName ?? 'oidc-rp.tx';
   if (typeof cookieName !== 'string' || !/^[A-Za-z0-9._-]{1,64}$/.test(cookieName)) {
     fail('`cookieName` must be 1-64 characters of letters, digits, ".", "_" and "-".');
@@ -261,21 +262,6 @@ function resolveGrants(grants: GrantType[] | undefined): ReadonlySet<GrantType> 
     }
   }
   return new Set(grants);
-}
-
-function resolveCookieSecrets(secret: string | string[] | undefined): string[] {
-  if (secret === undefined) return [];
-  const secrets = Array.isArray(secret) ? secret : [secret];
-  if (secrets.length === 0) fail('`cookieSecret` must not be an empty array.');
-  for (const s of secrets) {
-    if (typeof s !== 'string' || s.length < MIN_COOKIE_SECRET_LENGTH) {
-      fail(
-        `\`cookieSecret\` must be at least ${MIN_COOKIE_SECRET_LENGTH} characters of random data ` +
-          '(e.g. `openssl rand -base64 32`), the same on every instance.',
-      );
-    }
-  }
-  return secrets;
 }
 
 function checkTokenCache(cache: TokenCache): void {

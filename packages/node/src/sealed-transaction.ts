@@ -5,9 +5,10 @@
  * shares the secret can unseal: a fleet of backends needs no sticky sessions.
  */
 
-import { OidcError } from '@oidc-rp/core';
+import { OidcError, invalidOptions } from '@oidc-rp/core';
 import type { AuthorizationTransaction } from '@oidc-rp/core';
-import { nowSeconds, open, seal, secretsOf } from './sealing';
+import { nowSeconds, open, seal } from './sealing';
+import { checkSecrets } from './secret-strength';
 
 /**
  * How to seal: the secret(s) and the lifetime.
@@ -19,15 +20,14 @@ import { nowSeconds, open, seal, secretsOf } from './sealing';
  * ```
  */
 export interface SealOptions {
-  /** At least 32 characters. An array rotates: the first seals, every one unseals. */
+  /** At least 32 characters of random data (see README, Secrets). An array rotates: the first seals, every one unseals. */
   secret: string | string[];
   /** Seconds the sealed value stays valid. Default 600 (10 minutes). */
   maxAge?: number;
 }
 
 const DEFAULT_MAX_AGE = 600;
-// Domain separation: this key is only ever used for sealed login transactions.
-const PURPOSE = 'oidc-rp/node sealed login transaction v1';
+const PURPOSE = 'transaction cookie';
 
 /**
  * Seals a login transaction into a compact string fit for a cookie (about 700 bytes).
@@ -40,13 +40,13 @@ const PURPOSE = 'oidc-rp/node sealed login transaction v1';
  * ```
  */
 export async function sealTransaction(transaction: AuthorizationTransaction, options: SealOptions): Promise<string> {
-  const secrets = secretsOf(options.secret);
+  const secrets = checkSecrets(options.secret, 'secret', 'the transaction cookie secret');
   const maxAge = options.maxAge ?? DEFAULT_MAX_AGE;
   if (!Number.isFinite(maxAge) || maxAge <= 0) {
-    throw new OidcError('invalid_options', 'The transaction maxAge must be a positive number of seconds.');
+    throw invalidOptions('The transaction maxAge must be a positive number of seconds.');
   }
   if (typeof transaction !== 'object' || transaction === null || typeof transaction.state !== 'string') {
-    throw new OidcError('invalid_options', 'sealTransaction needs the transaction returned by startLogin().');
+    throw invalidOptions('sealTransaction needs the transaction returned by startLogin().');
   }
   const now = nowSeconds();
   return seal({ tx: transaction }, secrets, PURPOSE, now + Math.floor(maxAge), now);
@@ -64,7 +64,7 @@ export async function sealTransaction(transaction: AuthorizationTransaction, opt
  * ```
  */
 export async function unsealTransaction(sealed: string, options: Pick<SealOptions, 'secret'>): Promise<AuthorizationTransaction> {
-  const secrets = secretsOf(options.secret);
+  const secrets = checkSecrets(options.secret, 'secret', 'the transaction cookie secret');
   const opened = await open(sealed, secrets, PURPOSE);
   if (opened.ok) {
     if (!isTransaction(opened.payload.tx)) throw invalid('its content is not a login transaction');

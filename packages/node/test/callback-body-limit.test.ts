@@ -15,7 +15,7 @@ const client = createNodeClient({
   clientSecret: 'web-secret',
   redirectUri: 'http://127.0.0.1:3000/callback',
   responseMode: 'form_post',
-  cookieSecret: 'test-cookie-secret-0123456789-abcdefghij',
+  cookieSecret: 'test-cookie-AtAE9OxzcznqoR6nacFM-e9MnATZvZ-9',
 });
 
 let server: Server;

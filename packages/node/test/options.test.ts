@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { type NodeClientOptions, createNodeClient, serviceProvider } from '../src/index';
+const STRONG = 'test-cookie-AtAE9OxzcznqoR6nacFM-e9MnATZvZ-9';
 
 const valid: NodeClientOptions = {
   provider: serviceProvider('https://id.example.com/acme'),
@@ -96,8 +97,18 @@ describe('createNodeClient: options are validated at creation', () => {
 
   it('refuses a short cookie secret, in a single value or a rotation list', () => {
     expect(creationError({ ...valid, cookieSecret: 'too-short' }).message).toContain('32');
-    expect(creationError({ ...valid, cookieSecret: ['x'.repeat(32), 'short'] }).message).toContain('32');
-    expect(() => createNodeClient({ ...valid, cookieSecret: 'x'.repeat(32) })).not.toThrow();
+    expect(creationError({ ...valid, cookieSecret: [STRONG, 'short'] }).message).toContain('`cookieSecret[1]` must be at least 32');
+    expect(() => createNodeClient({ ...valid, cookieSecret: STRONG })).not.toThrow();
+  });
+
+  it('refuses a guessable cookie secret, also an old one in a rotation list, naming the option and how to generate one', () => {
+    for (const cookieSecret of ['x'.repeat(32), 'my-cookie-secret-for-production-2024', [STRONG, 'abcdefgh12345678abcdefgh12345678']]) {
+      const error = creationError({ ...valid, cookieSecret });
+      expect(error.code).toBe('invalid_options');
+      expect(error.message).toContain('`cookieSecret');
+      expect(error.message).toContain('openssl rand -base64 32');
+      expect(error.message).not.toContain(Array.isArray(cookieSecret) ? cookieSecret[1] : cookieSecret);
+    }
   });
 
   it('refuses nonsense numbers, cache and retry settings', () => {

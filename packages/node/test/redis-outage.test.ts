@@ -12,7 +12,7 @@ import { type RunningRedis, startRedisServer } from '../../../test-support/redis
 
 let redisServer: RunningRedis;
 let server: RunningServer;
-const ENCRYPTION_KEY = 'token-cache-key-0123456789abcdefghijklmnop';
+const ENCRYPTION_KEY = 'test-cache-key-XDg1TurI8rcrlwh5xf3ETgY8MDt4UoIJ';
 const connections: RedisClientType[] = [];
 /** Every access token the provider issued in this file, with the scope it was asked for. */
 const issued = new Map<string, string>();

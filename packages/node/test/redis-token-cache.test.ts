@@ -9,8 +9,8 @@ import { type RedisClientLike, type RedisScriptOptions, RedisTokenCache, type Re
 import { type RunningServer, startReferenceServer } from './support/reference-server';
 import { type RunningRedis, startRedisServer } from '../../../test-support/redis-server';
 
-const ENCRYPTION_KEY = 'token-cache-key-0123456789abcdefghijklmnop';
-const OTHER_KEY = 'another-token-cache-key-0123456789abcdefghij';
+const ENCRYPTION_KEY = 'test-cache-key-XDg1TurI8rcrlwh5xf3ETgY8MDt4UoIJ';
+const OTHER_KEY = 'test-other-cache-key-VRDJlG4b4MeMshYamGM_gdg8B1sAPvE7';
 
 let redisServer: RunningRedis;
 let server: RunningServer;
@@ -445,7 +445,9 @@ describe('options', () => {
     [{ redis: { get() {} } }, '`redis` must be a connected Redis client'],
     [{ encryptionKey: undefined }, '`encryptionKey` is required'],
     [{ encryptionKey: 'short' }, '`encryptionKey` must be at least 32 characters'],
-    [{ encryptionKey: [] }, '`encryptionKey` must be at least 32 characters'],
+    [{ encryptionKey: [] }, '`encryptionKey` must be a secret or a non-empty array of secrets'],
+    [{ encryptionKey: 'redis-token-cache-key-0123456789' }, '`encryptionKey` does not look random'],
+    [{ encryptionKey: [ENCRYPTION_KEY, 'qwertyuiopQWERTYUIOP1234567890!!'] }, '`encryptionKey[1]` does not look random'],
     [{ whenUnavailable: 'retry' }, '`whenUnavailable` must be "fetch" or "fail"'],
     [{ lockTtl: 0 }, '`lockTtl` must be a whole number of milliseconds'],
     [{ lockWait: -1 }, '`lockWait` must be a whole number of milliseconds'],

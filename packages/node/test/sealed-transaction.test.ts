@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type AuthorizationTransaction, sealTransaction, unsealTransaction } from '../src/index';
 
-const secret = 'first-secret-with-at-least-32-characters';
-const otherSecret = 'another-secret-with-at-least-32-characters';
+const secret = 'test-cookie-AtAE9OxzcznqoR6nacFM-e9MnATZvZ-9';
+const otherSecret = 'other-test-cookie-C0QNrzvBjh2rFgRQ1734yU-g-elC8buq';
 
 const transaction: AuthorizationTransaction = {
   state: 'state-value-0123456789abcdefghijklmnopqrstuv',
@@ -100,5 +100,14 @@ describe('sealed transaction', () => {
   it('refuses a secret shorter than 32 characters', async () => {
     const error = await rejection(sealTransaction(transaction, { secret: 'short' }));
     expect(error.code).toBe('invalid_options');
+  });
+
+  it('refuses a guessable secret to seal or to open, without quoting it', async () => {
+    const guessable = 'ChangeMe-ChangeMe-ChangeMe-2024!';
+    for (const attempt of [sealTransaction(transaction, { secret: guessable }), unsealTransaction('a.b.c.d.e', { secret: [secret, guessable] })]) {
+      const error = await rejection(attempt);
+      expect(error).toMatchObject({ code: 'invalid_options', message: expect.stringContaining('does not look random') });
+      expect(error.message).not.toContain(guessable);
+    }
   });
 });

@@ -14,14 +14,16 @@ const client = createNodeClient({
   clientId: 'web',
   clientSecret: 'web-secret',
   redirectUri: 'https://app.example.com/auth/callback',
-  cookieSecret: 'transaction-secret-0123456789abcdefghijkl',
+  cookieSecret: 'test-tx-oFp2bAbXNweB5DkDlIp8K5Ci-dGM7BII',
 });
-const secret = 'session-secret-0123456789abcdefghijklmno';
+const secret = 'test-session-mKElDbvyoNPboWVDR0uM6evz2RetW4oy';
 
 describe('createSessionAuth options', () => {
   it.each([
     [{ secret: 'short' }, /at least 32 characters/],
-    [{ secret: [] as string[] }, /at least 32 characters/],
+    [{ secret: [] as string[] }, /non-empty array of secrets/],
+    [{ secret: 'session-secret-for-my-app-in-2024' }, /`secret` \(the session secret\) does not look random .*openssl rand -base64 32/],
+    [{ secret: [secret, 'A'.repeat(40)] }, /`secret\[1\]` \(the session secret\) does not look random/],
     [{ baseUrl: 'not a url' }, /baseUrl/],
     [{ baseUrl: 'ftp://app.example.com' }, /http\(s\)/],
     [{ routes: { login: 'login' } }, /routes\.login/],

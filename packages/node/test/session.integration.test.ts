@@ -216,10 +216,10 @@ describe('cookies that cannot be trusted', () => {
 
   it('a cookie sealed with another secret is invalid; one sealed with a rotated-out secret still opens', async () => {
     const agent = await loggedIn();
-    world.use({ secret: 'a-completely-different-secret-0123456789' });
+    world.use({ secret: 'test-different-qozQHmqBJQpd3nMPVyZvk2p9YyvJkTi7' });
     expect((await agent.json('/state')).body).toMatchObject({ signedIn: false, reason: 'invalid' });
     const again = await loggedIn();
-    world.use({ secret: ['the-new-secret-after-rotation-0123456789', SECRET] });
+    world.use({ secret: ['test-rotated-g9MS8TZjrgTmN8daxkFuatZ-t_r4PB4N', SECRET] });
     expect((await again.json('/state')).body).toMatchObject({ signedIn: true });
   });
 

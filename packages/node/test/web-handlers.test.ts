@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { type NodeClient, type NodeClientOptions, createNodeClient, serviceProvider } from '../src/index';
 import { type RunningServer, startReferenceServer } from './support/reference-server';
 
-const cookieSecret = 'test-cookie-secret-0123456789-abcdefghij';
+const cookieSecret = 'test-cookie-AtAE9OxzcznqoR6nacFM-e9MnATZvZ-9';
 let server: RunningServer;
 let web: NodeClientOptions;
 
@@ -147,7 +147,7 @@ describe('handleCallback', () => {
   });
 
   it('with a cookie sealed under another secret: transaction_invalid', async () => {
-    const other = createNodeClient({ ...web, cookieSecret: 'a-different-cookie-secret-0123456789-xyz' });
+    const other = createNodeClient({ ...web, cookieSecret: 'test-different-qozQHmqBJQpd3nMPVyZvk2p9YyvJkTi7' });
     const { cookie, callback } = await loginToCallback(other);
     const error = await createNodeClient(web)
       .handleCallback(callback(`${cookie.name}=${cookie.value}`))

@@ -170,7 +170,7 @@ function nodeClient(issuer: string, options: Partial<NodeClientOptions> = {}) {
     clientSecret: SECRET,
     redirectUri: NODE_REDIRECT,
     scope: SCOPE,
-    cookieSecret: 'interop-cookie-secret-of-at-least-32-chars',
+    cookieSecret: 'interop-kHDztzWCvlg9CH7lLDQAr4Lkodgno-IQ',
     fetch: recordingFetch,
     ...options,
   });

@@ -153,8 +153,8 @@ export function readmePositions(snippet: Snippet, output: string): string {
 
 /** Environment a reader is told to set (secrets of at least 32 characters). */
 export const RUN_ENV = {
-  COOKIE_SECRET: 'readme-check-cookie-secret-0123456789abcdef',
-  SESSION_SECRET: 'readme-check-session-secret-0123456789abcdef',
+  COOKIE_SECRET: 'readme-cookie-TYnjFxgfPcJCAo-iNrXKcu0Wzc4l80m-',
+  SESSION_SECRET: 'readme-session-QC8b-C9iB12YN8IyZVniDKF9KzuFmnua',
 };
 
 export interface RunResult {

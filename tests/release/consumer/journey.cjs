@@ -18,7 +18,7 @@ module.exports = async function journey({ discover, createNodeClient, completeLo
     redirectUri: 'http://127.0.0.1:3000/callback',
     scope: 'openid profile',
     responseMode: 'form_post',
-    cookieSecret: 'release-check-cookie-secret-0123456789',
+    cookieSecret: 'release-check-8p6n4GhcYHC9yXbDIoyJj7xlzxCKysOO',
   });
   const start = await web.handleLogin(new Request('http://127.0.0.1:3000/login'));
   const cookie = start.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');

@@ -53,7 +53,7 @@ export async function startHarness({ refreshLeeway }: { refreshLeeway?: number }
         NODE_ENV: 'production',
         OIDC_ISSUER: issuer,
         APP_BASE_URL: appOrigin,
-        SESSION_SECRET: 'nextjs-example-e2e-session-secret-0123456789',
+        SESSION_SECRET: 'nextjs-e2e-R090EwSFpVnpXnpyqDCyBpZOTwbAcDjm',
         ...(refreshLeeway !== undefined ? { SESSION_REFRESH_LEEWAY: String(refreshLeeway) } : {}),
       },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,6 +1,6 @@
 /**
  * How a cached token is written to Redis: JSON, or a compact JWE (`dir` + A256GCM, key
- * derived from the configured encryption key with HKDF-SHA-256) when encryption at rest is
+ * derived from the configured encryption key with HKDF-SHA-256, `key-derivation.ts`) when encryption at rest is
  * on. Every value names the hashed cache key it was written for, so a value copied to
  * another key (another client, issuer or scope) is refused rather than served.
  */
@@ -8,7 +8,7 @@
 import { OidcError } from '@oidc-rp/core';
 import { CompactEncrypt, compactDecrypt } from 'jose';
 import type { CachedToken } from '../token-cache';
-import { deriveAesKey } from '../key-derivation';
+import { deriveKey } from '../key-derivation';
 
 /** Turns entries into Redis values and back. Internal. */
 export interface EntryCodec {
@@ -17,15 +17,12 @@ export interface EntryCodec {
   decode(keyHash: string, value: string): Promise<CachedToken>;
 }
 
-export const MIN_ENCRYPTION_KEY_LENGTH = 32;
 const VERSION = 1;
-// Domain separation: keys derived for the token cache are used for nothing else.
-const HKDF_INFO = new TextEncoder().encode('oidc-rp/node redis token cache v1');
 const JWE_PATTERN = /^[A-Za-z0-9_-]+\.\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 
 /** `encryptionKeys` empty: JSON values. Otherwise the first key encrypts, every one decrypts (rotation). */
 export function createEntryCodec(encryptionKeys: readonly string[]): EntryCodec {
-  const keys = encryptionKeys.map((secret) => deriveAesKey(secret, HKDF_INFO));
+  const keys = encryptionKeys.map((secret) => deriveKey(secret, 'redis token cache'));
 
   function parse(keyHash: string, json: string): CachedToken {
     let record: unknown;

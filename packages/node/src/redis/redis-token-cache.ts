@@ -9,7 +9,8 @@ import { createHash } from 'node:crypto';
 import { OidcError } from '@oidc-rp/core';
 import { type CachedToken, MemoryTokenCache, type TokenCache, type TokenCacheLock } from '../token-cache';
 import { fail } from '../options';
-import { type EntryCodec, MIN_ENCRYPTION_KEY_LENGTH, createEntryCodec } from './entry-codec';
+import { checkSecrets } from '../secret-strength';
+import { type EntryCodec, createEntryCodec } from './entry-codec';
 import { type BoundedRedis, type RedisClientLike, boundedRedis } from './redis-client';
 
 /**
@@ -297,14 +298,7 @@ function encryptionKeys(value: string | string[] | false | undefined): string[] 
         'so whoever reads Redis cannot use the tokens; `encryptionKey: false` stores them readable, deliberately.',
     );
   }
-  const keys = Array.isArray(value) ? value : [value];
-  if (keys.length === 0 || keys.some((key) => typeof key !== 'string' || key.length < MIN_ENCRYPTION_KEY_LENGTH)) {
-    fail(
-      `\`encryptionKey\` must be at least ${MIN_ENCRYPTION_KEY_LENGTH} characters of random data (e.g. \`openssl rand -base64 32\`), ` +
-        'the same on every instance, or a non-empty array of such keys (the first encrypts).',
-    );
-  }
-  return keys;
+  return checkSecrets(value, 'encryptionKey');
 }
 
 function milliseconds(value: number | undefined, fallback: number, what: string, min = 1): number {

@@ -1,8 +1,8 @@
 /** The options of {@link createSessionAuth}, checked once at creation. */
 
-import { OidcError } from '@oidc-rp/core';
+import { invalidOptions } from '@oidc-rp/core';
 import type { NodeClient, StartLoginOptions } from '../client-types';
-import { secretsOf } from '../sealing';
+import { checkSecrets } from '../secret-strength';
 import type { SessionPages } from './pages';
 import type { SessionStore } from './session-store';
 
@@ -24,8 +24,9 @@ export interface SessionAuthOptions {
   /** The client that logs users in; its `redirectUri` must point at `routes.callback`. */
   client: NodeClient;
   /**
-   * Seals the session cookie (and store entries): at least 32 random characters, the same on
-   * every instance. An array rotates: the first seals, every one opens.
+   * Seals the session cookie (and store entries): at least 32 characters of random data
+   * (`openssl rand -base64 32`), the same on every instance; guessable ones are refused. An
+   * array rotates: the first seals, every one opens.
    */
   secret: string | string[];
   /**
@@ -85,21 +86,21 @@ export interface ResolvedSessionOptions {
 }
 
 export function resolveSessionOptions(options: SessionAuthOptions): ResolvedSessionOptions {
-  if (typeof options !== 'object' || options === null) fail('createSessionAuth needs an options object.');
+  if (typeof options !== 'object' || options === null) throw invalidOptions('createSessionAuth needs an options object.');
   const { client } = options;
   if (typeof client !== 'object' || client === null || typeof client.handleCallback !== 'function') {
-    fail('`client` must be the client from createNodeClient(), with a redirectUri to your callback route.');
+    throw invalidOptions('`client` must be the client from createNodeClient(), with a redirectUri to your callback route.');
   }
-  const secrets = secretsOf(options.secret, '`secret` (the session secret)');
+  const secrets = checkSecrets(options.secret, 'secret', 'the session secret');
 
   let baseUrl: URL | undefined;
   if (options.baseUrl !== undefined) {
     try {
       baseUrl = new URL(options.baseUrl);
     } catch {
-      fail('`baseUrl` must be the absolute URL the app is reached at, e.g. https://app.example.com.');
+      throw invalidOptions('`baseUrl` must be the absolute URL the app is reached at, e.g. https://app.example.com.');
     }
-    if (baseUrl.protocol !== 'https:' && baseUrl.protocol !== 'http:') fail('`baseUrl` must be an http(s) URL.');
+    if (baseUrl.protocol !== 'https:' && baseUrl.protocol !== 'http:') throw invalidOptions('`baseUrl` must be an http(s) URL.');
   }
 
   const routes = {
@@ -109,28 +110,28 @@ export function resolveSessionOptions(options: SessionAuthOptions): ResolvedSess
   };
   const cookieName = options.cookieName ?? 'oidc-rp.session';
   if (typeof cookieName !== 'string' || !/^[A-Za-z0-9._-]{1,64}$/.test(cookieName)) {
-    fail('`cookieName` must be 1-64 characters of letters, digits, ".", "_" and "-".');
+    throw invalidOptions('`cookieName` must be 1-64 characters of letters, digits, ".", "_" and "-".');
   }
   const absoluteDuration = seconds(options.absoluteDuration, 604_800, '`absoluteDuration`');
   const rollingDuration = options.rollingDuration === false ? false : seconds(options.rollingDuration, 86_400, '`rollingDuration`');
   const refreshLeeway = options.refreshLeeway ?? 60;
   if (typeof refreshLeeway !== 'number' || !Number.isFinite(refreshLeeway) || refreshLeeway < 0) {
-    fail('`refreshLeeway` must be a number of seconds >= 0.');
+    throw invalidOptions('`refreshLeeway` must be a number of seconds >= 0.');
   }
   const store = options.store;
   if (store !== undefined && (typeof store?.get !== 'function' || typeof store.set !== 'function' || typeof store.delete !== 'function')) {
-    fail('`store` must implement get(id), set(id, value, ttlSeconds) and delete(id).');
+    throw invalidOptions('`store` must implement get(id), set(id, value, ttlSeconds) and delete(id).');
   }
   const postLogoutRedirect = options.postLogoutRedirect ?? '/';
   if (typeof postLogoutRedirect !== 'string' || !(postLogoutRedirect.startsWith('/') || /^https?:\/\//.test(postLogoutRedirect))) {
-    fail('`postLogoutRedirect` must be a path such as "/" or an absolute http(s) URL of the app.');
+    throw invalidOptions('`postLogoutRedirect` must be a path such as "/" or an absolute http(s) URL of the app.');
   }
   const pages = options.pages ?? {};
-  if (typeof pages !== 'object' || pages === null) fail('`pages` must be an object: { error?(info), signedOut?(info) }.');
+  if (typeof pages !== 'object' || pages === null) throw invalidOptions('`pages` must be an object: { error?(info), signedOut?(info) }.');
   for (const name of ['error', 'signedOut'] as const) {
-    if (pages[name] !== undefined && typeof pages[name] !== 'function') fail(`\`pages.${name}\` must be a function returning a Response or an HTML string.`);
+    if (pages[name] !== undefined && typeof pages[name] !== 'function') throw invalidOptions(`\`pages.${name}\` must be a function returning a Response or an HTML string.`);
   }
-  if ('onCallbackError' in options) fail('`onCallbackError` was replaced by `pages: { error(info) }`, which receives the error as `info.cause`.');
+  if ('onCallbackError' in options) throw invalidOptions('`onCallbackError` was replaced by `pages: { error(info) }`, which receives the error as `info.cause`.');
 
   return {
     client,
@@ -152,16 +153,12 @@ export function resolveSessionOptions(options: SessionAuthOptions): ResolvedSess
 
 function path(value: string | undefined, fallback: string, what: string): string {
   if (value === undefined) return fallback;
-  if (typeof value !== 'string' || !/^\/[^?#\s]*$/.test(value)) fail(`\`${what}\` must be a path starting with "/", without query or fragment.`);
+  if (typeof value !== 'string' || !/^\/[^?#\s]*$/.test(value)) throw invalidOptions(`\`${what}\` must be a path starting with "/", without query or fragment.`);
   return value;
 }
 
 function seconds(value: number | undefined, fallback: number, what: string): number {
   if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < 1) fail(`${what} must be a number of seconds >= 1.`);
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 1) throw invalidOptions(`${what} must be a number of seconds >= 1.`);
   return Math.floor(value);
-}
-
-function fail(message: string): never {
-  throw new OidcError('invalid_options', message);
 }

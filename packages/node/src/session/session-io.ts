@@ -30,8 +30,8 @@ export type SignedOutReason = 'no_session' | 'expired' | 'invalid' | 'revoked' |
 
 export type ReadOutcome = { record: SessionRecord; issuedAt: number; expiresAt: number } | { reason: SignedOutReason };
 
-const COOKIE_PURPOSE = 'oidc-rp/node session v1';
-const STORE_PURPOSE = 'oidc-rp/node session store entry v1';
+const COOKIE_PURPOSE = 'session cookie';
+const STORE_PURPOSE = 'session store entry';
 const MAX_COOKIE_VALUE = CHUNK_SIZE * MAX_CHUNKS;
 const MAX_STORE_VALUE = 1024 * 1024;
 

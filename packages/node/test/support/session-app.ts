@@ -17,7 +17,7 @@ import {
   toWebRequest,
 } from '../../src/index';
 
-export const SECRET = 'session-test-secret-0123456789abcdefghij';
+export const SECRET = 'test-session-mKElDbvyoNPboWVDR0uM6evz2RetW4oy';
 
 export interface SessionWorld {
   appOrigin: string;
@@ -86,7 +86,7 @@ export async function startSessionWorld({ accessTokenLifetime = 120 } = {}): Pro
     clientSecret: 'web-secret',
     redirectUri: `${appOrigin}/auth/callback`,
     scope: 'openid profile email offline_access',
-    cookieSecret: 'transaction-secret-0123456789abcdefghijkl',
+    cookieSecret: 'test-tx-oFp2bAbXNweB5DkDlIp8K5Ci-dGM7BII',
     fetch: async (input, init) => {
       if (state.providerDown && String(input).endsWith('/oauth/token')) throw new TypeError('fetch failed');
       const response = await fetch(input, init);

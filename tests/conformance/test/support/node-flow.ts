@@ -63,7 +63,7 @@ export async function runNodeFlow(options: NodeFlowOptions): Promise<NodeFlow> {
     scope: SCOPE,
     responseType,
     responseMode: responseType === 'code' ? 'query' : 'form_post',
-    cookieSecret: 'conformance-cookie-secret-of-at-least-32-chars',
+    cookieSecret: 'conformance-OV0rZnPlj-o9ioSgs8cfPBGlwSm6kqjT',
     tokenCache: recordingCache(cacheWrites),
     ...(options.timeout !== undefined ? { timeout: options.timeout } : {}),
   });
