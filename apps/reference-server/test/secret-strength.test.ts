@@ -38,6 +38,12 @@ describe('secrets that are obviously not random are refused', () => {
     expect(refused).toEqual([]);
   });
 
+  it('hex output with a six-digit run passes (about 1 in 20,000 openssl rand -hex 32 has one); an eight-digit run does not', () => {
+    const hex = '3f9a0c7e5b' + '123456' + 'd8e1f04a7c9b2e6d5a3f8c1b0e7d4a9f2c6b';
+    expect(weakSecretProblem(hex)).toBeUndefined();
+    expect(weakSecretProblem(hex.replace('123456', '12345678'))).toBe('contains a keyboard or alphabet sequence');
+  });
+
   it('store.key_encryption_secret in the config: refused naming the field and the way to generate one, never echoing it', () => {
     const error = refusal({ ...demoConfig(), store: { type: 'redis', url: 'redis://127.0.0.1:6379', key_encryption_secret: 'my-super-secret-key-for-prod-2024' } });
     expect(error.field).toBe('store.key_encryption_secret');

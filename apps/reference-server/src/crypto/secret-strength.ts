@@ -12,15 +12,20 @@ export const GENERATE_SECRET = "generate one with `openssl rand -base64 32` or `
 const MIN_DISTINCT = 8;
 /** Length of a run that counts; runs are matched as typed (lower case), so random output practically never has one. */
 const RUN = 6;
+/**
+ * Hex output draws from 16 characters, so a 6-digit run turns up in about 1 in 20,000 random
+ * `openssl rand -hex 32` secrets; 8 makes that one in millions, as @oidc-rp/node does.
+ */
+const HEX_RUN = 8;
 const ROWS = ['abcdefghijklmnopqrstuvwxyz', '0123456789', 'qwertyuiop', 'asdfghjkl', 'zxcvbnm', '1234567890'];
 /** Words of six letters or more, so random base64 (about 1 in 10^9 per position) does not hit them by chance. */
 const WORDS = ['password', 'passwd', 'secret', 'changeme', 'letmein', 'qwerty', 'default', 'example', 'testing'];
 
-/** Whether `text` contains RUN characters in a row of an alphabet or keyboard row, either way. */
-function hasRun(text: string): boolean {
+/** Whether `text` contains `run` characters in a row of an alphabet or keyboard row, either way. */
+function hasRun(text: string, run: number): boolean {
   for (const row of ROWS) {
     for (const line of [row, [...row].reverse().join('')]) {
-      for (let i = 0; i + RUN <= line.length; i++) if (text.includes(line.slice(i, i + RUN))) return true;
+      for (let i = 0; i + run <= line.length; i++) if (text.includes(line.slice(i, i + run))) return true;
     }
   }
   return false;
@@ -47,7 +52,7 @@ export function weakSecretProblem(secret: string): string | undefined {
   if (distinct < MIN_DISTINCT) return `has only ${distinct} different characters`;
   const classes = [/[a-z]/, /[A-Z]/, /[0-9]/, /[^a-zA-Z0-9]/].filter((c) => c.test(secret)).length;
   if (classes < 2) return 'uses a single kind of character';
-  if (hasRun(secret)) return 'contains a keyboard or alphabet sequence';
+  if (hasRun(secret, /^[0-9a-f]+$/i.test(secret) ? HEX_RUN : RUN)) return 'contains a keyboard or alphabet sequence';
   const lower = secret.toLowerCase();
   const word = WORDS.find((w) => lower.includes(w));
   if (word !== undefined) return `contains the word "${word}"`;
