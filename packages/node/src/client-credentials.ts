@@ -66,6 +66,8 @@ export interface ClientCredentialsDeps {
   keyPrefix: string;
   renewBeforeExpiry: number;
   unknownLifetimeTtl: number;
+  /** The type of token this client gets (`DPoP` with a DPoP key): a cached token of another type is never served. */
+  tokenType: TokenSet['tokenType'];
   /** One token request (with retries), for a normalised request. */
   request(request: NormalisedRequest): Promise<TokenSet>;
 }
@@ -88,6 +90,12 @@ export interface NormalisedRequest {
 
 export function createClientCredentialsSource(deps: ClientCredentialsDeps): ClientCredentialsSource {
   const inFlight = new Map<string, Promise<TokenSet>>();
+
+  // A token of another type (a shared custom cache, a key prefix reused) counts as no token.
+  async function read(cache: TokenCache, key: string): Promise<CachedToken | undefined> {
+    const cached = await readCache(cache, key);
+    return cached?.tokens.tokenType === deps.tokenType ? cached : undefined;
+  }
 
   async function load(key: string, request: NormalisedRequest): Promise<TokenSet> {
     const cached = await read(deps.cache, key);
@@ -251,7 +259,7 @@ function isFresh(cached: CachedToken | undefined): cached is CachedToken {
  * Reads the cache. A failing shared cache (e.g. Redis down) counts as empty, so the call
  * degrades to asking the provider, unless the cache asks to fail with `cache_unavailable`.
  */
-async function read(cache: TokenCache, key: string): Promise<CachedToken | undefined> {
+async function readCache(cache: TokenCache, key: string): Promise<CachedToken | undefined> {
   try {
     return await cache.get(key);
   } catch (error) {

@@ -72,6 +72,9 @@ export function createNodeClient(options: NodeClientOptions): NodeClient {
   // Discovered once (core's memo: a failed discovery is tried again on the next call).
   const provider = opts.provider ?? discovery(issuer);
   const getProvider = (): Promise<ProviderMetadata> => providerMetadata(provider, http);
+  // One switch: with a DPoP handle every token call, userinfo and login use its key.
+  const dpop = opts.dpop;
+  const withDpop = dpop ? { dpop } : {};
 
   function requireGrant(grant: GrantType, method: string): void {
     if (!opts.grants.has(grant)) {
@@ -94,13 +97,16 @@ export function createNodeClient(options: NodeClientOptions): NodeClient {
 
   const cc = createClientCredentialsSource({
     cache: opts.tokenCache ?? new MemoryTokenCache({ maxEntries: opts.tokenCacheMaxEntries }),
-    keyPrefix: `oidc-rp:cc:${issuer}:${opts.clientId}:`,
+    // A token is bound to the key it was issued for: each key has its own entries, and a process
+    // without the key never finds (nor could use) a token bound to it. Bearer keys are unchanged.
+    keyPrefix: `oidc-rp:cc:${issuer}:${opts.clientId}:${dpop ? `dpop:${dpop.jkt}:` : ''}`,
+    tokenType: dpop ? 'DPoP' : 'Bearer',
     renewBeforeExpiry: opts.renewBeforeExpiry,
     unknownLifetimeTtl: opts.unknownLifetimeTtl,
     request: ({ scope, extra }) =>
       withRetry(async () => {
         const provider = await getProvider();
-        return clientCredentials({ provider, client: clientConfig, clientAuth, http, ...(scope ? { scope } : {}), extra });
+        return clientCredentials({ provider, client: clientConfig, clientAuth, http, ...(scope ? { scope } : {}), extra, ...withDpop });
       }, opts.retry),
   });
 
@@ -117,6 +123,7 @@ export function createNodeClient(options: NodeClientOptions): NodeClient {
       transaction,
       http,
       ...(opts.clockTolerance !== undefined ? { clockTolerance: opts.clockTolerance } : {}),
+      ...withDpop,
     });
   }
 
@@ -162,7 +169,8 @@ export function createNodeClient(options: NodeClientOptions): NodeClient {
         ...(login.prompt !== undefined ? { prompt: login.prompt } : {}),
         ...(login.loginHint !== undefined ? { loginHint: login.loginHint } : {}),
         ...(login.appState !== undefined ? { appState: login.appState } : {}),
-        ...(login.extra !== undefined ? { extra: login.extra } : {}),
+        // RFC 9449 10: dpop_jkt binds the code to the key, so only this client's proof redeems it.
+        ...(login.extra !== undefined || dpop ? { extra: { ...login.extra, ...(dpop ? { dpop_jkt: dpop.jkt } : {}) } } : {}),
       });
     },
 
@@ -195,6 +203,7 @@ export function createNodeClient(options: NodeClientOptions): NodeClient {
         ...(refreshOptions.scope !== undefined ? { scope: refreshOptions.scope } : {}),
         ...(refreshOptions.expectedSubject !== undefined ? { expectedSubject: refreshOptions.expectedSubject } : {}),
         ...(opts.clockTolerance !== undefined ? { clockTolerance: opts.clockTolerance } : {}),
+        ...withDpop,
       });
       // A provider that does not rotate keeps the old refresh token valid.
       return tokens.refreshToken ? tokens : { ...tokens, refreshToken };
@@ -209,7 +218,7 @@ export function createNodeClient(options: NodeClientOptions): NodeClient {
     async getUserInfo(accessToken, userInfoOptions) {
       const provider = await getProvider();
       // Core refuses a missing subject with invalid_options before any request.
-      return fetchUserInfo({ provider, accessToken, expectedSubject: userInfoOptions?.expectedSubject as string, http });
+      return fetchUserInfo({ provider, accessToken, expectedSubject: userInfoOptions?.expectedSubject as string, http, ...withDpop });
     },
 
     invalidate: (invalidateOptions) => cc.invalidate(invalidateOptions),

@@ -4,7 +4,7 @@
  */
 
 import { RESPONSE_TYPES, assertSecureUrl, checkRedirectUri as checkRedirectUrl, invalidOptions, normaliseScope } from '@oidc-rp/core';
-import type { ClientAuthMethod, GrantType, ProviderMetadata, ResponseMode, ResponseType } from '@oidc-rp/core';
+import type { ClientAuthMethod, DpopHandle, GrantType, ProviderMetadata, ResponseMode, ResponseType } from '@oidc-rp/core';
 import { checkSecrets } from './secret-strength';
 import type { TokenCache } from './token-cache';
 
@@ -100,6 +100,15 @@ export interface NodeClientOptions {
   unknownLifetimeTtl?: number;
   /** Retries of client-credentials requests; `false` disables them. */
   retry?: RetryOptions | false;
+  /**
+   * DPoP (RFC 9449), from core's `dpop()`: every token request, userinfo and login (`dpop_jkt`)
+   * uses this key, and the tokens come back bound to it (`tokenType: 'DPoP'`; a Bearer answer is
+   * refused with `dpop_token_type_mismatch`). Client-credentials tokens are cached per key. A
+   * fleet sharing a token cache gives every instance the same configured key
+   * (`dpop({ keyPair })` from an imported private JWK); else each process makes its own key and
+   * keeps its own cache entries.
+   */
+  dpop?: DpopHandle;
 }
 
 /** Options after validation, with every default applied. Internal. */
@@ -126,6 +135,7 @@ export interface ResolvedOptions {
   renewBeforeExpiry: number;
   unknownLifetimeTtl: number;
   retry: Required<RetryOptions>;
+  dpop: DpopHandle | undefined;
 }
 
 export const GRANTS: readonly GrantType[] = ['authorization_code', 'refresh_token', 'client_credentials'];
@@ -176,6 +186,7 @@ export function resolveOptions(options: NodeClientOptions): ResolvedOptions {
   if (options.fetch !== undefined && typeof options.fetch !== 'function') fail('`fetch` must be a function.');
   if (options.pkce !== undefined && typeof options.pkce !== 'boolean') fail('`pkce` must be true or false.');
   if (options.tokenCache !== undefined) checkTokenCache(options.tokenCache);
+  if (options.dpop !== undefined) checkDpop(options.dpop);
 
   return {
     issuer,
@@ -203,6 +214,7 @@ export function resolveOptions(options: NodeClientOptions): ResolvedOptions {
     renewBeforeExpiry: nonNegative(options.renewBeforeExpiry, 60, '`renewBeforeExpiry` (seconds)'),
     unknownLifetimeTtl: positive(options.unknownLifetimeTtl, 300, '`unknownLifetimeTtl` (seconds)'),
     retry: resolveRetry(options.retry),
+    dpop: options.dpop,
   };
 }
 
@@ -283,6 +295,13 @@ function checkTokenCache(cache: TokenCache): void {
     !isNonNegativeNumber((lock as { maxWait?: unknown }).maxWait)
   ) {
     fail('`tokenCache.lock` must have acquire(key) and maxWait (milliseconds, a number >= 0).');
+  }
+}
+
+// The handle's own checks ran in dpop(); this catches a key pair or a promise passed by mistake.
+function checkDpop(handle: DpopHandle): void {
+  if (typeof handle !== 'object' || handle === null || typeof handle.jkt !== 'string' || typeof handle.nonceFor !== 'function') {
+    fail('`dpop` must be the handle of `await dpop()` from @oidc-rp/core (or `await dpop({ keyPair })` for a configured key).');
   }
 }
 

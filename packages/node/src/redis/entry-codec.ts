@@ -80,7 +80,7 @@ function isCachedToken(value: unknown): value is CachedToken {
   return (
     typeof tokens.accessToken === 'string' &&
     tokens.accessToken !== '' &&
-    tokens.tokenType === 'Bearer' &&
+    (tokens.tokenType === 'Bearer' || tokens.tokenType === 'DPoP') &&
     (tokens.expiresAt === undefined || Number.isFinite(tokens.expiresAt)) &&
     Number.isFinite(value.renewAt) &&
     Number.isFinite(value.expiresAt)
