@@ -4,7 +4,7 @@
 // DPoP scheme, and the token cache never serving a token bound to one key to another key.
 import { demoConfig } from '@oidc-rp/reference-server';
 import { type RedisClientType, createClient } from 'redis';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   type DpopHandle,
   MemoryTokenCache,
@@ -162,6 +162,9 @@ describe('the token cache and DPoP keys', () => {
       redis.on('error', () => undefined);
       await redis.connect();
     });
+    beforeEach(async () => {
+      await redis.flushAll();
+    });
     afterAll(async () => {
       redis?.destroy();
       await redisServer?.stop();
@@ -188,6 +191,24 @@ describe('the token cache and DPoP keys', () => {
       expect(boundKey(own.accessToken)).toBe(stranger.jkt);
       // The shared token is bound to the key the second instance holds too.
       expect(boundKey(shared.accessToken)).toBe(two.jkt);
+    });
+
+    it('stores a DPoP entry with its type, and refuses a value of another token type', async () => {
+      const errors: OidcError[] = [];
+      const cache = new RedisTokenCache({ encryptionKey: false, redis, onError: (error) => errors.push(error) });
+      const now = Math.floor(Date.now() / 1000);
+      const entry = { tokens: { accessToken: 'bound-token', tokenType: 'DPoP' as const, expiresAt: now + 600 }, renewAt: now + 540, expiresAt: now + 600 };
+      await cache.set('k-dpop', entry, 600);
+      expect(await cache.get('k-dpop')).toEqual(entry);
+
+      // A value rewritten in Redis to another token type is not a cached token.
+      const [redisKey] = await redis.keys('*');
+      expect(redisKey).toBeDefined();
+      const value = JSON.parse((await redis.get(redisKey as string)) as string);
+      value.entry.tokens.tokenType = 'N_A';
+      await redis.set(redisKey as string, JSON.stringify(value));
+      expect(await cache.get('k-dpop')).toBeUndefined();
+      expect(errors.map((e) => e.code)).toEqual(['cache_entry_invalid']);
     });
   });
 });
