@@ -124,6 +124,7 @@ describe('error messages of a production build', () => {
 
   it('leave no argument behind where the message was a call’s last one, and nothing else changes', () => {
     const strip = (body: string) => stripDevMessages(`import { DEV } from './dev';\n${body}`).replace(/^\n/, '');
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the string is source code under test
     expect(strip("throw invalid(DEV && `${what} (${a ? 'x' : ')'})`);")).toBe('throw invalid();');
     expect(strip("fail('c', DEV && a(b), DEV && 'd, e');")).toBe("fail('c', false && a(b));");
     expect(strip("new E('c', DEV && m, { cause });")).toBe("new E('c', false && m, { cause });");
@@ -133,6 +134,7 @@ describe('error messages of a production build', () => {
       ['f(a, DEV && b || c);', 'f(a, false && b || c);'],
       ['if (DEV && x) y();', 'if (false && x) y();'],
       ['x = { problem_: DEV && y };', 'x = { problem_: false && y };'],
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the strings are source code under test
       ["const s = '/* DEV && */', t = `DEV && ${1}`;", "const s = '/* DEV && */', t = `DEV && ${1}`;"],
     ]) {
       expect(strip(before!)).toBe(after);

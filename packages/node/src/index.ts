@@ -38,6 +38,7 @@ export {
   createDpopProof,
   discover,
   dpop,
+  generateDpopKeyPair,
   isOidcError,
   protectedResourceRequest,
   serviceProvider,
