@@ -77,7 +77,15 @@ export type OidcErrorCode =
   | 'cache_entry_invalid'
   // Server-side sessions (node's session layer).
   | 'session_too_large'
-  | 'session_store_unavailable';
+  | 'session_store_unavailable'
+  // Resource servers (access-token verification).
+  | 'access_token_missing'
+  | 'access_token_invalid'
+  | 'access_token_expired'
+  | 'insufficient_scope'
+  | 'dpop_proof_invalid'
+  | 'dpop_nonce_required'
+  | 'introspection_failed';
 
 const OIDC_ERROR_MARK = Symbol.for('oidc-rp.error');
 

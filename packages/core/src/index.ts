@@ -1,4 +1,12 @@
 export * from './errors';
+export { AccessTokenError } from './access-token-error';
+export type {
+  AccessTokenChallenge,
+  AccessTokenClaims,
+  AccessTokenVerifier,
+  ResourceRequest,
+  VerifiedAccessToken,
+} from './access-token-error';
 export { systemClock, type Clock } from './clock';
 export type * from './types';
 export { createCodeVerifier, codeChallengeS256, createState, createNonce } from './pkce';
