@@ -3,7 +3,7 @@
 // and the same flow with a well-behaved client of the same server succeeds. The DPoP faults'
 // rows log in with createNodeClient({ dpop }), their well-behaved counterpart too.
 import { clearJwksCache, isOidcError } from '@oidc-rp/core';
-import { FAULTS, createReferenceServer, type Listening, type RequestInfo } from '@oidc-rp/reference-server';
+import { FAULTS, createReferenceServer, type Listening, type ReferenceServer, type RequestInfo } from '@oidc-rp/reference-server';
 import { completeLogin } from '@oidc-rp/reference-server/testing';
 import { createNodeClient, dpop } from '@oidc-rp/node';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -11,11 +11,12 @@ import { CASES, caseName, casesFor, requestTimeoutFor, testTimeoutFor, type Faul
 import { CLIENT_SECRET, MISMATCH_TENANT, NODE_REDIRECT, SCOPE, TENANT, clientId, conformanceConfig, tenantOf } from './support/config';
 import { runNodeFlow, type NodeFlow } from './support/node-flow';
 
+let server: ReferenceServer;
 let listening: Listening;
 const requests: RequestInfo[] = [];
 
 beforeAll(async () => {
-  const server = await createReferenceServer(conformanceConfig(), { logger: false, onRequest: (info) => requests.push(info) });
+  server = await createReferenceServer(conformanceConfig(), { logger: false, onRequest: (info) => requests.push(info) });
   listening = await server.listen({ port: 0, host: '127.0.0.1' });
   // Each tenant generates its RSA signing key in the background at start, and its first token
   // request waits for it: wait here (the JWKS publishes the key), or whichever case runs first
@@ -109,6 +110,19 @@ describe('@oidc-rp/node against the misbehaving reference server', () => {
       expectLoggedIn(wellBehaved, c);
     }, testTimeoutFor(c));
   }
+
+  it('dpop_nonce_required mid-session at userinfo: once the nonce the client holds expires, getUserInfo retries once with the new one', async () => {
+    const flow = await runNodeFlow({ issuer: issuerOf(), clientId: clientId('node', 'dpop_nonce_required'), dpop: await dpop() });
+    expect(flow.error).toBeUndefined();
+    await server.control.dpop.expireNonce();
+    const before = flow.sent.length;
+    const accessToken = flow.tokens?.accessToken ?? '';
+    await expect(flow.client.getUserInfo(accessToken, { expectedSubject: 'alice' })).resolves.toMatchObject({ sub: 'alice' });
+    expect(flow.sent.slice(before)).toEqual([
+      expect.objectContaining({ path: `/${TENANT}/oidc/userinfo`, status: 401, proof: true, scheme: 'DPoP' }),
+      expect.objectContaining({ path: `/${TENANT}/oidc/userinfo`, status: 200, proof: true, scheme: 'DPoP' }),
+    ]);
+  });
 
   it('redirect_wrong_state through finishLogin (the app keeps the transaction itself) → state_mismatch', async () => {
     const client = createNodeClient({
