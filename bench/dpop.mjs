@@ -182,7 +182,7 @@ async function tokenEndpoint({ rounds, amount }) {
 
 const ms = (value) => (value < 1 ? '<1' : num(value, Number.isInteger(value) ? 0 : 1));
 
-export async function run({ rounds = 7, sliceMs = 300, loadRounds = 3, amount = 3000 } = {}) {
+export async function run({ rounds = 11, sliceMs = 250, loadRounds = 3, amount = 2000 } = {}) {
   const loadAtStart = loadavg()[0];
   const proofs = await proofCreation({ rounds, sliceMs });
   const endpoint = await tokenEndpoint({ rounds: loadRounds, amount });
