@@ -5,10 +5,10 @@
 // is not authenticated; the same flow with a well-behaved client succeeds.
 import { createBrowserClient, memoryStorage, serviceProvider, type BrowserClientOptions } from '@oidc-rp/browser';
 import { clearJwksCache, isOidcError } from '@oidc-rp/core';
-import { FAULTS } from '@oidc-rp/reference-server';
+import { DPOP_FAULTS, FAULTS } from '@oidc-rp/reference-server';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runBrowserFlow, storedSessions, type BrowserFlow } from './support/browser-flow';
-import { CASES, caseName, requestTimeoutFor, testTimeoutFor, type FaultCase } from './support/catalogue';
+import { CASES, caseName, casesFor, requestTimeoutFor, testTimeoutFor, type FaultCase } from './support/catalogue';
 import { MISMATCH_TENANT, SPA_REDIRECT, TENANT, clientId, conformanceConfig, tenantOf } from './support/config';
 import { startServerProcess, type ServerProcess } from '@oidc-rp/reference-server/testing';
 
@@ -77,8 +77,14 @@ describe('@oidc-rp/browser against the misbehaving reference server', () => {
     expect(CASES.map((c) => c.fault).sort()).toEqual([...FAULTS].sort());
   });
 
-  for (const c of CASES) {
+  it('runs every row but the DPoP ones, which wait for the DPoP part of @oidc-rp/browser', () => {
+    const skipped = CASES.filter((c) => !casesFor('browser').includes(c));
+    expect(skipped.map((c) => c.fault).sort()).toEqual([...DPOP_FAULTS].sort());
+  });
+
+  for (const c of casesFor('browser')) {
     const outcome = c.browser;
+    if (outcome === undefined) throw new Error(`the catalogue row ${c.fault} runs through the browser wrapper but says nothing of its outcome`);
     if (typeof outcome === 'object') {
       it(`${c.fault} cannot reach the browser client: ${outcome.notApplicable}`, async () => {
         // The client has no hybrid flow: an untyped responseType is not an option, and never reaches the request.

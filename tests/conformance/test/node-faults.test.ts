@@ -1,20 +1,22 @@
 // Every fault of the reference server, met by @oidc-rp/node over real HTTP: the login (or the
 // step the fault breaks) fails with the fault's own OidcError code and hands the app nothing,
-// and the same flow with a well-behaved client of the same server succeeds.
+// and the same flow with a well-behaved client of the same server succeeds. The DPoP faults'
+// rows log in with createNodeClient({ dpop }), their well-behaved counterpart too.
 import { clearJwksCache, isOidcError } from '@oidc-rp/core';
-import { FAULTS, createReferenceServer, type Listening, type RequestInfo } from '@oidc-rp/reference-server';
+import { FAULTS, createReferenceServer, type Listening, type ReferenceServer, type RequestInfo } from '@oidc-rp/reference-server';
 import { completeLogin } from '@oidc-rp/reference-server/testing';
-import { createNodeClient } from '@oidc-rp/node';
+import { createNodeClient, dpop } from '@oidc-rp/node';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { CASES, caseName, requestTimeoutFor, testTimeoutFor, type FaultCase } from './support/catalogue';
+import { CASES, caseName, casesFor, requestTimeoutFor, testTimeoutFor, type FaultCase } from './support/catalogue';
 import { CLIENT_SECRET, MISMATCH_TENANT, NODE_REDIRECT, SCOPE, TENANT, clientId, conformanceConfig, tenantOf } from './support/config';
 import { runNodeFlow, type NodeFlow } from './support/node-flow';
 
+let server: ReferenceServer;
 let listening: Listening;
 const requests: RequestInfo[] = [];
 
 beforeAll(async () => {
-  const server = await createReferenceServer(conformanceConfig(), { logger: false, onRequest: (info) => requests.push(info) });
+  server = await createReferenceServer(conformanceConfig(), { logger: false, onRequest: (info) => requests.push(info) });
   listening = await server.listen({ port: 0, host: '127.0.0.1' });
   // Each tenant generates its RSA signing key in the background at start, and its first token
   // request waits for it: wait here (the JWKS publishes the key), or whichever case runs first
@@ -31,20 +33,28 @@ beforeEach(() => clearJwksCache());
 const issuerOf = (c?: FaultCase) => `${listening.origin}/${tenantOf(c?.fault)}`;
 const jwksRequests = () => requests.filter((r) => r.method === 'GET' && r.path === `/${TENANT}/oidc/jwks`).length;
 
-function flowOptions(c: FaultCase) {
-  return { ...(c.responseType ? { responseType: c.responseType } : {}), userinfo: c.step === 'userinfo' };
+async function flowOptions(c: FaultCase) {
+  return { ...(c.responseType ? { responseType: c.responseType } : {}), userinfo: c.step === 'userinfo', ...(c.dpop ? { dpop: await dpop() } : {}) };
 }
 
-const faultyFlowOptions = (c: FaultCase) => {
+const faultyFlowOptions = async (c: FaultCase) => {
   const timeout = requestTimeoutFor(c);
-  return { ...flowOptions(c), ...(timeout ? { timeout } : {}) };
+  return { ...(await flowOptions(c)), ...(timeout ? { timeout } : {}) };
 };
+
+const tokenRequests = (flow: NodeFlow) => flow.sent.filter((s) => s.path.endsWith('/oidc/token'));
 
 function expectLoggedIn(flow: NodeFlow, c: FaultCase): void {
   expect(flow.error).toBeUndefined();
   expect(flow.tokens?.claims).toMatchObject({ sub: 'alice', email: 'alice@example.com' });
   expect(flow.tokens?.accessToken).toEqual(expect.any(String));
   if (c.step === 'userinfo') expect(flow.userinfo).toMatchObject({ sub: 'alice', email: 'alice@example.com' });
+  if (c.dpop) {
+    // Bound tokens, every token request and userinfo call with a proof, userinfo with the DPoP scheme.
+    expect(flow.tokens?.tokenType).toBe('DPoP');
+    expect(tokenRequests(flow).every((s) => s.proof)).toBe(true);
+    for (const s of flow.sent.filter((entry) => entry.path.endsWith('/oidc/userinfo'))) expect(s).toMatchObject({ proof: true, scheme: 'DPoP' });
+  }
 }
 
 /** Nothing reached the app: no tokens (or no userinfo claims), nothing cached, no secret in the message. */
@@ -66,29 +76,53 @@ describe('@oidc-rp/node against the misbehaving reference server', () => {
     expect(CASES.map((c) => c.fault).sort()).toEqual([...FAULTS].sort());
   });
 
-  for (const c of CASES) {
+  it('runs every row of the catalogue', () => {
+    expect(casesFor('node')).toEqual(CASES);
+  });
+
+  for (const c of casesFor('node')) {
     if (c.node === 'accepted') {
       it(caseName(c, 'accepted'), async () => {
         // A well-behaved login first: the JWKS is cached before the faulty client's token comes.
-        expectLoggedIn(await runNodeFlow({ issuer: issuerOf(), clientId: clientId('node'), ...flowOptions(c) }), c);
+        expectLoggedIn(await runNodeFlow({ issuer: issuerOf(), clientId: clientId('node'), ...(await flowOptions(c)) }), c);
         const before = jwksRequests();
-        const flow = await runNodeFlow({ issuer: issuerOf(c), clientId: clientId('node', c.fault), ...faultyFlowOptions(c) });
+        const flow = await runNodeFlow({ issuer: issuerOf(c), clientId: clientId('node', c.fault), ...(await faultyFlowOptions(c)) });
         expectLoggedIn(flow, c);
         if (c.fault === 'jwks_key_rotated') expect(jwksRequests() - before).toBe(1); // one refetch found the new key
         if (c.fault === 'token_response_token_type_lowercase') expect(flow.tokens?.tokenType.toLowerCase()).toBe('bearer');
+        if (c.fault === 'dpop_nonce_required') {
+          // The demanded nonce: one 400 use_dpop_nonce, one retry with it; userinfo then needs no retry.
+          expect(tokenRequests(flow).map((s) => s.status)).toEqual([400, 200]);
+          expect(flow.sent.filter((s) => s.path.endsWith('/oidc/userinfo')).map((s) => s.status)).toEqual([200]);
+        }
       }, testTimeoutFor(c));
       continue;
     }
     it(caseName(c, c.node), async () => {
-      const flow = await runNodeFlow({ issuer: issuerOf(c), clientId: clientId('node', c.fault), ...faultyFlowOptions(c) });
+      const flow = await runNodeFlow({ issuer: issuerOf(c), clientId: clientId('node', c.fault), ...(await faultyFlowOptions(c)) });
       expect(isOidcError(flow.error)).toBe(true);
-      expect(flow.error).toMatchObject({ code: c.node });
+      expect(flow.error).toMatchObject({ code: c.node, ...(c.oauthError ? { error: c.oauthError } : {}) });
       expectNothingKept(flow, c);
+      // A refused proof is not retried (a new request would get a new proof): one token request.
+      if (c.dpop) expect(tokenRequests(flow)).toEqual([expect.objectContaining({ proof: true })]);
 
-      const wellBehaved = await runNodeFlow({ issuer: issuerOf(), clientId: clientId('node'), ...flowOptions(c) });
+      const wellBehaved = await runNodeFlow({ issuer: issuerOf(), clientId: clientId('node'), ...(await flowOptions(c)) });
       expectLoggedIn(wellBehaved, c);
     }, testTimeoutFor(c));
   }
+
+  it('dpop_nonce_required mid-session at userinfo: once the nonce the client holds expires, getUserInfo retries once with the new one', async () => {
+    const flow = await runNodeFlow({ issuer: issuerOf(), clientId: clientId('node', 'dpop_nonce_required'), dpop: await dpop() });
+    expect(flow.error).toBeUndefined();
+    await server.control.dpop.expireNonce();
+    const before = flow.sent.length;
+    const accessToken = flow.tokens?.accessToken ?? '';
+    await expect(flow.client.getUserInfo(accessToken, { expectedSubject: 'alice' })).resolves.toMatchObject({ sub: 'alice' });
+    expect(flow.sent.slice(before)).toEqual([
+      expect.objectContaining({ path: `/${TENANT}/oidc/userinfo`, status: 401, proof: true, scheme: 'DPoP' }),
+      expect.objectContaining({ path: `/${TENANT}/oidc/userinfo`, status: 200, proof: true, scheme: 'DPoP' }),
+    ]);
+  });
 
   it('redirect_wrong_state through finishLogin (the app keeps the transaction itself) → state_mismatch', async () => {
     const client = createNodeClient({

@@ -9,8 +9,8 @@
  */
 
 /**
- * The conformance faults a client can be configured with (see the fault table in the README);
- * the DPoP ones are {@link DPOP_FAULTS}.
+ * The conformance faults a client can be configured with (see the fault table in the README),
+ * the DPoP ones ({@link DPOP_FAULTS}) among them.
  *
  * @example
  * { "client_id": "broken", "fault": ["id_token_wrong_aud", "redirect_missing_iss"], ... }
@@ -48,27 +48,31 @@ export const FAULTS = [
   // Documents and endpoints.
   'discovery_issuer_mismatch',
   'userinfo_wrong_sub',
+  // DPoP (RFC 9449): token endpoints and userinfo, for requests that carry a proof.
+  'token_response_token_type_bearer',
+  'dpop_proof_replayed',
+  'dpop_nonce_required',
 ] as const;
 
 /**
  * The DPoP (RFC 9449) faults: a DPoP token request answered `token_type: Bearer` (a downgrade;
  * the token stays bound); a valid proof reported as replayed; a server nonce demanded from the
  * client (token endpoint and userinfo) as if the server had just started to ask, e.g.
- * mid-session. Configured and set like {@link FAULTS}, but listed apart: the conformance
- * catalogue covers every name of FAULTS, and these join it once the client SDKs speak DPoP.
+ * mid-session. They are part of {@link FAULTS}; this list names them for tests that pick out
+ * the faults a client without DPoP never meets.
  *
  * @example
  * await server.control.faults.set('spa', 'dpop_nonce_required');
  */
-export const DPOP_FAULTS = ['token_response_token_type_bearer', 'dpop_proof_replayed', 'dpop_nonce_required'] as const;
+export const DPOP_FAULTS = ['token_response_token_type_bearer', 'dpop_proof_replayed', 'dpop_nonce_required'] as const satisfies readonly (typeof FAULTS)[number][];
 
 /**
- * Every fault name a client may have: {@link FAULTS} and {@link DPOP_FAULTS}.
+ * Every fault name a client may have: {@link FAULTS}.
  *
  * @example
  * FAULT_NAMES.includes('dpop_proof_replayed'); // true
  */
-export const FAULT_NAMES: readonly Fault[] = [...FAULTS, ...DPOP_FAULTS];
+export const FAULT_NAMES: readonly Fault[] = FAULTS;
 
 /** The name of one fault. */
-export type Fault = (typeof FAULTS)[number] | (typeof DPOP_FAULTS)[number];
+export type Fault = (typeof FAULTS)[number];

@@ -53,6 +53,8 @@ export interface Client {
   require_dpop: boolean;
   /** `aud` of JWT access tokens without a `resource`; undefined: the issuer. */
   access_token_audience: readonly string[] | undefined;
+  /** This client's access tokens: its own setting, else the tenant's. */
+  access_token_format: 'opaque' | 'jwt';
   /** Empty unless the config asks for faults. */
   faults: ReadonlySet<Fault>;
 }

@@ -41,6 +41,8 @@ export interface ClientConfig {
   require_dpop?: boolean;
   /** `aud` of the client's JWT access tokens when the request names no RFC 8707 `resource`. Default: the issuer. */
   access_token_audience?: string | string[];
+  /** This client's access tokens: opaque, or RFC 9068 JWTs. Default: the tenant's `access_token_format`. */
+  access_token_format?: 'opaque' | 'jwt';
   /** Conformance testing only: make the server misbehave for this client (see the README's fault table). */
   fault?: Fault | Fault[];
 }
@@ -207,7 +209,7 @@ function readFaults(v: Fault | Fault[] | undefined, field: string): Set<Fault> {
   return new Set(names);
 }
 
-function readClient(o: ClientConfig, field: string, development: boolean): Client {
+function readClient(o: ClientConfig, field: string, development: boolean, tenantFormat: 'opaque' | 'jwt'): Client {
   const grantTypes = o.grant_types ?? ['authorization_code'];
   const defaultTypes: ResponseType[] = grantTypes.includes('authorization_code') ? ['code'] : [];
   const responseTypes = (o.response_types ?? defaultTypes).map((item, i) => {
@@ -230,6 +232,7 @@ function readClient(o: ClientConfig, field: string, development: boolean): Clien
     skip_consent: o.skip_consent ?? false,
     require_dpop: o.require_dpop ?? false,
     access_token_audience: audience === undefined ? undefined : typeof audience === 'string' ? [audience] : audience,
+    access_token_format: o.access_token_format ?? tenantFormat,
     faults: readFaults(o.fault, `${field}.fault`),
   };
   unique(client.grant_types, `${field}.grant_types`, 'grant type');
@@ -286,7 +289,8 @@ function readTenant(o: TenantConfig, field: string): Tenant {
     throw new ConfigError(`${field}.demo_login`, 'signs users in without a password, so it needs "development": true on the tenant');
   }
   const users = (o.users ?? []).map(readUser);
-  const clients = (o.clients ?? []).map((c, i) => readClient(c, `${field}.clients[${i}]`, development));
+  const accessTokenFormat = o.access_token_format ?? 'opaque';
+  const clients = (o.clients ?? []).map((c, i) => readClient(c, `${field}.clients[${i}]`, development, accessTokenFormat));
   unique(users.map((u) => u.username), `${field}.users`, 'username');
   unique(users.map((u) => u.claims.sub), `${field}.users`, 'claims.sub');
   unique(clients.map((c) => c.client_id), `${field}.clients`, 'client_id');
@@ -304,7 +308,7 @@ function readTenant(o: TenantConfig, field: string): Tenant {
     demo_login: demoLogin,
     profile: o.profile ?? 'contract',
     signing_alg: o.signing_alg ?? 'RS256',
-    access_token_format: o.access_token_format ?? 'opaque',
+    access_token_format: accessTokenFormat,
     require_dpop: o.require_dpop ?? false,
     dpop_nonce: o.dpop_nonce ?? false,
     lifetimes: { ...DEFAULT_LIFETIMES, ...o.lifetimes },

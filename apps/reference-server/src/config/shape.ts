@@ -138,6 +138,10 @@ const client = strict({
     }),
     "`aud` of this client's JWT access tokens when the request names no RFC 8707 resource. Default: the issuer.",
   ),
+  access_token_format: optional(
+    oneOf(['opaque', 'jwt']),
+    "This client's access tokens: \"opaque\" (random strings) or \"jwt\" (RFC 9068, typ at+jwt). Default: the tenant's access_token_format.",
+  ),
   fault: optional(
     z.union([faultName, list(faultName)], { error: `must be one of ${FAULT_NAMES.map((f) => JSON.stringify(f)).join(', ')}, or a list of them` }),
     'Conformance testing only: make the server misbehave for this client.',
@@ -157,7 +161,7 @@ const tenant = strict({
     '"contract" (default): the service contract exactly. "standard": every grant at the discovery token_endpoint, secret and PKCE together, expires_in always, standard discovery fields only.',
   ),
   signing_alg: optional(oneOf(['RS256', 'ES256'])),
-  access_token_format: optional(oneOf(['opaque', 'jwt'])),
+  access_token_format: optional(oneOf(['opaque', 'jwt']), '"opaque" (default) or "jwt" (RFC 9068): the access tokens of every client of the tenant that sets no access_token_format of its own.'),
   require_dpop: optional(flag, "Token requests of every client of the tenant must carry a DPoP proof (RFC 9449). Default false."),
   dpop_nonce: optional(flag, 'The token endpoints and userinfo demand a server nonce in DPoP proofs (use_dpop_nonce, DPoP-Nonce header). Default false.'),
   lifetimes: optional(lifetimes),

@@ -33,7 +33,7 @@ export function readFaultNames(value: unknown): Fault[] {
   if (names.length === 0) throw new ControlError('invalid_input', 'fault', 'must name at least one fault');
   for (const name of names) {
     if (typeof name !== 'string' || !(FAULT_NAMES as readonly string[]).includes(name)) {
-      throw new ControlError('unknown_fault', 'fault', `${JSON.stringify(name)} is not a fault; see FAULTS and DPOP_FAULTS for the names`);
+      throw new ControlError('unknown_fault', 'fault', `${JSON.stringify(name)} is not a fault; see FAULTS for the names`);
     }
   }
   return [...new Set(names as Fault[])];

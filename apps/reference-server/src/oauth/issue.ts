@@ -53,7 +53,9 @@ export async function issueAccessToken(
   const lifetime = ctx.tenant.lifetimes.access_token;
   const iat = nowSeconds(ctx.server);
   let token = randomToken();
-  if (ctx.tenant.access_token_format === 'jwt') {
+  // The client's format (a client removed mid-grant falls back to the tenant's).
+  const format = ctx.tenant.clients.get(grant.clientId)?.access_token_format ?? ctx.tenant.access_token_format;
+  if (format === 'jwt') {
     const key = (await ctx.keys()).current;
     token = await new SignJWT({
       ...userClaims(ctx, grant.user, grant.scopes),

@@ -29,7 +29,8 @@ export async function startDpopServer(change?: (config: ServerConfig) => void, o
   change?.(config);
   const clock = options.clock ?? new Clock();
   // The public development keys only where the server is not exposed (checkExposure refuses them otherwise).
-  const developmentKeys = config.store === undefined && config.public_origin === undefined;
+  const exposed = config.public_origin !== undefined || config.trust_proxy === true || (config.trusted_hosts?.length ?? 0) > 0;
+  const developmentKeys = config.store === undefined && !exposed;
   const server = await createReferenceServer(config, { now: clock.now, logger: false, developmentKeys, ...(options.controlApi ? { controlApi: true } : {}) });
   const listening = await server.listen({ port: 0 });
   const issuer = `${config.public_origin ?? listening.origin}/demo`;

@@ -1,21 +1,31 @@
 /**
  * What the SDK must do with each fault of the reference server: the one `OidcError` code it
- * throws, or `accepted` for the two faults a correct client takes. Both wrapper suites are
- * generated from this table, and the README's table says the same.
+ * throws, or `accepted` for the faults a correct client takes. Both wrapper suites are
+ * generated from this table, each running the rows that name it in `wrappers`, and the
+ * README's table says the same.
  */
 import type { OidcErrorCode } from '@oidc-rp/core';
 import type { Fault } from '@oidc-rp/reference-server';
 
 export type Outcome = OidcErrorCode | 'accepted';
 
+/** The wrappers a row can run through. */
+export type WrapperName = 'node' | 'browser';
+
 export interface FaultCase {
   fault: Fault;
   /** The OpenID RP certification test it mirrors, or else the rule it breaks. */
   mirrors: string;
+  /** The wrapper suites that run this row (default: both). */
+  wrappers?: readonly WrapperName[];
+  /** The client sends DPoP proofs (node: `createNodeClient({ dpop })`); the fault only meets such clients. */
+  dpop?: true;
   /** What @oidc-rp/node does (through handleLogin / handleCallback). */
   node: Outcome;
-  /** What @oidc-rp/browser does; a string reason when the fault cannot reach it. */
-  browser: Outcome | { notApplicable: string };
+  /** With `token_endpoint_error`: the OAuth `error` the provider sent, which the OidcError carries. */
+  oauthError?: string;
+  /** What @oidc-rp/browser does; a string reason when the fault cannot reach it; absent when the row is not run through it. */
+  browser?: Outcome | { notApplicable: string };
   /** The step that meets the fault: logging in (default), discovery, or userinfo after a login. */
   step?: 'login' | 'discovery' | 'userinfo';
   /** Logs in with this response type (default `code`); hybrid carries `c_hash`. */
@@ -57,7 +67,21 @@ export const CASES: readonly FaultCase[] = [
   { fault: 'id_token_missing', mirrors: 'OIDC Core 3.1.3.3: openid scope, so an ID token', node: 'id_token_missing', browser: 'id_token_missing' },
   { fault: 'discovery_issuer_mismatch', mirrors: 'rp-discovery-issuer-not-matching-config', node: 'discovery_issuer_mismatch', browser: 'discovery_issuer_mismatch', step: 'discovery' },
   { fault: 'userinfo_wrong_sub', mirrors: 'rp-userinfo-bad-sub-claim', node: 'userinfo_sub_mismatch', browser: 'userinfo_sub_mismatch', step: 'userinfo' },
+  // DPoP (RFC 9449): node only until @oidc-rp/browser has its DPoP part (see the README).
+  { fault: 'token_response_token_type_bearer', mirrors: 'RFC 9449 5: a DPoP request answered Bearer (downgrade)', wrappers: ['node'], dpop: true, node: 'dpop_token_type_mismatch' },
+  { fault: 'dpop_proof_replayed', mirrors: 'RFC 9449 11.1: the proof reported as replayed', wrappers: ['node'], dpop: true, node: 'token_endpoint_error', oauthError: 'invalid_dpop_proof' },
+  { fault: 'dpop_nonce_required', mirrors: 'RFC 9449 8: a server nonce demanded mid-session (one retry)', wrappers: ['node'], dpop: true, node: 'accepted', step: 'userinfo' },
 ];
+
+/**
+ * The rows a wrapper's suite runs.
+ *
+ * @example
+ * for (const c of casesFor('browser')) it(caseName(c, c.browser), ...);
+ */
+export function casesFor(wrapper: WrapperName): readonly FaultCase[] {
+  return CASES.filter((c) => (c.wrappers ?? ['node', 'browser']).includes(wrapper));
+}
 
 /** The test's name: the fault, the outcome, and the certification module it mirrors. */
 export function caseName(c: FaultCase, outcome: Outcome): string {

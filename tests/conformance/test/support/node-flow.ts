@@ -4,7 +4,7 @@
  * provider's real HTML forms (`completeLogin`, real HTTP), and the browser comes back to the
  * callback with that cookie, where `handleCallback` finishes the login.
  */
-import { MemoryTokenCache, createNodeClient, type NodeClient, type ResponseType, type TokenSet, type UserInfo } from '@oidc-rp/node';
+import { type DpopHandle, MemoryTokenCache, createNodeClient, type NodeClient, type ResponseType, type TokenSet, type UserInfo } from '@oidc-rp/node';
 import { completeLogin } from '@oidc-rp/reference-server/testing';
 import { CLIENT_SECRET, NODE_REDIRECT, SCOPE } from './config';
 
@@ -22,6 +22,15 @@ export interface NodeFlow {
   nonce?: string;
   /** Keys the client wrote to its token cache. */
   cacheWrites: string[];
+  /** The client's requests to the provider: path, status, whether a DPoP proof went with it, and the Authorization scheme. */
+  sent: SentRequest[];
+}
+
+export interface SentRequest {
+  path: string;
+  status: number;
+  proof: boolean;
+  scheme?: string;
 }
 
 export interface NodeFlowOptions {
@@ -32,6 +41,19 @@ export interface NodeFlowOptions {
   userinfo?: boolean;
   /** The client's per-request timeout (ms); its default (10 s) when left out. */
   timeout?: number;
+  /** Send DPoP proofs with this handle (`createNodeClient({ dpop })`). */
+  dpop?: DpopHandle;
+}
+
+/** A fetch that records each request's path, status, DPoP proof and Authorization scheme. */
+function recordingFetch(sent: SentRequest[]): typeof fetch {
+  return async (input, init) => {
+    const response = await fetch(input, init);
+    const headers = new Headers(init?.headers);
+    const scheme = headers.get('authorization')?.split(' ')[0];
+    sent.push({ path: new URL(String(input instanceof Request ? input.url : input)).pathname, status: response.status, proof: headers.has('dpop'), ...(scheme ? { scheme } : {}) });
+    return response;
+  };
 }
 
 /** A token cache that records what is written to it. */
@@ -54,6 +76,7 @@ function recordingCache(writes: string[]): MemoryTokenCache {
  */
 export async function runNodeFlow(options: NodeFlowOptions): Promise<NodeFlow> {
   const cacheWrites: string[] = [];
+  const sent: SentRequest[] = [];
   const responseType = options.responseType ?? 'code';
   const client = createNodeClient({
     issuer: options.issuer,
@@ -65,9 +88,11 @@ export async function runNodeFlow(options: NodeFlowOptions): Promise<NodeFlow> {
     responseMode: responseType === 'code' ? 'query' : 'form_post',
     cookieSecret: 'conformance-OV0rZnPlj-o9ioSgs8cfPBGlwSm6kqjT',
     tokenCache: recordingCache(cacheWrites),
+    fetch: recordingFetch(sent),
     ...(options.timeout !== undefined ? { timeout: options.timeout } : {}),
+    ...(options.dpop ? { dpop: options.dpop } : {}),
   });
-  const flow: NodeFlow = { client, callback: new URLSearchParams(), cacheWrites };
+  const flow: NodeFlow = { client, callback: new URLSearchParams(), cacheWrites, sent };
   try {
     const started = await client.handleLogin(new Request(`${APP}/login`));
     const cookie = started.headers
