@@ -34,6 +34,8 @@ export type OidcErrorCode =
   // DPoP (RFC 9449).
   | 'dpop_key_unsupported'
   | 'dpop_token_type_mismatch'
+  // Client authentication with keys (RFC 7523).
+  | 'client_assertion_key_unsupported'
   // JWKS.
   | 'jwks_fetch_failed'
   | 'jwks_invalid'

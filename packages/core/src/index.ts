@@ -24,6 +24,8 @@ export {
 } from './token-endpoint';
 export { none, clientSecretPost, clientSecretBasic, clientSecret, secretAuthMethodFor } from './client-auth';
 export type { ClientAuth, ClientAuthRequest } from './client-auth';
+export { privateKeyJwt, clientSecretJwt } from './client-assertion';
+export type { ClientAssertionOptions, ClientSecretJwtAlgorithm, ClientSecretJwtOptions, PrivateKeyJwtAlgorithm, PrivateKeyJwtOptions } from './client-assertion';
 export type {
   TokenCallBase,
   ExchangeCodeParams,

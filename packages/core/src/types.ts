@@ -32,6 +32,8 @@ export interface ProviderMetadata {
   authorization_response_iss_parameter_supported?: boolean;
   id_token_signing_alg_values_supported?: string[];
   token_endpoint_auth_methods_supported?: string[];
+  /** Algorithms for `private_key_jwt` and `client_secret_jwt` assertions. */
+  token_endpoint_auth_signing_alg_values_supported?: string[];
   code_challenge_methods_supported?: string[];
   response_types_supported?: string[];
   response_modes_supported?: string[];
