@@ -61,6 +61,8 @@ export function providerMetadata(ctx: RequestContext) {
     request_uri_parameter_supported: false,
     claims_parameter_supported: false,
     dpop_signing_alg_values_supported: [...DPOP_ALGORITHMS],
+    pushed_authorization_request_endpoint: `${base}/oauth/par`,
+    require_pushed_authorization_requests: ctx.tenant.require_pushed_authorization_requests,
   };
 }
 
