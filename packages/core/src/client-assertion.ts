@@ -107,7 +107,7 @@ function defaultAlg(kind: { kty?: string; crv?: string; rsaHash?: string; pss?: 
  * const tokens = await clientCredentials({ provider, client: { clientId: 'batch' }, clientAuth });
  * ```
  */
-export function privateKeyJwt(key: JsonWebKey | CryptoKey, options: PrivateKeyJwtOptions = {}): ClientAuth {
+export function privateKeyJwt(key: (JsonWebKey & { kid?: string }) | CryptoKey, options: PrivateKeyJwtOptions = {}): ClientAuth {
   const { kid, now } = checkedOptions(options);
   const isCryptoKey = typeof CryptoKey !== 'undefined' && key instanceof CryptoKey;
   if (!isCryptoKey && (typeof key !== 'object' || key === null || typeof (key as JsonWebKey).d !== 'string' || (key as JsonWebKey).kty === 'oct')) {

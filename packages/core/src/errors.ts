@@ -31,6 +31,8 @@ export type OidcErrorCode =
   | 'token_endpoint_error'
   | 'token_response_invalid'
   | 'id_token_missing'
+  // Pushed authorization requests (RFC 9126).
+  | 'par_response_invalid'
   // DPoP (RFC 9449).
   | 'dpop_key_unsupported'
   | 'dpop_token_type_mismatch'

@@ -42,6 +42,8 @@ export type { RevokeTokenParams } from './revocation';
 export { buildEndSessionUrl } from './logout';
 export type { EndSessionParams } from './logout';
 export { completeAuthorization, completeCodeAuthorization } from './authorization-flow';
+export { pushAuthorizationRequest, usesPushedAuthorization } from './pushed-authorization';
+export type { PushAuthorizationRequestParams } from './pushed-authorization';
 export type { CompleteAuthorizationParams } from './authorization-flow';
 export { dpop, generateDpopKeyPair, createDpopProof, protectedResourceRequest } from './dpop';
 export type { DpopAlgorithm, DpopHandle, DpopOptions, DpopProofParams, DpopPublicJwk } from './dpop';
