@@ -25,6 +25,7 @@ import {
 import type { AuthorizationTransaction, ClientAuth, GrantType, HttpOptions, ProviderMetadata, TokenSet } from '@oidc-rp/core';
 import { assertCallbackMode, readCallbackRequest } from './callback-input';
 import { createClientCredentialsSource } from './client-credentials';
+import { fapi2Provider, isFapi2 } from './fapi2';
 import { type NodeClientOptions, checkResponse, resolveOptions } from './options';
 import { withRetry } from './retry';
 import { sealTransaction, unsealTransaction } from './sealed-transaction';
@@ -58,6 +59,7 @@ import { createWebHandlers } from './web-handlers';
  */
 export function createNodeClient(options: NodeClientOptions): NodeClient {
   const opts = resolveOptions(options);
+  const fapi = isFapi2(options);
   const http: HttpOptions = {
     ...(opts.fetch ? { fetch: opts.fetch } : {}),
     ...(opts.timeout !== undefined ? { timeout: opts.timeout } : {}),
@@ -75,7 +77,11 @@ export function createNodeClient(options: NodeClientOptions): NodeClient {
   const issuer = opts.provider?.issuer ?? (opts.issuer as string);
   // Discovered once (core's memo: a failed discovery is tried again on the next call).
   const provider = opts.provider ?? discovery(issuer);
-  const getProvider = (): Promise<ProviderMetadata> => providerMetadata(provider, http);
+  // FAPI 2.0: the metadata is checked against the profile, and narrowed to its ID token algorithms.
+  const getProvider = async (): Promise<ProviderMetadata> => {
+    const metadata = await providerMetadata(provider, http);
+    return fapi ? fapi2Provider(metadata) : metadata;
+  };
   // One switch: with a DPoP handle every token call, userinfo and login use its key.
   const dpop = opts.dpop;
   const withDpop = dpop ? { dpop } : {};
