@@ -145,7 +145,8 @@ describe('attacks on request_uri', () => {
 
   it('parameters sent beside request_uri are refused, not merged, and nothing goes to their redirect_uri', async () => {
     const uri = await requestUri();
-    for (const extra of [{ redirect_uri: 'https://evil.example/cb' }, { scope: 'openid profile email' }, { state: 'attacker' }, { response_mode: 'fragment' }]) {
+    const extras: Record<string, string>[] = [{ redirect_uri: 'https://evil.example/cb' }, { scope: 'openid profile email' }, { state: 'attacker' }, { response_mode: 'fragment' }];
+    for (const extra of extras) {
       await expectPage(await authorize({ client_id: 'web', request_uri: uri, ...extra }), /client_id and request_uri only/);
     }
     await expectPage(await authorize({ request_uri: uri }), /no client_id/);

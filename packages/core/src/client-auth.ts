@@ -25,8 +25,8 @@ export interface ClientAuthRequest {
 
 /**
  * How the client authenticates at the provider's token, revocation and pushed authorization
- * request endpoints. Made by {@link none}, {@link clientSecretPost}, {@link clientSecretBasic},
- * {@link clientSecret}, `privateKeyJwt` or `clientSecretJwt`.
+ * request endpoints. Made by `none`, `clientSecretPost`, `clientSecretBasic`, `clientSecret`,
+ * `privateKeyJwt` or `clientSecretJwt`.
  * Throws `invalid_options` (or `pkce_with_client_secret`) for a request it cannot authenticate,
  * before anything is sent.
  *
