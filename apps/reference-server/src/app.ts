@@ -19,6 +19,7 @@ import { jwks } from './endpoints/jwks';
 import { showLogin, submitLogin } from './endpoints/login';
 import { logout } from './endpoints/logout';
 import { oauthTokenEndpoint } from './endpoints/oauth-token';
+import { pushedAuthorizationRequest } from './endpoints/par';
 import { revoke } from './endpoints/revoke';
 import { serverHome, wantsHtml } from './endpoints/server-home';
 import { revokeConsent, tenantHome, toTenantHome } from './endpoints/tenant-home';
@@ -53,6 +54,7 @@ const ENDPOINTS: readonly Endpoint[] = [
   { path: '/oauth/token', kind: 'json', cors: true, methods: { POST: oauthTokenEndpoint } },
   { path: '/oidc/userinfo', kind: 'json', cors: true, methods: { GET: userinfo, POST: userinfo } },
   { path: '/oauth/revoke', kind: 'json', cors: true, methods: { POST: revoke } },
+  { path: '/oauth/par', kind: 'json', cors: true, methods: { POST: pushedAuthorizationRequest } },
   { path: '/oidc/logout', kind: 'html', cors: false, methods: { GET: logout, POST: logout } },
 ];
 

@@ -15,6 +15,7 @@ export type { Fault } from './config/fault-names';
 export { ConfigError, DEFAULT_LIFETIMES, validateConfig } from './config/schema';
 export { loadConfigFile } from './config/load';
 export type { Lifetimes, GrantType, ResponseType, SigningAlg, Tenant, TenantProfile, Client, User } from './config/model';
+export type { ClientAuthMethod, ClientJwk } from './config/model';
 export type { ServerConfig, StoreConfig, TenantConfig, ClientConfig, UserConfig } from './config/schema';
 export type { Logger } from './config/logger';
 export type { RequestInfo } from './app';
@@ -34,6 +35,7 @@ export type {
   AuthorizationRequest,
   CodeRecord,
   Interaction,
+  PushedRequest,
   RefreshTokenRecord,
   ResponseMode,
   Session,

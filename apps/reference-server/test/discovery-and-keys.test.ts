@@ -26,7 +26,7 @@ describe('GET /.well-known/openid-configuration', () => {
       end_session_endpoint: `${ISSUER}/oidc/logout`,
       authorization_response_iss_parameter_supported: true,
       code_challenge_methods_supported: ['S256'],
-      token_endpoint_auth_methods_supported: ['client_secret_post', 'client_secret_basic', 'none'],
+      token_endpoint_auth_methods_supported: ['client_secret_post', 'client_secret_basic', 'client_secret_jwt', 'private_key_jwt', 'none'],
       id_token_signing_alg_values_supported: ['RS256'],
       subject_types_supported: ['public'],
       response_modes_supported: ['query', 'fragment', 'form_post'],

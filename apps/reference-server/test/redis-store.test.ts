@@ -109,6 +109,16 @@ describe.each([
     expect(await store.rememberProof(proof, 121)).toBe(false);
     expect(await store.rememberProof(unique('proof'), 121)).toBe(true);
   });
+
+  it('hands a pushed request (PAR) out once: of two concurrent takes exactly one gets it', async () => {
+    const store = make();
+    const key = unique('par');
+    const record = { tenant: 'demo', request: interaction().request, expiresAt: 1_900_000_060 };
+    await store.savePushedRequest(key, record, 60);
+    const answers = await Promise.all([store.takePushedRequest(key), store.takePushedRequest(key)]);
+    expect(answers.filter((answer) => answer !== undefined)).toEqual([record]);
+    expect(await store.takePushedRequest(key)).toBeUndefined();
+  });
 });
 
 describe('redis store across instances', () => {

@@ -3,8 +3,9 @@
  * that authenticates the client (code exchange, refresh, client credentials, revocation), as
  * oauth4webapi does: `none()` for a public client, `clientSecretPost(secret)`,
  * `clientSecretBasic(secret)`, or `clientSecret(secret)` for the provider's preferred way. An
- * app bundles only the methods it names. Room is left for `privateKeyJwt(key)`: a method is a
- * function of the request it authenticates.
+ * app bundles only the methods it names. `privateKeyJwt(key)` and `clientSecretJwt(secret)`
+ * (client-assertion.ts) are values of the same kind: a method is a function of the request it
+ * authenticates, and may be async (it signs).
  */
 
 import { DEV } from './dev';
@@ -23,8 +24,9 @@ export interface ClientAuthRequest {
 }
 
 /**
- * How the client authenticates at the provider's token and revocation endpoints. Made by
- * {@link none}, {@link clientSecretPost}, {@link clientSecretBasic} or {@link clientSecret}.
+ * How the client authenticates at the provider's token, revocation and pushed authorization
+ * request endpoints. Made by `none`, `clientSecretPost`, `clientSecretBasic`, `clientSecret`,
+ * `privateKeyJwt` or `clientSecretJwt`.
  * Throws `invalid_options` (or `pkce_with_client_secret`) for a request it cannot authenticate,
  * before anything is sent.
  *
@@ -33,7 +35,7 @@ export interface ClientAuthRequest {
  * const clientAuth: ClientAuth = clientSecretBasic(process.env.CLIENT_SECRET!);
  * ```
  */
-export type ClientAuth = (request: ClientAuthRequest) => void;
+export type ClientAuth = (request: ClientAuthRequest) => void | Promise<void>;
 
 /**
  * A public client (RFC 6749 2.1: a single-page or native app): its `client_id` in the body, no secret.
@@ -127,12 +129,12 @@ export function secretAuthMethodFor(provider: ProviderMetadata): Exclude<ClientA
 }
 
 /** Runs `clientAuth` on a request; `invalid_options` when none was given. Internal. */
-export function authenticate(clientAuth: ClientAuth, request: ClientAuthRequest): void {
+export async function authenticate(clientAuth: ClientAuth, request: ClientAuthRequest): Promise<void> {
   requireString(request.clientId, DEV && 'client.clientId');
   if (typeof clientAuth !== 'function') {
     throw invalidOptions(DEV && 'clientAuth is required: none() for a public client, clientSecretPost(secret) or clientSecretBasic(secret).');
   }
-  clientAuth(request);
+  await clientAuth(request);
 }
 
 // application/x-www-form-urlencoded encoding of one value (spaces become "+"); ASCII out.

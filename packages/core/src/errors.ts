@@ -31,9 +31,13 @@ export type OidcErrorCode =
   | 'token_endpoint_error'
   | 'token_response_invalid'
   | 'id_token_missing'
+  // Pushed authorization requests (RFC 9126).
+  | 'par_response_invalid'
   // DPoP (RFC 9449).
   | 'dpop_key_unsupported'
   | 'dpop_token_type_mismatch'
+  // Client authentication with keys (RFC 7523).
+  | 'client_assertion_key_unsupported'
   // JWKS.
   | 'jwks_fetch_failed'
   | 'jwks_invalid'

@@ -24,6 +24,8 @@ export {
 } from './token-endpoint';
 export { none, clientSecretPost, clientSecretBasic, clientSecret, secretAuthMethodFor } from './client-auth';
 export type { ClientAuth, ClientAuthRequest } from './client-auth';
+export { privateKeyJwt, clientSecretJwt } from './client-assertion';
+export type { ClientAssertionOptions, ClientSecretJwtAlgorithm, ClientSecretJwtOptions, PrivateKeyJwtAlgorithm, PrivateKeyJwtOptions } from './client-assertion';
 export type {
   TokenCallBase,
   ExchangeCodeParams,
@@ -40,6 +42,8 @@ export type { RevokeTokenParams } from './revocation';
 export { buildEndSessionUrl } from './logout';
 export type { EndSessionParams } from './logout';
 export { completeAuthorization, completeCodeAuthorization } from './authorization-flow';
+export { pushAuthorizationRequest, usesPushedAuthorization } from './pushed-authorization';
+export type { PushAuthorizationRequestParams } from './pushed-authorization';
 export type { CompleteAuthorizationParams } from './authorization-flow';
 export { dpop, generateDpopKeyPair, createDpopProof, protectedResourceRequest } from './dpop';
 export type { DpopAlgorithm, DpopHandle, DpopOptions, DpopProofParams, DpopPublicJwk } from './dpop';

@@ -42,7 +42,7 @@ export async function revokeToken(params: RevokeTokenParams): Promise<boolean> {
   }
   const body = setDefined({ token, token_type_hint: tokenTypeHint });
   const headers = formHeaders();
-  authenticate(params.clientAuth, { clientId: client?.clientId, provider, body, headers });
+  await authenticate(params.clientAuth, { clientId: client?.clientId, provider, body, headers });
 
   // A DPoP-bound refresh token of a public client may need a proof to be revoked (RFC 9449 5).
   const dpop = params.dpop as DpopInternals | undefined;

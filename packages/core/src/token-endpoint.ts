@@ -22,7 +22,7 @@ import type { DpopHandle, DpopInternals } from './dpop';
 export interface TokenCallBase {
   provider: ProviderMetadata;
   client: ClientConfig;
-  /** How the client authenticates: `none()` (public client), `clientSecretPost(secret)`, `clientSecretBasic(secret)`, `clientSecret(secret)`. */
+  /** How the client authenticates: `none()` (public client), `clientSecretPost(secret)`, `clientSecretBasic(secret)`, `clientSecret(secret)`, `privateKeyJwt(key)`, `clientSecretJwt(secret)`. */
   clientAuth: ClientAuth;
   http?: HttpOptions;
   /** The clock `expiresAt` (and a returned ID token's times) are computed with. Default {@link systemClock}. */
@@ -253,7 +253,7 @@ async function postToTokenEndpoint(
 ): Promise<TokenSet> {
   // Client first: a caller mistake there is reported before the endpoint's.
   const headers = formHeaders();
-  authenticate(clientAuth, { clientId: client?.clientId, provider, body, headers });
+  await authenticate(clientAuth, { clientId: client?.clientId, provider, body, headers });
   const url = tokenEndpointFor(provider, grant);
   if (typeof url !== 'string') throw invalidOptions(DEV && 'The provider has no token_endpoint.');
   assertSecureUrl(url, DEV && `The token endpoint for ${grant}`);

@@ -32,7 +32,13 @@ export interface ProviderMetadata {
   authorization_response_iss_parameter_supported?: boolean;
   id_token_signing_alg_values_supported?: string[];
   token_endpoint_auth_methods_supported?: string[];
+  /** Algorithms for `private_key_jwt` and `client_secret_jwt` assertions. */
+  token_endpoint_auth_signing_alg_values_supported?: string[];
   code_challenge_methods_supported?: string[];
+  /** RFC 9126: where authorization requests are pushed. */
+  pushed_authorization_request_endpoint?: string;
+  /** RFC 9126: the provider accepts only pushed authorization requests. */
+  require_pushed_authorization_requests?: boolean;
   response_types_supported?: string[];
   response_modes_supported?: string[];
   scopes_supported?: string[];

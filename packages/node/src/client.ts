@@ -17,12 +17,15 @@ import {
   fetchUserInfo,
   normaliseScope,
   providerMetadata,
+  pushAuthorizationRequest,
   refreshTokens,
   secretAuthMethodFor,
+  usesPushedAuthorization,
 } from '@oidc-rp/core';
 import type { AuthorizationTransaction, ClientAuth, GrantType, HttpOptions, ProviderMetadata, TokenSet } from '@oidc-rp/core';
 import { assertCallbackMode, readCallbackRequest } from './callback-input';
 import { createClientCredentialsSource } from './client-credentials';
+import { fapi2Provider, isFapi2 } from './fapi2';
 import { type NodeClientOptions, checkResponse, resolveOptions } from './options';
 import { withRetry } from './retry';
 import { sealTransaction, unsealTransaction } from './sealed-transaction';
@@ -56,22 +59,29 @@ import { createWebHandlers } from './web-handlers';
  */
 export function createNodeClient(options: NodeClientOptions): NodeClient {
   const opts = resolveOptions(options);
+  const fapi = isFapi2(options);
   const http: HttpOptions = {
     ...(opts.fetch ? { fetch: opts.fetch } : {}),
     ...(opts.timeout !== undefined ? { timeout: opts.timeout } : {}),
   };
   const clientConfig = { clientId: opts.clientId };
-  // The method set, else the provider's way.
+  // The value given (e.g. privateKeyJwt), else the secret by the method set, else the provider's way.
+  const secret = opts.clientSecret as string;
   const clientAuth: ClientAuth =
-    opts.authMethod === 'client_secret_basic'
-      ? clientSecretBasic(opts.clientSecret)
+    opts.clientAuth ??
+    (opts.authMethod === 'client_secret_basic'
+      ? clientSecretBasic(secret)
       : opts.authMethod === 'client_secret_post'
-        ? clientSecretPost(opts.clientSecret)
-        : clientSecret(opts.clientSecret);
+        ? clientSecretPost(secret)
+        : clientSecret(secret));
   const issuer = opts.provider?.issuer ?? (opts.issuer as string);
   // Discovered once (core's memo: a failed discovery is tried again on the next call).
   const provider = opts.provider ?? discovery(issuer);
-  const getProvider = (): Promise<ProviderMetadata> => providerMetadata(provider, http);
+  // FAPI 2.0: the metadata is checked against the profile, and narrowed to its ID token algorithms.
+  const getProvider = async (): Promise<ProviderMetadata> => {
+    const metadata = await providerMetadata(provider, http);
+    return fapi ? fapi2Provider(metadata) : metadata;
+  };
   // One switch: with a DPoP handle every token call, userinfo and login use its key.
   const dpop = opts.dpop;
   const withDpop = dpop ? { dpop } : {};
@@ -147,6 +157,7 @@ export function createNodeClient(options: NodeClientOptions): NodeClient {
       // or the verifier in the body, never both, and Basic is not an option, PKCE is left out.
       const secretReplacesPkce =
         withCode &&
+        opts.clientAuth === undefined &&
         provider.pkce_replaces_client_secret === true &&
         (opts.authMethod ?? secretAuthMethodFor(provider)) === 'client_secret_post';
       const pkce = login.pkce ?? (withCode ? (opts.pkce ?? !secretReplacesPkce) : undefined);
@@ -157,7 +168,7 @@ export function createNodeClient(options: NodeClientOptions): NodeClient {
             'with client_secret_post: use authMethod "client_secret_basic" if the provider accepts it, or leave pkce unset.',
         );
       }
-      return buildAuthorizationRequest({
+      const request = await buildAuthorizationRequest({
         provider,
         clientId: opts.clientId,
         redirectUri,
@@ -172,6 +183,9 @@ export function createNodeClient(options: NodeClientOptions): NodeClient {
         // RFC 9449 10: dpop_jkt binds the code to the key, so only this client's proof redeems it.
         ...(login.extra !== undefined || dpop ? { extra: { ...login.extra, ...(dpop ? { dpop_jkt: dpop.jkt } : {}) } } : {}),
       });
+      // RFC 9126: pushed, the browser carries client_id and request_uri only.
+      if (!usesPushedAuthorization(provider, opts.par)) return request;
+      return pushAuthorizationRequest({ provider, client: clientConfig, clientAuth, request, http });
     },
 
     async finishLogin(input, transaction) {

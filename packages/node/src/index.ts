@@ -28,6 +28,8 @@ export type { CachedToken, MemoryTokenCacheOptions, TokenCache, TokenCacheLock }
 export { sealTransaction, unsealTransaction } from './sealed-transaction';
 export type { SealOptions } from './sealed-transaction';
 export { isRetryableError } from './retry';
+export { fapi2 } from './fapi2';
+export type { Fapi2Algorithm, Fapi2Options } from './fapi2';
 export * from './session/index';
 
 // The core pieces a backend meets directly, so one import is enough.
@@ -35,16 +37,19 @@ export {
   AuthorizationResponseError,
   OidcError,
   TokenEndpointError,
+  clientSecretJwt,
   createDpopProof,
   discover,
   dpop,
   generateDpopKeyPair,
   isOidcError,
+  privateKeyJwt,
   protectedResourceRequest,
   serviceProvider,
 } from '@oidc-rp/core';
 export type {
   AuthorizationTransaction,
+  ClientAuth,
   ClientAuthMethod,
   DpopAlgorithm,
   DpopHandle,
@@ -52,6 +57,7 @@ export type {
   GrantType,
   IdTokenClaims,
   OidcErrorCode,
+  PrivateKeyJwtOptions,
   ProviderMetadata,
   ResponseMode,
   ResponseType,

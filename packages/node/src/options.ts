@@ -4,7 +4,7 @@
  */
 
 import { RESPONSE_TYPES, assertSecureUrl, checkRedirectUri as checkRedirectUrl, invalidOptions, normaliseScope } from '@oidc-rp/core';
-import type { ClientAuthMethod, DpopHandle, GrantType, ProviderMetadata, ResponseMode, ResponseType } from '@oidc-rp/core';
+import type { ClientAuth, ClientAuthMethod, DpopHandle, GrantType, ProviderMetadata, ResponseMode, ResponseType } from '@oidc-rp/core';
 import { checkSecrets } from './secret-strength';
 import type { TokenCache } from './token-cache';
 
@@ -50,8 +50,25 @@ export interface NodeClientOptions {
   /** Provider metadata given directly, e.g. `serviceProvider('https://id.example.com/acme')`. */
   provider?: ProviderMetadata;
   clientId: string;
-  /** Required: this package is for clients that can keep a secret (backends). */
-  clientSecret: string;
+  /**
+   * The client secret. Required unless `clientAuth` is given: this package is for clients that
+   * can keep a secret or a private key (backends).
+   */
+  clientSecret?: string;
+  /**
+   * How the client authenticates, as a core value, in place of `clientSecret` and `authMethod`:
+   * `privateKeyJwt(key)` (RFC 7523: a JWT signed with the client's private key, no shared
+   * secret) or `clientSecretJwt(secret)`. Used at the token, revocation and PAR endpoints.
+   */
+  clientAuth?: ClientAuth;
+  /**
+   * Pushed authorization requests (RFC 9126) for logins: the authorize parameters go to the
+   * provider's PAR endpoint, authenticated, and the browser is sent with `client_id` and
+   * `request_uri` only. Default: only where the provider requires it
+   * (`require_pushed_authorization_requests`). `true`: always (`invalid_options` at the first
+   * login when the provider has no PAR endpoint); `false`: never (`invalid_options` where required).
+   */
+  par?: boolean;
   /**
    * Set only to force a method. Default: the provider's `token_endpoint_auth_methods_supported`
    * (`client_secret_post` preferred; `client_secret_basic` when it is the only one, or where the
@@ -116,7 +133,9 @@ export interface ResolvedOptions {
   issuer: string | undefined;
   provider: ProviderMetadata | undefined;
   clientId: string;
-  clientSecret: string;
+  clientSecret: string | undefined;
+  clientAuth: ClientAuth | undefined;
+  par: boolean | undefined;
   authMethod: Exclude<ClientAuthMethod, 'none'> | undefined;
   redirectUri: string | undefined;
   grants: ReadonlySet<GrantType>;
@@ -156,11 +175,19 @@ export function resolveOptions(options: NodeClientOptions): ResolvedOptions {
   if (provider !== undefined) checkProvider(provider);
 
   nonEmptyString(options.clientId, '`clientId` is required: the client ID from the client registration.');
-  nonEmptyString(
-    options.clientSecret,
-    '`clientSecret` is required: @oidc-rp/node is for confidential clients. ' +
-      'An app that cannot keep a secret (single-page, mobile) uses @oidc-rp/browser with PKCE instead.',
-  );
+  if (options.clientAuth !== undefined) {
+    if (typeof options.clientAuth !== 'function') fail('`clientAuth` must be a client authentication from core, e.g. privateKeyJwt(key).');
+    if (options.clientSecret !== undefined || options.authMethod !== undefined) {
+      fail('Pass `clientAuth` or `clientSecret` (with `authMethod`), not both: clientSecretJwt(secret) is the secret as a JWT.');
+    }
+  } else {
+    nonEmptyString(
+      options.clientSecret,
+      '`clientSecret` (or `clientAuth`, e.g. privateKeyJwt(key)) is required: @oidc-rp/node is for confidential clients. ' +
+        'An app that cannot keep a secret (single-page, mobile) uses @oidc-rp/browser with PKCE instead.',
+    );
+  }
+  if (options.par !== undefined && typeof options.par !== 'boolean') fail('`par` must be true or false.');
   if (options.authMethod !== undefined && !AUTH_METHODS.includes(options.authMethod)) {
     fail(`\`authMethod\` must be one of ${AUTH_METHODS.join(', ')}.`);
   }
@@ -193,6 +220,8 @@ export function resolveOptions(options: NodeClientOptions): ResolvedOptions {
     provider,
     clientId: options.clientId,
     clientSecret: options.clientSecret,
+    clientAuth: options.clientAuth,
+    par: options.par,
     authMethod: options.authMethod,
     redirectUri,
     grants,

@@ -37,6 +37,12 @@ export function canonicalResponseType(value: string): ResponseType | undefined {
   return RESPONSE_TYPES.find((t) => t.split(' ').sort().join(' ') === key);
 }
 
+/** How a client authenticates at the token, revocation and PAR endpoints (RFC 7591 `token_endpoint_auth_method`). */
+export type ClientAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'client_secret_jwt' | 'private_key_jwt' | 'none';
+
+/** A public JWK of a client (RFC 7517), as registered in its `jwks`. */
+export type ClientJwk = Readonly<Record<string, unknown>> & { kty: string };
+
 /** A client after validation, every default filled in. */
 export interface Client {
   client_id: string;
@@ -57,6 +63,24 @@ export interface Client {
   access_token_format: 'opaque' | 'jwt';
   /** Empty unless the config asks for faults. */
   faults: ReadonlySet<Fault>;
+  /** Public keys for `private_key_jwt` (RFC 7523), given in the config. */
+  jwks: readonly ClientJwk[] | undefined;
+  /** Where the public keys for `private_key_jwt` are fetched from. */
+  jwks_uri: string | undefined;
+  /** The one method the client may use; undefined: any the client has credentials for. */
+  token_endpoint_auth_method: ClientAuthMethod | undefined;
+  /** Authorize requests must come through the PAR endpoint (RFC 9126). */
+  require_pushed_authorization_requests: boolean;
+}
+
+/**
+ * Whether the client has credentials to authenticate with: a secret, or registered keys.
+ *
+ * @example
+ * if (!isConfidential(client)) throw new OAuthError('unauthorized_client', 'client_credentials needs a confidential client');
+ */
+export function isConfidential(client: Client): boolean {
+  return client.client_secret !== undefined || client.jwks !== undefined || client.jwks_uri !== undefined;
 }
 
 /** A user after validation. */
@@ -81,6 +105,8 @@ export interface Tenant {
   require_dpop: boolean;
   /** DPoP proofs must carry a server nonce. */
   dpop_nonce: boolean;
+  /** Authorize requests of every client must come through the PAR endpoint (RFC 9126). */
+  require_pushed_authorization_requests: boolean;
   lifetimes: Readonly<Lifetimes>;
   /** Custom claims released per scope, beside the standard ones. */
   scope_claims: ReadonlyMap<string, readonly string[]>;

@@ -8,6 +8,8 @@ import type { Fault } from './fault-names';
 import {
   canonicalResponseType,
   type Client,
+  type ClientAuthMethod,
+  isConfidential,
   type GrantType,
   type Lifetimes,
   RESPONSE_TYPES,
@@ -45,6 +47,14 @@ export interface ClientConfig {
   access_token_format?: 'opaque' | 'jwt';
   /** Conformance testing only: make the server misbehave for this client (see the README's fault table). */
   fault?: Fault | Fault[];
+  /** Public keys for `private_key_jwt` (RFC 7523): a JWK Set. */
+  jwks?: { keys: Record<string, unknown>[] };
+  /** Where the public keys for `private_key_jwt` are fetched (https, or http on loopback or in a development tenant). */
+  jwks_uri?: string;
+  /** The one authentication method the client may use. Default: any it has credentials for. */
+  token_endpoint_auth_method?: ClientAuthMethod;
+  /** Authorize requests must come through the PAR endpoint (RFC 9126). Default false. */
+  require_pushed_authorization_requests?: boolean;
 }
 
 /** An end user who can sign in at the login page. */
@@ -85,6 +95,8 @@ export interface TenantConfig {
   require_dpop?: boolean;
   /** The token endpoints and userinfo demand a DPoP server nonce (`use_dpop_nonce`). Default false. */
   dpop_nonce?: boolean;
+  /** Authorize requests of every client must come through the PAR endpoint (RFC 9126). Default false. */
+  require_pushed_authorization_requests?: boolean;
   lifetimes?: Partial<Lifetimes>;
   /** Custom claims per scope (custom scopes allowed), beside the standard OIDC mapping: `{ "roles": ["roles"] }`. */
   scope_claims?: Record<string, string[]>;
@@ -234,6 +246,10 @@ function readClient(o: ClientConfig, field: string, development: boolean, tenant
     access_token_audience: audience === undefined ? undefined : typeof audience === 'string' ? [audience] : audience,
     access_token_format: o.access_token_format ?? tenantFormat,
     faults: readFaults(o.fault, `${field}.fault`),
+    jwks: o.jwks === undefined ? undefined : readJwks(o.jwks.keys, `${field}.jwks.keys`),
+    jwks_uri: readJwksUri(o.jwks_uri, `${field}.jwks_uri`, development),
+    token_endpoint_auth_method: o.token_endpoint_auth_method,
+    require_pushed_authorization_requests: o.require_pushed_authorization_requests ?? false,
   };
   unique(client.grant_types, `${field}.grant_types`, 'grant type');
   unique(client.response_types, `${field}.response_types`, 'response type');
@@ -253,12 +269,52 @@ function checkClientConsistency(client: Client, field: string): void {
       throw new ConfigError(`${field}.response_types[${i}]`, `"${type}" needs "implicit" in grant_types`);
     }
   });
-  if (has('client_credentials') && client.client_secret === undefined) {
-    throw new ConfigError(`${field}.grant_types`, '"client_credentials" needs a client_secret (public clients cannot use it)');
+  if (has('client_credentials') && !isConfidential(client)) {
+    throw new ConfigError(`${field}.grant_types`, '"client_credentials" needs a client_secret, jwks or jwks_uri (public clients cannot use it)');
   }
+  checkAuthMethod(client, field);
   const interactive = has('authorization_code') || has('implicit');
   if (interactive && client.redirect_uris.length === 0) {
     throw new ConfigError(`${field}.redirect_uris`, 'needs at least one URI for the authorization_code or implicit grant');
+  }
+}
+
+/** JWK members only a private or symmetric key has: a registered key must be public. */
+const PRIVATE_JWK_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
+
+function readJwks(keys: Record<string, unknown>[], field: string): Client['jwks'] {
+  if (keys.length === 0) throw new ConfigError(field, 'needs at least one public key');
+  return keys.map((key, i) => {
+    if (!['RSA', 'EC', 'OKP'].includes(key.kty as string)) throw new ConfigError(`${field}[${i}].kty`, 'must be "RSA", "EC" or "OKP"');
+    const secret = PRIVATE_JWK_MEMBERS.find((member) => member in key);
+    if (secret) throw new ConfigError(`${field}[${i}].${secret}`, 'is private key material; register the public key only');
+    return { ...key, kty: key.kty as string };
+  });
+}
+
+function readJwksUri(uri: string | undefined, field: string, development: boolean): string | undefined {
+  if (uri === undefined) return undefined;
+  if (!URL.canParse(uri)) throw new ConfigError(field, 'must be an absolute URL');
+  const url = new URL(uri);
+  const loopback = url.hostname === 'localhost' || url.hostname === '127.0.0.1' || url.hostname === '[::1]';
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && (loopback || development))) {
+    throw new ConfigError(field, 'must be https (http only on loopback or in a development tenant)');
+  }
+  return uri;
+}
+
+// The registered method must be one the client has the credentials for.
+function checkAuthMethod(client: Client, field: string): void {
+  if (client.jwks !== undefined && client.jwks_uri !== undefined) {
+    throw new ConfigError(`${field}.jwks_uri`, 'give jwks or jwks_uri, not both (RFC 7591 2)');
+  }
+  const method = client.token_endpoint_auth_method;
+  const keys = client.jwks !== undefined || client.jwks_uri !== undefined;
+  const secret = client.client_secret !== undefined;
+  if (method === 'private_key_jwt' && !keys) throw new ConfigError(`${field}.token_endpoint_auth_method`, '"private_key_jwt" needs jwks or jwks_uri');
+  if (method === 'none' && (keys || secret)) throw new ConfigError(`${field}.token_endpoint_auth_method`, '"none" is for public clients: remove client_secret, jwks and jwks_uri');
+  if (method?.startsWith('client_secret') && !secret) {
+    throw new ConfigError(`${field}.token_endpoint_auth_method`, `"${method}" needs a client_secret`);
   }
 }
 
@@ -311,6 +367,7 @@ function readTenant(o: TenantConfig, field: string): Tenant {
     access_token_format: accessTokenFormat,
     require_dpop: o.require_dpop ?? false,
     dpop_nonce: o.dpop_nonce ?? false,
+    require_pushed_authorization_requests: o.require_pushed_authorization_requests ?? false,
     lifetimes: { ...DEFAULT_LIFETIMES, ...o.lifetimes },
     scope_claims: readScopeClaims(o.scope_claims, `${field}.scope_claims`),
     users: new Map(users.map((u) => [u.username, u])),

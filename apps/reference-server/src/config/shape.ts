@@ -146,6 +146,16 @@ const client = strict({
     z.union([faultName, list(faultName)], { error: `must be one of ${FAULT_NAMES.map((f) => JSON.stringify(f)).join(', ')}, or a list of them` }),
     'Conformance testing only: make the server misbehave for this client.',
   ),
+  jwks: optional(
+    strict({ keys: list(z.record(z.string(), z.unknown(), { error: 'must be a JWK object' })) }),
+    'Public keys for private_key_jwt (RFC 7523), as a JWK Set: { "keys": [ { "kty": "EC", "crv": "P-256", "x": "…", "y": "…", "kid": "…" } ] }.',
+  ),
+  jwks_uri: optional(text, 'Where the public keys for private_key_jwt are fetched (https; http on loopback or in a development tenant). Not with jwks.'),
+  token_endpoint_auth_method: optional(
+    oneOf(['client_secret_basic', 'client_secret_post', 'client_secret_jwt', 'private_key_jwt', 'none']),
+    'The one authentication method the client may use at the token, revocation and PAR endpoints. Default: any it has credentials for.',
+  ),
+  require_pushed_authorization_requests: optional(flag, 'Authorize requests of this client must come through the PAR endpoint (RFC 9126). Default false.'),
 });
 
 const tenant = strict({
@@ -164,6 +174,7 @@ const tenant = strict({
   access_token_format: optional(oneOf(['opaque', 'jwt']), '"opaque" (default) or "jwt" (RFC 9068): the access tokens of every client of the tenant that sets no access_token_format of its own.'),
   require_dpop: optional(flag, "Token requests of every client of the tenant must carry a DPoP proof (RFC 9449). Default false."),
   dpop_nonce: optional(flag, 'The token endpoints and userinfo demand a server nonce in DPoP proofs (use_dpop_nonce, DPoP-Nonce header). Default false.'),
+  require_pushed_authorization_requests: optional(flag, 'Authorize requests of every client of the tenant must come through the PAR endpoint (RFC 9126). Default false.'),
   lifetimes: optional(lifetimes),
   scope_claims: optional(
     z.record(scopeToken, list(claimName), { error: 'must be an object mapping scopes to lists of claim names' }),

@@ -106,7 +106,7 @@ export class Registry {
   list(kind: Kind, entry: TenantEntry): UserSummary[] | ClientSummary[] {
     const items = this.entries(kind, entry);
     if (kind === 'users') return items.map((u) => ({ username: u.username as string, claims: structuredClone((u.claims ?? {}) as Record<string, unknown>) }));
-    return items.map(({ client_secret, ...rest }) => ({ ...(structuredClone(rest) as Omit<ClientConfig, 'client_secret'>), confidential: client_secret !== undefined }));
+    return items.map(({ client_secret, ...rest }) => ({ ...(structuredClone(rest) as Omit<ClientConfig, 'client_secret'>), confidential: client_secret !== undefined || rest.jwks !== undefined || rest.jwks_uri !== undefined }));
   }
 
   /**

@@ -9,6 +9,7 @@ import { errorPage } from '../http/html';
 import { queryParams } from '../http/params';
 import { finishAuthorization, redirectError, targetOf } from '../oauth/authorization-response';
 import { validateAuthorizeRequest } from '../oauth/authorize-request';
+import { pushedAuthorizeRequest, REQUEST_URI_PREFIX } from '../oauth/pushed-request';
 import { needsConsent } from '../oauth/consent';
 import { bindBrowser } from '../oauth/browser-binding';
 import { demoUser } from '../oauth/demo-login';
@@ -23,8 +24,15 @@ import { nowSeconds, type RequestContext } from '../request/context';
  * { path: '/oidc/authorize', kind: 'html', cors: false, methods: { GET: authorize } }
  */
 export async function authorize(ctx: RequestContext): Promise<Response> {
-  const result = validateAuthorizeRequest(queryParams(ctx.request), ctx.tenant.clients);
+  const params = queryParams(ctx.request);
+  // Only a request_uri of this server's PAR endpoint; any other is request_uri_not_supported, as before.
+  const pushed = params.values.get('request_uri')?.startsWith(REQUEST_URI_PREFIX) === true;
+  const result = pushed ? await pushedAuthorizeRequest(ctx, params) : validateAuthorizeRequest(params, ctx.tenant.clients);
   if (result.kind === 'page') return errorPage(400, result.message);
+  if (!pushed && parRequired(ctx, result.kind === 'ok' ? result.client.client_id : result.target.clientId)) {
+    const target = result.kind === 'ok' ? targetOf(result.request) : result.target;
+    return redirectError(ctx, target, new OAuthError('invalid_request', `this client must push its authorization request to ${ctx.issuer}/oauth/par (RFC 9126)`));
+  }
   if (result.kind === 'error') return redirectError(ctx, result.target, result.error);
   const { client, request } = result;
   const target = targetOf(request);
@@ -64,4 +72,9 @@ export async function authorize(ctx: RequestContext): Promise<Response> {
   const headers = new Headers({ Location: `${ctx.issuer}/oidc/${page}?interaction=${id}`, 'Cache-Control': 'no-store' });
   if (binding.setCookie) headers.append('Set-Cookie', binding.setCookie);
   return new Response(null, { status: 302, headers });
+}
+
+// RFC 9126 6: the tenant or the client requires every authorize request to be pushed.
+function parRequired(ctx: RequestContext, clientId: string): boolean {
+  return ctx.tenant.require_pushed_authorization_requests || ctx.tenant.clients.get(clientId)?.require_pushed_authorization_requests === true;
 }

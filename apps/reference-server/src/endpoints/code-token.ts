@@ -4,6 +4,7 @@
  * standard profile it is the one token endpoint of RFC 6749: every grant, client secret and
  * PKCE verifier together, `expires_in` always.
  */
+import { isConfidential } from '../config/model';
 import { s256, safeEqual } from '../crypto/secrets';
 import { OAuthError } from '../http/errors';
 import { authenticateClient, requireSecretIfConfidential } from '../oauth/client-auth';
@@ -37,7 +38,7 @@ export function codeTokenEndpoint(ctx: RequestContext): Promise<Response> {
     if (grantType !== 'authorization_code') {
       throw new OAuthError('unsupported_grant_type', `this endpoint serves only authorization_code; send ${grantType === 'refresh_token' || grantType === 'client_credentials' ? `${grantType} to ${ctx.issuer}/oauth/token` : 'a supported grant_type'}`);
     }
-    const auth = authenticateClient(ctx, form);
+    const auth = await authenticateClient(ctx, form);
     const { client } = auth;
     const verifier = form.get('code_verifier');
     if (!standard && form.has('client_secret') && verifier !== undefined) {
@@ -92,7 +93,7 @@ export function codeTokenEndpoint(ctx: RequestContext): Promise<Response> {
     }
     if (record.scopes.includes('offline_access') && client.grant_types.includes('refresh_token')) {
       // RFC 9449 5: a public client's refresh token is bound to its DPoP key; a confidential client's is held by its secret.
-      body.refresh_token = await issueRefreshToken(ctx, { ...grant, jkt: client.client_secret === undefined ? proof?.jkt : undefined });
+      body.refresh_token = await issueRefreshToken(ctx, { ...grant, jkt: !isConfidential(client) ? proof?.jkt : undefined });
     }
     return tokenResponse(ctx, client, body);
   });

@@ -4,6 +4,10 @@ import { discoveryIssuer } from '../faults/responses';
 import { jsonResponse } from '../http/errors';
 import { SCOPE_CLAIM_NAMES } from '../oauth/claims';
 import { DPOP_ALGORITHMS } from '../oauth/dpop';
+import { CLIENT_SECRET_JWT_ALGS, PRIVATE_KEY_JWT_ALGS } from '../oauth/client-assertion';
+
+const CLIENT_AUTH_METHODS = ['client_secret_post', 'client_secret_basic', 'client_secret_jwt', 'private_key_jwt', 'none'];
+const CLIENT_AUTH_SIGNING_ALGS = [...PRIVATE_KEY_JWT_ALGS, ...CLIENT_SECRET_JWT_ALGS];
 import type { RequestContext } from '../request/context';
 
 /**
@@ -43,8 +47,10 @@ export function providerMetadata(ctx: RequestContext) {
     response_modes_supported: ['query', 'fragment', 'form_post'],
     grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials', 'implicit'],
     code_challenge_methods_supported: ['S256'],
-    token_endpoint_auth_methods_supported: ['client_secret_post', 'client_secret_basic', 'none'],
-    revocation_endpoint_auth_methods_supported: ['client_secret_post', 'client_secret_basic', 'none'],
+    token_endpoint_auth_methods_supported: CLIENT_AUTH_METHODS,
+    token_endpoint_auth_signing_alg_values_supported: CLIENT_AUTH_SIGNING_ALGS,
+    revocation_endpoint_auth_methods_supported: CLIENT_AUTH_METHODS,
+    revocation_endpoint_auth_signing_alg_values_supported: CLIENT_AUTH_SIGNING_ALGS,
     id_token_signing_alg_values_supported: [ctx.tenant.signing_alg],
     subject_types_supported: ['public'],
     scopes_supported: [...scopes],
@@ -55,6 +61,8 @@ export function providerMetadata(ctx: RequestContext) {
     request_uri_parameter_supported: false,
     claims_parameter_supported: false,
     dpop_signing_alg_values_supported: [...DPOP_ALGORITHMS],
+    pushed_authorization_request_endpoint: `${base}/oauth/par`,
+    require_pushed_authorization_requests: ctx.tenant.require_pushed_authorization_requests,
   };
 }
 

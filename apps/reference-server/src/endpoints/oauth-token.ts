@@ -2,6 +2,7 @@
  * `POST /oauth/token`: refresh tokens and client credentials, as the contract splits the token
  * endpoints (codes are exchanged at `/oidc/token`).
  */
+import { isConfidential } from '../config/model';
 import { OAuthError } from '../http/errors';
 import { USER_SCOPES } from '../oauth/claims';
 import { authenticateClient, requireSecretIfConfidential } from '../oauth/client-auth';
@@ -53,7 +54,7 @@ function requestedScopes(form: Form): string[] | undefined {
 }
 
 async function refreshGrant(ctx: RequestContext, form: Form, proof: ValidProof | undefined): Promise<Response> {
-  const auth = authenticateClient(ctx, form);
+  const auth = await authenticateClient(ctx, form);
   requireSecretIfConfidential(ctx, auth);
   const { client } = auth;
   checkProofPolicy(ctx, client, proof);
@@ -83,15 +84,15 @@ async function refreshGrant(ctx: RequestContext, form: Form, proof: ValidProof |
   const scopes = requested ?? record.scopes;
   const access = await issueAccessToken(ctx, { clientId: client.client_id, scopes, user: record.user, grantId: record.grantId, resource, jkt: proof?.jkt });
   // A bound token stays bound; a public client's unbound one becomes bound by its first proof.
-  const jkt = record.jkt ?? (client.client_secret === undefined ? proof?.jkt : undefined);
+  const jkt = record.jkt ?? (!isConfidential(client) ? proof?.jkt : undefined);
   const refreshToken = await issueRefreshToken(ctx, { clientId: client.client_id, scopes: record.scopes, user: record.user, grantId: record.grantId, resource, jkt });
   return tokenResponse(ctx, client, { access_token: access.token, token_type: proof ? 'DPoP' : 'bearer', expires_in: access.expiresIn, refresh_token: refreshToken });
 }
 
 async function clientCredentialsGrant(ctx: RequestContext, form: Form, proof: ValidProof | undefined): Promise<Response> {
-  const auth = authenticateClient(ctx, form);
+  const auth = await authenticateClient(ctx, form);
   const { client } = auth;
-  if (client.client_secret === undefined) {
+  if (!isConfidential(client)) {
     throw new OAuthError('unauthorized_client', 'client_credentials needs a confidential client');
   }
   requireSecretIfConfidential(ctx, auth);

@@ -21,7 +21,7 @@ import type { RequestContext } from '../request/context';
 export async function revoke(ctx: RequestContext): Promise<Response> {
   try {
     const form = await readStrictForm(ctx.request).catch(asInvalidRequest);
-    const auth = authenticateClient(ctx, form);
+    const auth = await authenticateClient(ctx, form);
     requireSecretIfConfidential(ctx, auth);
     const token = form.get('token');
     if (token === undefined) throw new OAuthError('invalid_request', 'token is required');

@@ -5,7 +5,7 @@
  * and show a signed-in browser its remembered consents with a button that forgets them
  * (`POST {base}/revoke-consent`), so that the consent page, and Deny, can be tried again.
  */
-import type { Client, Tenant } from '../config/model';
+import { type Client, isConfidential, type Tenant } from '../config/model';
 import { safeEqual } from '../crypto/secrets';
 import { errorPage, html, htmlPage, type SafeHtml } from '../http/html';
 import { forgetConsents, grantedConsents } from '../oauth/consent';
@@ -121,7 +121,7 @@ ${passwords ? html`<p class="muted">Passwords are shown because this tenant sets
 }
 
 function clientsTable(tenant: Tenant): SafeHtml {
-  const kind = (client: Client) => (client.client_secret === undefined ? 'public' : 'confidential');
+  const kind = (client: Client) => (isConfidential(client) ? 'confidential' : 'public');
   const rows = [...tenant.clients.values()].map(
     (client) => html`<tr><td><code>${client.client_id}</code></td><td>${clientName(client, client.client_id)}</td><td>${kind(client)}</td><td>${
       client.redirect_uris.length === 0 ? html`<span class="muted">none</span>` : client.redirect_uris.map((uri) => html`<code>${uri}</code><br>`)

@@ -3,7 +3,7 @@
  * redirect URI are known the answer is a 400 page; after that every problem is an error
  * redirect to that URI.
  */
-import { canonicalResponseType, type Client, type ResponseType } from '../config/model';
+import { canonicalResponseType, type Client, isConfidential, type ResponseType } from '../config/model';
 import { OAuthError } from '../http/errors';
 import { describeInvalid, type Params } from '../http/params';
 import type { AuthorizationRequest, ResponseMode } from '../store/store';
@@ -114,7 +114,7 @@ export function validateAuthorizeRequest(params: Params, clients: ReadonlyMap<st
   }
   const code = type.includes('code');
   if (challenge !== undefined && !code) return error(fail('invalid_request', 'PKCE applies only to response types with a code'));
-  if (code && challenge === undefined && client.client_secret === undefined) {
+  if (code && challenge === undefined && !isConfidential(client)) {
     return error(fail('invalid_request', 'public clients must use PKCE: send code_challenge and code_challenge_method=S256'));
   }
   const nonce = values.get('nonce');

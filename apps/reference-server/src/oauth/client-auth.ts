@@ -1,20 +1,26 @@
 /**
- * Client authentication at the token and revocation endpoints: `client_secret_post` (the
- * service's way), `client_secret_basic` (RFC 6749 2.3.1, for standard clients) or none
- * (public clients, and PKCE code exchange). Secrets are compared in constant time.
+ * Client authentication at every endpoint that authenticates clients (token, revocation, PAR,
+ * and any other that calls `authenticateClient`): `client_secret_post` (the service's way),
+ * `client_secret_basic` (RFC 6749 2.3.1, for standard clients), `private_key_jwt` and
+ * `client_secret_jwt` (RFC 7523, client-assertion.ts), or none (public clients, and PKCE code
+ * exchange). Secrets are compared in constant time. A client registered with a
+ * `token_endpoint_auth_method` may use that method only.
  */
-import type { Client } from '../config/model';
+import { type Client, type ClientAuthMethod, isConfidential } from '../config/model';
 import { safeEqual } from '../crypto/secrets';
 import { OAuthError, invalidClient } from '../http/errors';
 import { decodeComponent } from '../http/params';
 import type { RequestContext } from '../request/context';
+import { authenticateAssertion, hasAssertion } from './client-assertion';
 
 /** Who is calling, and whether they proved it with the client secret. */
 export interface ClientAuthentication {
   client: Client;
-  /** True when a correct client secret was presented. */
+  /** True when the client proved itself: a correct client secret, or a valid client assertion. */
   secretVerified: boolean;
   usedBasic: boolean;
+  /** The method the request used (`none` when nothing was proved). */
+  method: ClientAuthMethod;
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
@@ -39,20 +45,31 @@ function basicCredentials(header: string | null, realm: string): { id: string; s
 }
 
 /**
- * Identifies the client of a token-endpoint style request and checks any secret it sent.
- * Throws 401 `invalid_client` for unknown clients and wrong secrets, 400 `invalid_request`
- * for contradictory credentials. Whether a secret was *required* is the caller's decision.
+ * Identifies the client of a token-endpoint style request and checks any secret or client
+ * assertion it sent. Throws 401 `invalid_client` for unknown clients, wrong secrets and refused
+ * assertions, 400 `invalid_request` for contradictory credentials. Whether a credential was
+ * *required* is the caller's decision (`requireSecretIfConfidential`).
  *
  * @example
- * const auth = authenticateClient(ctx, form);
- * if (!auth.secretVerified && auth.client.client_secret) throw invalidClient(...);
+ * const auth = await authenticateClient(ctx, form);
+ * requireSecretIfConfidential(ctx, auth);
  */
-export function authenticateClient(ctx: RequestContext, form: ReadonlyMap<string, string>): ClientAuthentication {
+export async function authenticateClient(ctx: RequestContext, form: ReadonlyMap<string, string>): Promise<ClientAuthentication> {
   const realm = ctx.tenant.id;
   const basic = basicCredentials(ctx.request.headers.get('authorization'), realm);
   const usedBasic = basic !== undefined;
   const bodyId = form.get('client_id');
   const bodySecret = form.get('client_secret');
+  if (hasAssertion(form)) {
+    // RFC 6749 2.3: one authentication method per request.
+    if (basic || bodySecret !== undefined) {
+      throw new OAuthError('invalid_request', 'send a client assertion or a client secret, not both');
+    }
+    // The URL this request was sent to, under the issuer (never built from a client-supplied Host).
+    const endpointUrl = `${ctx.issuer}${ctx.url.pathname.slice(realm.length + 1)}`;
+    const { client, method } = await authenticateAssertion(ctx, form, endpointUrl);
+    return { client, secretVerified: true, usedBasic: false, method };
+  }
   if (basic && bodySecret !== undefined) {
     throw new OAuthError('invalid_request', 'send the client secret either in the Authorization header or in the body, not both');
   }
@@ -64,22 +81,29 @@ export function authenticateClient(ctx: RequestContext, form: ReadonlyMap<string
   const client = ctx.tenant.clients.get(clientId);
   if (!client) throw invalidClient('the client is not registered with this tenant', usedBasic, realm);
   const secret = basic?.secret ?? bodySecret;
-  if (secret === undefined) return { client, secretVerified: false, usedBasic };
+  if (secret === undefined) return { client, secretVerified: false, usedBasic, method: 'none' };
   if (client.client_secret === undefined) {
-    throw invalidClient('this is a public client; it has no client secret and must not send one', usedBasic, realm);
+    throw invalidClient('this client has no client secret and must not send one', usedBasic, realm);
+  }
+  const method = usedBasic ? 'client_secret_basic' : 'client_secret_post';
+  const registered = client.token_endpoint_auth_method;
+  if (registered !== undefined && registered !== method) {
+    throw invalidClient(`this client is registered for ${registered}, not ${method}`, usedBasic, realm);
   }
   if (!safeEqual(secret, client.client_secret)) throw invalidClient('client authentication failed', usedBasic, realm);
-  return { client, secretVerified: true, usedBasic };
+  return { client, secretVerified: true, usedBasic, method };
 }
 
 /**
- * Throws 401 `invalid_client` unless a confidential client proved its secret (public clients pass).
+ * Throws 401 `invalid_client` unless a confidential client (one with a secret or registered
+ * keys) proved itself (public clients pass).
  *
  * @example
  * requireSecretIfConfidential(ctx, auth);
  */
 export function requireSecretIfConfidential(ctx: RequestContext, auth: ClientAuthentication): void {
-  if (auth.client.client_secret !== undefined && !auth.secretVerified) {
-    throw invalidClient('this client must authenticate with its client_secret', auth.usedBasic, ctx.tenant.id);
+  if (isConfidential(auth.client) && !auth.secretVerified) {
+    const how = auth.client.client_secret === undefined ? 'a client assertion signed with its key (private_key_jwt)' : 'its client_secret';
+    throw invalidClient(`this client must authenticate with ${how}`, auth.usedBasic, ctx.tenant.id);
   }
 }

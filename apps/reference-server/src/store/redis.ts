@@ -18,6 +18,7 @@ import {
   type AccessTokenRecord,
   type CodeRecord,
   type Interaction,
+  type PushedRequest,
   type RefreshTokenRecord,
   type Session,
   type Store,
@@ -461,5 +462,14 @@ class RedisStore implements Store {
   // SET NX EX: one atomic step, so two instances given the same proof cannot both accept it.
   async rememberProof(key: string, ttlSeconds: number): Promise<boolean> {
     return (await this.redis.command(['SET', this.key('dpop-jti', key), '1', 'NX', 'EX', ttl(ttlSeconds)])) === 'OK';
+  }
+  async savePushedRequest(key: string, record: PushedRequest, ttlSeconds: number): Promise<void> {
+    const at = this.key('par', key);
+    await this.set(at, this.seal(at, record), ttlSeconds);
+  }
+  // GETDEL: one atomic step, so a request_uri sent to two instances at once is used once.
+  async takePushedRequest(key: string): Promise<PushedRequest | undefined> {
+    const at = this.key('par', key);
+    return this.open(at, (await this.redis.command(['GETDEL', at])) as string | null);
   }
 }

@@ -29,6 +29,14 @@ export interface AuthorizationRequest {
   dpopJkt?: string;
 }
 
+/** A pushed authorization request (RFC 9126), validated at push time, waiting for its one use at authorize. */
+export interface PushedRequest {
+  tenant: string;
+  request: AuthorizationRequest;
+  /** Epoch seconds. */
+  expiresAt: number;
+}
+
 /** Who signed in, and when (epoch seconds). */
 export interface Authentication {
   username: string;
@@ -187,6 +195,10 @@ export interface Store {
    * true when it was not recorded yet, false for a replay.
    */
   rememberProof(key: string, ttlSeconds: number): Promise<boolean>;
+
+  savePushedRequest(key: string, record: PushedRequest, ttlSeconds: number): Promise<void>;
+  /** Atomically reads and deletes: a `request_uri` is used once. */
+  takePushedRequest(key: string): Promise<PushedRequest | undefined>;
 }
 
 interface Entry<T> {
@@ -281,6 +293,7 @@ export class MemoryStore implements Store {
   private readonly revokedGrants: ExpiringMap<true>;
   private readonly hits: ExpiringMap<number>;
   private readonly proofs: ExpiringMap<true>;
+  private readonly pushed: ExpiringMap<PushedRequest>;
 
   constructor(now: () => number = Date.now) {
     this.interactions = new ExpiringMap(now);
@@ -292,6 +305,7 @@ export class MemoryStore implements Store {
     this.revokedGrants = new ExpiringMap(now);
     this.hits = new ExpiringMap(now);
     this.proofs = new ExpiringMap(now);
+    this.pushed = new ExpiringMap(now);
   }
 
   async saveInteraction(id: string, interaction: Interaction, ttlSeconds: number): Promise<void> {
@@ -407,5 +421,14 @@ export class MemoryStore implements Store {
     if (this.proofs.entry(key)) return false;
     this.proofs.set(key, true, ttlSeconds);
     return true;
+  }
+
+  async savePushedRequest(key: string, record: PushedRequest, ttlSeconds: number): Promise<void> {
+    this.pushed.set(key, record, ttlSeconds);
+  }
+  async takePushedRequest(key: string): Promise<PushedRequest | undefined> {
+    const value = this.pushed.get(key);
+    this.pushed.delete(key);
+    return value;
   }
 }

@@ -13,7 +13,9 @@ import { decodeHtml, formAction, walk } from './browser-walk';
 export interface InteropClient {
   client_id: string;
   client_secret?: string;
-  token_endpoint_auth_method: 'client_secret_post' | 'client_secret_basic' | 'none';
+  token_endpoint_auth_method: 'client_secret_post' | 'client_secret_basic' | 'none' | 'private_key_jwt';
+  /** Public keys of a `private_key_jwt` client. */
+  jwks?: { keys: Record<string, unknown>[] };
   redirect_uris: string[];
   post_logout_redirect_uris?: string[];
   grant_types: string[];
@@ -49,6 +51,10 @@ export interface OidcProviderOptions {
   standardRefreshTokens?: boolean;
   /** DPoP server nonces (RFC 9449 8, 9): `requireNonce` makes every proof need one. Default: DPoP without nonces. */
   dpop?: { requireNonce: boolean };
+  /** Pushed authorization requests (RFC 9126); `required`: every authorize request must be pushed. Default: oidc-provider's (offered, not required). */
+  par?: { required: boolean };
+  /** oidc-provider's FAPI 2.0 security profile (its `fapi` feature), with DPoP and PAR required. */
+  fapi2?: boolean;
 }
 
 const ALICE = { sub: 'alice', name: 'Alice Liddell', email: 'alice@example.com', email_verified: true };
@@ -61,13 +67,19 @@ const ALICE = { sub: 'alice', name: 'Alice Liddell', email: 'alice@example.com',
  */
 export async function startOidcProvider(clients: InteropClient[], options: OidcProviderOptions = {}): Promise<RunningOidcProvider> {
   const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-  const signingKey = { ...privateKey.export({ format: 'jwk' }), alg: 'RS256', use: 'sig', kid: 'interop-rs256' };
+  // FAPI 2.0 allows PS256, ES256 and EdDSA only: the same RSA key, signing with PS256.
+  const signingKey = { ...privateKey.export({ format: 'jwk' }), alg: options.fapi2 ? 'PS256' : 'RS256', use: 'sig', kid: options.fapi2 ? 'interop-ps256' : 'interop-rs256' };
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
   const provider = new Provider(issuer, {
-    clients: clients.map((c) => ({ response_types: ['code'], ...c, scope: 'openid profile email offline_access api.read' })),
+    clients: clients.map((c) => ({
+      response_types: ['code'],
+      ...(options.fapi2 ? { id_token_signed_response_alg: 'PS256' } : {}),
+      ...c,
+      scope: 'openid profile email offline_access api.read',
+    })),
     jwks: { keys: [signingKey] },
     cookies: { keys: ['interop-cookie-signing-key-of-some-length'] },
     scopes: ['openid', 'offline_access', 'profile', 'email', 'api.read'],
@@ -78,7 +90,10 @@ export async function startOidcProvider(clients: InteropClient[], options: OidcP
       revocation: { enabled: true },
       rpInitiatedLogout: { enabled: true },
       ...(options.dpop ? { dPoP: { enabled: true, nonceSecret: randomBytes(32), requireNonce: () => options.dpop?.requireNonce === true } } : {}),
+      ...(options.par || options.fapi2 ? { pushedAuthorizationRequests: { enabled: true, requirePushedAuthorizationRequests: options.par?.required === true || options.fapi2 === true } } : {}),
+      ...(options.fapi2 ? { fapi: { enabled: true, profile: '2.0' }, dPoP: { enabled: true } } : {}),
     },
+    ...(options.fapi2 ? { enabledJWA: { authorizationSigningAlgValues: ['PS256', 'ES256', 'EdDSA'], clientAuthSigningAlgValues: ['PS256', 'ES256', 'EdDSA'], idTokenSigningAlgValues: ['PS256', 'ES256', 'EdDSA'] } } : {}),
     ...(options.clientAuthMethods ? { clientAuthMethods: options.clientAuthMethods } : {}),
     // A refresh token for every client allowed the grant (it otherwise needs offline_access with prompt=consent).
     ...(options.standardRefreshTokens ? {} : { issueRefreshToken: async (_ctx: unknown, client: { grantTypeAllowed(grant: string): boolean }) => client.grantTypeAllowed('refresh_token') }),

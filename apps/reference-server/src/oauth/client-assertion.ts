@@ -1,0 +1,219 @@
+/**
+ * JWT client authentication (RFC 7523 2.2, OpenID Connect Core 9): `private_key_jwt`, checked
+ * against the keys registered for the client (`jwks`, or `jwks_uri` fetched with a timeout and
+ * cached), and `client_secret_jwt`, an HMAC keyed with the client secret. The algorithm decides
+ * which: HS* needs a secret, anything else registered keys, so a public key never serves as an
+ * HMAC secret. Checks run in a fixed order; the `jti` is spent last, on the shared store, so an
+ * assertion refused for another reason can be corrected and one that passed is never accepted again.
+ */
+import { type JWK, compactVerify, importJWK } from 'jose';
+import type { Client, ClientJwk } from '../config/model';
+import { storageKey } from '../crypto/secrets';
+import { invalidClient } from '../http/errors';
+import { nowSeconds, type RequestContext } from '../request/context';
+
+/** `client_assertion_type` of a JWT assertion. */
+export const JWT_BEARER = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
+/** Algorithms of `private_key_jwt` (never `none`, never HMAC). */
+export const PRIVATE_KEY_JWT_ALGS: readonly string[] = ['ES256', 'ES384', 'ES512', 'PS256', 'PS384', 'PS512', 'RS256', 'RS384', 'RS512', 'EdDSA'];
+/** Algorithms of `client_secret_jwt`. */
+export const CLIENT_SECRET_JWT_ALGS: readonly string[] = ['HS256', 'HS384', 'HS512'];
+
+/** How far ahead of the server's clock an assertion's `exp` may be: a long-lived assertion is a reusable credential. */
+export const MAX_ASSERTION_LIFETIME = 300;
+/** Seconds of clock skew accepted on `exp`, `iat` and `nbf`. */
+const SKEW = 60;
+const MAX_ASSERTION_LENGTH = 8192;
+/** A fetched `jwks_uri` is used this long (server clock), and fetched again at most this often for an unknown `kid`. */
+const JWKS_CACHE_SECONDS = 300;
+const JWKS_REFETCH_SECONDS = 30;
+const JWKS_TIMEOUT_MS = 5000;
+const MAX_JWKS_BYTES = 64 * 1024;
+/** At most this many candidate keys are tried for an assertion without `kid`. */
+const MAX_CANDIDATES = 10;
+
+/** What an assertion proved: the client, and which method it used. */
+export interface AssertedClient {
+  client: Client;
+  method: 'private_key_jwt' | 'client_secret_jwt';
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function readJson(segment: string | undefined): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(Buffer.from(segment ?? '', 'base64url').toString('utf8'));
+    return isRecord(value) ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Authenticates the client of a request carrying `client_assertion`: the assertion names the
+ * client (`iss` = `sub`), which must match a `client_id` in the body, and must be signed by its
+ * key (or secret). `aud` is the issuer or the URL of an endpoint of the tenant that takes
+ * assertions (the token endpoints, and `endpointUrl`, the one receiving it). Throws 401
+ * `invalid_client` for every refusal, saying why.
+ *
+ * @example
+ * const { client } = await authenticateAssertion(ctx, form, `${ctx.issuer}/oauth/revoke`);
+ */
+export async function authenticateAssertion(ctx: RequestContext, form: ReadonlyMap<string, string>, endpointUrl: string): Promise<AssertedClient> {
+  const realm = ctx.tenant.id;
+  const refuse = (description: string) => invalidClient(description, false, realm);
+  if (form.get('client_assertion_type') !== JWT_BEARER) throw refuse(`client_assertion_type must be ${JWT_BEARER}`);
+  const assertion = form.get('client_assertion') ?? '';
+  if (assertion.length > MAX_ASSERTION_LENGTH || !/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/.test(assertion)) {
+    throw refuse('client_assertion must be one compact JWS');
+  }
+  const [headerPart, payloadPart] = assertion.split('.');
+  const header = readJson(headerPart);
+  const claims = readJson(payloadPart);
+  if (!header || !claims) throw refuse('client_assertion is not readable JSON');
+
+  const clientId = claims.sub;
+  if (typeof clientId !== 'string' || clientId === '' || claims.iss !== clientId) {
+    throw refuse('the client assertion must have iss and sub both equal to the client_id');
+  }
+  const bodyId = form.get('client_id');
+  if (bodyId !== undefined && bodyId !== clientId) throw refuse('client_id differs from the client named by the assertion');
+  const client = ctx.tenant.clients.get(clientId);
+  if (!client) throw refuse('the client is not registered with this tenant');
+
+  const alg = header.alg;
+  const hmac = typeof alg === 'string' && CLIENT_SECRET_JWT_ALGS.includes(alg);
+  if (typeof alg !== 'string' || (!hmac && !PRIVATE_KEY_JWT_ALGS.includes(alg))) {
+    throw refuse(`the client assertion must be signed with one of ${[...PRIVATE_KEY_JWT_ALGS, ...CLIENT_SECRET_JWT_ALGS].join(', ')}`);
+  }
+  const method = hmac ? 'client_secret_jwt' : 'private_key_jwt';
+  const registered = client.token_endpoint_auth_method;
+  if (registered !== undefined && registered !== method) throw refuse(`this client is registered for ${registered}, not ${method}`);
+  if (hmac && client.client_secret === undefined) {
+    throw refuse('an HMAC (client_secret_jwt) assertion needs a client with a client_secret; sign with your private key');
+  }
+  if (!hmac && client.jwks === undefined && client.jwks_uri === undefined) {
+    throw refuse('this client has no registered keys (jwks or jwks_uri) for private_key_jwt');
+  }
+
+  const verified = hmac
+    ? await verifyWith(assertion, [{ secret: client.client_secret as string }], alg)
+    : await verifyWith(assertion, await candidateKeys(ctx, client, header.kid, alg), alg);
+  if (!verified) throw refuse('the client assertion signature does not verify with the keys registered for the client');
+
+  checkClaims(ctx, claims, endpointUrl, refuse);
+  const jti = claims.jti as string;
+  const exp = claims.exp as number;
+  // Last, so a refusal above does not spend the jti; kept until the assertion has expired for good.
+  const ttl = Math.max(1, exp - nowSeconds(ctx.server) + SKEW);
+  const first = await ctx.server.store.rememberProof(storageKey(`client-assertion.${ctx.tenant.id}.${clientId}.${jti}`), ttl);
+  if (!first) throw refuse('the client assertion has been used before; make a new one (a new jti) for every request');
+  return { client, method };
+}
+
+function checkClaims(ctx: RequestContext, claims: Record<string, unknown>, endpointUrl: string, refuse: (description: string) => Error): void {
+  const issuer = ctx.issuer;
+  // RFC 7523 3: the token endpoint URL may be the audience; its clarification (and FAPI 2.0) asks for the issuer.
+  const audiences = new Set([issuer, `${issuer}/oidc/token`, `${issuer}/oauth/token`, endpointUrl]);
+  const aud = claims.aud;
+  const listed = typeof aud === 'string' ? [aud] : Array.isArray(aud) ? aud : [];
+  if (!listed.some((value) => typeof value === 'string' && audiences.has(value))) {
+    throw refuse(`the client assertion aud must be the issuer ${issuer} (or the URL of the endpoint it is sent to)`);
+  }
+  const now = nowSeconds(ctx.server);
+  const { exp, iat, nbf, jti } = claims;
+  if (typeof exp !== 'number' || !Number.isFinite(exp)) throw refuse('the client assertion must have a numeric exp');
+  if (exp <= now - SKEW) throw refuse('the client assertion has expired');
+  if (exp > now + MAX_ASSERTION_LIFETIME + SKEW) {
+    throw refuse(`the client assertion exp must be at most ${MAX_ASSERTION_LIFETIME} seconds ahead`);
+  }
+  if (iat !== undefined && (typeof iat !== 'number' || iat > now + SKEW)) throw refuse('the client assertion iat is in the future');
+  if (nbf !== undefined && (typeof nbf !== 'number' || nbf > now + SKEW)) throw refuse('the client assertion is not valid yet (nbf)');
+  if (typeof jti !== 'string' || jti === '' || jti.length > 256) throw refuse('the client assertion must have a jti of 1 to 256 characters');
+}
+
+type Candidate = { jwk: ClientJwk } | { secret: string };
+
+async function verifyWith(assertion: string, candidates: readonly Candidate[], alg: string): Promise<boolean> {
+  for (const candidate of candidates.slice(0, MAX_CANDIDATES)) {
+    try {
+      const key = 'secret' in candidate ? new TextEncoder().encode(candidate.secret) : await importJWK(publicMembers(candidate.jwk), alg);
+      await compactVerify(assertion, key, { algorithms: [alg] });
+      return true;
+    } catch {
+      // Another candidate may verify it.
+    }
+  }
+  return false;
+}
+
+// Key material only: a registered key's own `alg`, `use` and `key_ops` were matched when it was chosen.
+function publicMembers(jwk: ClientJwk): JWK {
+  const { kty, crv, n, e, x, y } = jwk as Record<string, string>;
+  return { kty, crv, n, e, x, y } as JWK;
+}
+
+// The kty an algorithm needs.
+function ktyFor(alg: string): string {
+  return alg === 'EdDSA' ? 'OKP' : alg.startsWith('ES') ? 'EC' : 'RSA';
+}
+
+/** The registered keys that may have signed an assertion with this header. */
+async function candidateKeys(ctx: RequestContext, client: Client, kid: unknown, alg: string): Promise<Candidate[]> {
+  const fits = (jwk: ClientJwk) =>
+    jwk.kty === ktyFor(alg) &&
+    (jwk.use === undefined || jwk.use === 'sig') &&
+    (jwk.alg === undefined || jwk.alg === alg) &&
+    (kid === undefined || jwk.kid === kid);
+  if (client.jwks !== undefined) return client.jwks.filter(fits).map((jwk) => ({ jwk }));
+  const uri = client.jwks_uri as string;
+  let keys = await fetchedKeys(ctx, uri, false);
+  // A key the cached set does not have may be a rotation: fetch again, at most every 30 s.
+  if (!keys.some(fits)) keys = await fetchedKeys(ctx, uri, true);
+  return keys.filter(fits).map((jwk) => ({ jwk }));
+}
+
+interface CachedSet {
+  keys: ClientJwk[];
+  fetchedAt: number;
+}
+
+// Per process: a client's key set is public, and each instance may fetch it itself.
+const jwksCache = new Map<string, CachedSet>();
+const MAX_CACHED_SETS = 1000;
+
+async function fetchedKeys(ctx: RequestContext, uri: string, refresh: boolean): Promise<ClientJwk[]> {
+  const now = nowSeconds(ctx.server);
+  const cached = jwksCache.get(uri);
+  const age = cached ? now - cached.fetchedAt : Number.POSITIVE_INFINITY;
+  if (cached && age >= 0 && age < (refresh ? JWKS_REFETCH_SECONDS : JWKS_CACHE_SECONDS)) return cached.keys;
+  let keys: ClientJwk[];
+  try {
+    const response = await fetch(uri, { redirect: 'error', signal: AbortSignal.timeout(JWKS_TIMEOUT_MS), headers: { Accept: 'application/json' } });
+    const text = await response.text();
+    if (!response.ok || text.length > MAX_JWKS_BYTES) throw new Error('unusable answer');
+    const body: unknown = JSON.parse(text);
+    if (!isRecord(body) || !Array.isArray(body.keys)) throw new Error('not a JWK Set');
+    keys = body.keys.filter((key): key is ClientJwk => isRecord(key) && typeof key.kty === 'string' && !('d' in key) && !('k' in key));
+  } catch {
+    // An unreachable key set authenticates nothing; the last good one serves until it is replaced.
+    if (cached) return cached.keys;
+    throw invalidClient("the client's jwks_uri could not be fetched", false, ctx.tenant.id);
+  }
+  jwksCache.delete(uri);
+  jwksCache.set(uri, { keys, fetchedAt: now });
+  if (jwksCache.size > MAX_CACHED_SETS) jwksCache.delete(jwksCache.keys().next().value as string);
+  return keys;
+}
+
+/**
+ * Whether the request carries a client assertion (so the assertion, not a secret, authenticates it).
+ *
+ * @example
+ * if (hasAssertion(form)) return authenticateAssertion(ctx, form, url);
+ */
+export function hasAssertion(form: ReadonlyMap<string, string>): boolean {
+  return form.has('client_assertion') || form.has('client_assertion_type');
+}

@@ -1,0 +1,65 @@
+/**
+ * Pushed authorization requests (RFC 9126): a client sends its authorize parameters over the
+ * back channel, authenticated, and gets a `request_uri` to send the browser with instead. Every
+ * authorize-time check runs at push time; the `request_uri` is random, bound to the client,
+ * short-lived and used once; at authorize it comes with `client_id` alone, so nothing on the
+ * front channel can change what was pushed.
+ */
+import type { Client } from '../config/model';
+import { randomToken, storageKey } from '../crypto/secrets';
+import type { Params } from '../http/params';
+import { nowSeconds, type RequestContext } from '../request/context';
+import type { AuthorizationRequest } from '../store/store';
+import type { AuthorizeValidation } from './authorize-request';
+
+/** The URN prefix of every `request_uri` this server hands out. */
+export const REQUEST_URI_PREFIX = 'urn:ietf:params:oauth:request_uri:';
+/** Seconds a pushed request may wait for its authorize request. */
+export const PUSHED_REQUEST_SECONDS = 60;
+
+// Bound to the client in the key: another client's lookup misses and cannot spend it.
+function storeKey(clientId: string, id: string): string {
+  return storageKey(`par.${clientId}.${id}`);
+}
+
+/**
+ * Keeps a validated request and answers the `request_uri` for it.
+ *
+ * @example
+ * const { request_uri, expires_in } = await pushRequest(ctx, request);
+ */
+export async function pushRequest(ctx: RequestContext, request: AuthorizationRequest): Promise<{ request_uri: string; expires_in: number }> {
+  const id = randomToken();
+  const expiresAt = nowSeconds(ctx.server) + PUSHED_REQUEST_SECONDS;
+  await ctx.server.store.savePushedRequest(storeKey(request.clientId, id), { tenant: ctx.tenant.id, request, expiresAt }, PUSHED_REQUEST_SECONDS);
+  return { request_uri: `${REQUEST_URI_PREFIX}${id}`, expires_in: PUSHED_REQUEST_SECONDS };
+}
+
+/**
+ * The pushed request an authorize request names with `request_uri`, spent by this call. Only
+ * `client_id` and `request_uri` may be sent with it: any other parameter is refused rather than
+ * merged, so the pushed parameters are the whole request. Problems are 400 pages (the redirect
+ * URI of a request that cannot be trusted is never used).
+ *
+ * @example
+ * const result = params.values.has('request_uri') ? await pushedAuthorizeRequest(ctx, params) : validateAuthorizeRequest(params, clients);
+ */
+export async function pushedAuthorizeRequest(ctx: RequestContext, params: Params): Promise<AuthorizeValidation> {
+  const page = (message: string): AuthorizeValidation => ({ kind: 'page', message });
+  if (params.invalid.size > 0) return page('The request has a malformed parameter.');
+  const clientId = params.values.get('client_id');
+  if (clientId === undefined) return page('The request has no client_id (it must come with the request_uri).');
+  const client: Client | undefined = ctx.tenant.clients.get(clientId);
+  if (!client) return page('The client_id is not registered with this service.');
+  const others = [...params.values.keys()].filter((name) => name !== 'client_id' && name !== 'request_uri');
+  if (others.length > 0) {
+    return page('A request with a request_uri takes client_id and request_uri only: push every other parameter (RFC 9126 4).');
+  }
+  const requestUri = params.values.get('request_uri') as string;
+  const id = requestUri.slice(REQUEST_URI_PREFIX.length);
+  const pushed = id === '' ? undefined : await ctx.server.store.takePushedRequest(storeKey(clientId, id));
+  if (!pushed || pushed.tenant !== ctx.tenant.id || pushed.expiresAt <= nowSeconds(ctx.server)) {
+    return page('The request_uri is unknown, expired or already used, or was pushed by another client: push the request again.');
+  }
+  return { kind: 'ok', client, request: pushed.request };
+}

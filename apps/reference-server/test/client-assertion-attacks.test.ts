@@ -1,0 +1,196 @@
+// private_key_jwt and client_secret_jwt (RFC 7523) at the token and revocation endpoints, over
+// real HTTP: the honest assertion passes; every check is attacked once, and a refused assertion
+// never gets a token.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { type CryptoKey, exportJWK, generateKeyPair, type JWK, SignJWT } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type DpopServer, json, startDpopServer } from './support/dpop-server';
+
+const JWT_BEARER = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
+const HMAC_SECRET = 'hmac-client-secret-of-more-than-32-bytes-0123456789';
+
+let s: DpopServer;
+let key: { privateKey: CryptoKey; publicJwk: JWK };
+let uriKey: { privateKey: CryptoKey; publicJwk: JWK };
+let otherKey: { privateKey: CryptoKey; publicJwk: JWK };
+let jwksHost: Server;
+let jwksServed: JWK[] = [];
+let jwksFetches = 0;
+
+async function newKey(kid: string) {
+  const { privateKey, publicKey } = await generateKeyPair('ES256');
+  return { privateKey, publicJwk: { ...(await exportJWK(publicKey)), kid } };
+}
+
+beforeAll(async () => {
+  key = await newKey('k1');
+  uriKey = await newKey('u1');
+  otherKey = await newKey('other');
+  jwksServed = [uriKey.publicJwk];
+  jwksHost = createServer((_req, res) => {
+    jwksFetches += 1;
+    res.setHeader('content-type', 'application/json');
+    res.end(JSON.stringify({ keys: jwksServed }));
+  });
+  await new Promise<void>((resolve) => jwksHost.listen(0, '127.0.0.1', resolve));
+  const jwksUri = `http://127.0.0.1:${(jwksHost.address() as AddressInfo).port}/jwks`;
+  s = await startDpopServer((config) => {
+    const clients = config.tenants[0]?.clients ?? [];
+    clients.push(
+      { client_id: 'batch-key', grant_types: ['client_credentials'], scopes: ['api.read'], jwks: { keys: [key.publicJwk as Record<string, unknown>] } },
+      { client_id: 'batch-uri', grant_types: ['client_credentials'], scopes: ['api.read'], jwks_uri: jwksUri, token_endpoint_auth_method: 'private_key_jwt' },
+      { client_id: 'other-key', grant_types: ['client_credentials'], scopes: ['api.read'], jwks: { keys: [otherKey.publicJwk as Record<string, unknown>] } },
+      { client_id: 'batch-hmac', client_secret: HMAC_SECRET, grant_types: ['client_credentials'], scopes: ['api.read'], token_endpoint_auth_method: 'client_secret_jwt' },
+    );
+  });
+});
+afterAll(async () => {
+  await s?.close();
+  await new Promise((resolve) => jwksHost?.close(resolve));
+});
+
+interface AssertionOptions {
+  clientId?: string;
+  signer?: CryptoKey | Uint8Array;
+  alg?: string;
+  kid?: string;
+  claims?: Record<string, unknown>;
+}
+
+async function assertion(options: AssertionOptions = {}): Promise<string> {
+  const clientId = options.clientId ?? 'batch-key';
+  const now = s.now();
+  const claims = { iss: clientId, sub: clientId, aud: s.issuer, jti: crypto.randomUUID(), iat: now, exp: now + 60, ...options.claims };
+  for (const [name, value] of Object.entries(claims)) if (value === undefined) delete (claims as Record<string, unknown>)[name];
+  const alg = options.alg ?? 'ES256';
+  const header: Record<string, unknown> = { alg, ...(options.kid !== undefined ? { kid: options.kid } : {}) };
+  return new SignJWT(claims).setProtectedHeader(header as { alg: string }).sign(options.signer ?? key.privateKey);
+}
+
+function cc(clientAssertion: string, extra: Record<string, string> = {}): Promise<Response> {
+  return s.token('/oauth/token', { grant_type: 'client_credentials', client_assertion_type: JWT_BEARER, client_assertion: clientAssertion, ...extra });
+}
+
+async function expectRefused(res: Response, description: RegExp): Promise<void> {
+  const body = await json(res);
+  expect(res.status, JSON.stringify(body)).toBe(401);
+  expect(body.error).toBe('invalid_client');
+  expect(String(body.error_description)).toMatch(description);
+  expect(body.access_token).toBeUndefined();
+}
+
+describe('private_key_jwt', () => {
+  it('a valid assertion gets a token, with the key from jwks or from jwks_uri, and revokes', async () => {
+    const res = await cc(await assertion({ kid: 'k1' }));
+    expect(res.status).toBe(200);
+    const { access_token } = await json(res);
+    expect(typeof access_token).toBe('string');
+    expect((await cc(await assertion({ clientId: 'batch-uri', signer: uriKey.privateKey }))).status).toBe(200);
+    // aud as the token endpoint URL is accepted too (RFC 7523 3), and client_id may repeat the client.
+    const atEndpoint = await assertion({ claims: { aud: `${s.issuer}/oauth/token` } });
+    expect((await cc(atEndpoint, { client_id: 'batch-key' })).status).toBe(200);
+    const revoked = await s.token('/oauth/revoke', { token: String(access_token), client_assertion_type: JWT_BEARER, client_assertion: await assertion() });
+    expect(revoked.status).toBe(200);
+  });
+
+  it('refuses a replayed assertion (its jti is spent), and a refused one does not spend its jti', async () => {
+    const jti = crypto.randomUUID();
+    const wrongAud = await assertion({ claims: { jti, aud: 'https://elsewhere.example' } });
+    await expectRefused(await cc(wrongAud), /aud/);
+    const once = await assertion({ claims: { jti } });
+    expect((await cc(once)).status).toBe(200);
+    await expectRefused(await cc(once), /used before/);
+  });
+
+  it('refuses another audience', async () => {
+    await expectRefused(await cc(await assertion({ claims: { aud: 'https://another-server.example/token' } })), /aud must be the issuer/);
+    await expectRefused(await cc(await assertion({ claims: { aud: undefined } })), /aud/);
+  });
+
+  it('refuses an expired assertion, one without exp, and one valid too far ahead', async () => {
+    await expectRefused(await cc(await assertion({ claims: { exp: s.now() - 120 } })), /expired/);
+    await expectRefused(await cc(await assertion({ claims: { exp: undefined } })), /numeric exp/);
+    await expectRefused(await cc(await assertion({ claims: { exp: s.now() + 3600 } })), /at most 300 seconds/);
+    // An assertion made before the clock moved past its exp (the server clock decides).
+    const made = await assertion();
+    s.clock.advance(180);
+    await expectRefused(await cc(made), /expired/);
+  });
+
+  it("refuses an assertion signed by a key not registered for the client (another client's key), and a forged one", async () => {
+    await expectRefused(await cc(await assertion({ signer: otherKey.privateKey, kid: 'k1' })), /signature/);
+    await expectRefused(await cc(await assertion({ signer: otherKey.privateKey })), /signature/);
+    const good = await assertion();
+    const [h, p, sig] = good.split('.');
+    const claims = JSON.parse(Buffer.from(p ?? '', 'base64url').toString()) as Record<string, unknown>;
+    const forged = `${h}.${Buffer.from(JSON.stringify({ ...claims, sub: 'other-key', iss: 'other-key' })).toString('base64url')}.${sig}`;
+    await expectRefused(await cc(forged), /signature/);
+  });
+
+  it('refuses iss or sub other than the client, and a client_id naming another client', async () => {
+    await expectRefused(await cc(await assertion({ claims: { iss: 'someone' } })), /iss and sub/);
+    await expectRefused(await cc(await assertion(), { client_id: 'service' }), /client_id differs/);
+  });
+
+  it('refuses alg none, and HS256 keyed with the registered public key (key confusion)', async () => {
+    const now = s.now();
+    const claims = { iss: 'batch-key', sub: 'batch-key', aud: s.issuer, jti: crypto.randomUUID(), exp: now + 60 };
+    const unsigned = `${Buffer.from(JSON.stringify({ alg: 'none' })).toString('base64url')}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}.`;
+    await expectRefused(await cc(unsigned), /signed with one of/);
+    const publicKeyAsSecret = new TextEncoder().encode(JSON.stringify(key.publicJwk));
+    await expectRefused(await cc(await assertion({ alg: 'HS256', signer: publicKeyAsSecret })), /needs a client with a client_secret/);
+  });
+
+  it('refuses a secret beside an assertion, and a wrong assertion type', async () => {
+    const res = await cc(await assertion(), { client_secret: 'x' });
+    expect(res.status).toBe(400);
+    expect((await json(res)).error).toBe('invalid_request');
+    await expectRefused(await cc(await assertion(), { client_assertion_type: 'urn:example:saml' }), /client_assertion_type/);
+  });
+
+  it('a keyed client must authenticate: its client_id alone, or a secret, is refused', async () => {
+    await expectRefused(await s.token('/oauth/token', { grant_type: 'client_credentials', client_id: 'batch-key' }), /private_key_jwt/);
+    await expectRefused(await s.token('/oauth/token', { grant_type: 'client_credentials', client_id: 'batch-key', client_secret: 'guess' }), /no client secret/);
+  });
+
+  it('fetches jwks_uri again for an unknown kid (a rotation), at most every 30 s', async () => {
+    const rotated = await newKey('u2');
+    jwksServed = [uriKey.publicJwk, rotated.publicJwk];
+    s.clock.advance(31);
+    const before = jwksFetches;
+    expect((await cc(await assertion({ clientId: 'batch-uri', signer: rotated.privateKey, kid: 'u2' }))).status).toBe(200);
+    expect(jwksFetches).toBe(before + 1);
+    // A kid nobody published: one refetch at most within 30 s, then refused.
+    const stranger = await newKey('x9');
+    await expectRefused(await cc(await assertion({ clientId: 'batch-uri', signer: stranger.privateKey, kid: 'x9' })), /signature/);
+    await expectRefused(await cc(await assertion({ clientId: 'batch-uri', signer: stranger.privateKey, kid: 'x9' })), /signature/);
+    expect(jwksFetches).toBe(before + 1);
+  });
+});
+
+describe('client_secret_jwt', () => {
+  const secret = new TextEncoder().encode(HMAC_SECRET);
+
+  it('an HMAC assertion with the client secret gets a token; the wrong secret, or the plain secret, is refused', async () => {
+    expect((await cc(await assertion({ clientId: 'batch-hmac', alg: 'HS256', signer: secret }))).status).toBe(200);
+    const wrong = new TextEncoder().encode(`${HMAC_SECRET}-wrong`);
+    await expectRefused(await cc(await assertion({ clientId: 'batch-hmac', alg: 'HS256', signer: wrong })), /signature/);
+    // Registered for client_secret_jwt: the secret itself is not accepted.
+    await expectRefused(await s.token('/oauth/token', { grant_type: 'client_credentials', client_id: 'batch-hmac', client_secret: HMAC_SECRET }), /registered for client_secret_jwt/);
+  });
+
+  it('a client registered for client_secret_jwt cannot use private_key_jwt', async () => {
+    await expectRefused(await cc(await assertion({ clientId: 'batch-hmac', signer: otherKey.privateKey })), /registered for client_secret_jwt/);
+  });
+});
+
+describe('discovery', () => {
+  it('announces both methods and their algorithms, never none or HMAC for keys', async () => {
+    const doc = await json(await fetch(`${s.listening.origin}/demo/.well-known/openid-configuration`));
+    expect(doc.token_endpoint_auth_methods_supported).toEqual(expect.arrayContaining(['private_key_jwt', 'client_secret_jwt', 'client_secret_basic']));
+    expect(doc.revocation_endpoint_auth_methods_supported).toEqual(expect.arrayContaining(['private_key_jwt', 'client_secret_jwt']));
+    expect(doc.token_endpoint_auth_signing_alg_values_supported).toEqual(expect.arrayContaining(['ES256', 'PS256', 'EdDSA', 'HS256']));
+    expect(doc.token_endpoint_auth_signing_alg_values_supported).not.toContain('none');
+  });
+});
