@@ -19,7 +19,7 @@ import { createRefresher } from './refresh';
 import { crossSiteRefusal, wantsHtml } from './request-checks';
 import { createAuthRoutes, loginUrlFor, redirect } from './routes';
 import { type SignedOutReason, createSessionIo } from './session-io';
-import { type Session, type SessionRecord, publicSession, refreshedRecord } from './session-record';
+import { type Session, type SessionRecord, publicSession } from './session-record';
 
 /**
  * What a session read returns. Send `cookies` with your response (they roll the expiry, carry
@@ -187,7 +187,12 @@ export interface SessionAuth<Claims extends object = Record<string, unknown>> {
 export function createSessionAuth<Claims extends object = Record<string, unknown>>(options: SessionAuthOptions): SessionAuth<Claims> {
   const o = resolveSessionOptions(options);
   const io = createSessionIo(o);
-  const refresh = createRefresher(o.client);
+  const refresh = createRefresher({
+    client: o.client,
+    secrets: o.secrets,
+    unknownAccessTokenLifetime: o.unknownAccessTokenLifetime,
+    shared: o.store ?? o.refreshStore,
+  });
   // Re-seal a rolling session at most this often, not on every request.
   const rollAfter = o.rollingDuration === false ? Number.POSITIVE_INFINITY : Math.min(60, Math.floor(o.rollingDuration / 10));
 
@@ -226,8 +231,11 @@ export function createSessionAuth<Claims extends object = Record<string, unknown
     const due = readOptions.forceRefresh === true || (record.accessTokenExpiresAt !== undefined && now >= record.accessTokenExpiresAt - leeway);
     if (writable && record.refreshToken && due) {
       try {
-        const tokens = await refresh(record.refreshToken, record.claims.sub);
-        record = refreshedRecord(record, tokens, nowSeconds(), o.unknownAccessTokenLifetime);
+        let outcome = await refresh(record);
+        // Another copy's tokens that have expired since (an old cookie back after a while): refresh those.
+        if ('record' in outcome && isExpired(outcome.record) && outcome.record.refreshToken) outcome = await refresh(outcome.record);
+        if ('ended' in outcome) return signedOut('refresh_failed', pairs, await io.destroy(record, pairs, shape), outcome.ended);
+        record = outcome.record;
         changed = true;
       } catch (failure) {
         const oidcError = toOidcError(failure);
@@ -338,6 +346,10 @@ export function createSessionAuth<Claims extends object = Record<string, unknown
     },
   };
   return auth;
+}
+
+function isExpired(record: SessionRecord): boolean {
+  return record.accessTokenExpiresAt !== undefined && nowSeconds() >= record.accessTokenExpiresAt;
 }
 
 /** The provider answered the refresh with a refusal (not an outage): the session cannot go on. */

@@ -21,6 +21,8 @@ export interface SessionRecord {
   createdAt: number;
   /** Epoch seconds: the session ends then, however active. */
   absoluteExpiresAt: number;
+  /** Refreshes so far (absent: none): a copy with a lower one is stale (`refresh.ts`). */
+  generation?: number;
 }
 
 /**
