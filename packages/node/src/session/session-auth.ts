@@ -10,7 +10,7 @@
  * the session cookie is also `SameSite=Lax`, so no other site's form sends it along.
  */
 
-import { OidcError, TokenEndpointError, isOidcError } from '@oidc-rp/core';
+import { OidcError, TokenEndpointError, createDpopProof, isOidcError, protectedResourceRequest } from '@oidc-rp/core';
 import type { StartLoginOptions } from '../client-types';
 import { nowSeconds } from '../sealing';
 import { type CookieShape, applyToCookieHeader, cookieShape, parseCookies } from './cookies';
@@ -147,6 +147,19 @@ export interface SessionAuth<Claims extends object = Record<string, unknown>> {
   /** Ends a session on the back end (needs a store): its next request is signed out with reason `revoked`. */
   revokeSession(sessionId: string): Promise<void>;
   /**
+   * Calls your API with the session's access token: with a DPoP key on the client,
+   * `Authorization: DPoP` and a fresh proof (with `ath`; one retry when the API asks for a
+   * nonce), else `Authorization: Bearer`. Redirects are not followed. Refresh first
+   * (`getSession`, `getAccessToken`) if the token may have expired.
+   */
+  protectedResourceRequest(session: Session<Claims>, url: string | URL, init?: RequestInit): Promise<Response>;
+  /**
+   * A DPoP proof for a request you send yourself with the session's access token (`ath`
+   * included): send it as the `DPoP` header with `Authorization: DPoP <accessToken>`. Needs a
+   * client created with `dpop`; `invalid_options` otherwise.
+   */
+  createDpopProof(session: Session<Claims>, request: { method: string; url: string | URL }): Promise<string>;
+  /**
    * Whether a state-changing request (your own POST forms) is the app's own: same origin, and
    * carrying the session's csrf token (form field `csrf_token` or header `x-csrf-token`). Reads a form body.
    */
@@ -193,6 +206,9 @@ export function createSessionAuth<Claims extends object = Record<string, unknown
     unknownAccessTokenLifetime: o.unknownAccessTokenLifetime,
     shared: o.store ?? o.refreshStore,
   });
+  // With a DPoP key on the client, every token it obtained is bound to it (a Bearer answer is refused).
+  const dpop = o.client.dpop;
+  const tokenType = dpop ? 'DPoP' : 'Bearer';
   // Re-seal a rolling session at most this often, not on every request.
   const rollAfter = o.rollingDuration === false ? Number.POSITIVE_INFINITY : Math.min(60, Math.floor(o.rollingDuration / 10));
 
@@ -244,11 +260,11 @@ export function createSessionAuth<Claims extends object = Record<string, unknown
       }
     }
     if (!writable || (!changed && now - read.issuedAt < rollAfter)) {
-      return { session: publicSession<Claims>(record, read.expiresAt), cookies: [], cookieHeader: applyToCookieHeader(pairs, []), ...(error ? { error } : {}) };
+      return { session: publicSession<Claims>(record, read.expiresAt, tokenType), cookies: [], cookieHeader: applyToCookieHeader(pairs, []), ...(error ? { error } : {}) };
     }
     const written = await io.write(record, pairs, shape);
     return {
-      session: publicSession<Claims>(record, written.expiresAt),
+      session: publicSession<Claims>(record, written.expiresAt, tokenType),
       cookies: written.cookies,
       cookieHeader: applyToCookieHeader(pairs, written.cookies),
       ...(error ? { error } : {}),
@@ -339,6 +355,22 @@ export function createSessionAuth<Claims extends object = Record<string, unknown
         );
       }
       await io.storeDelete(sessionId);
+    },
+
+    protectedResourceRequest(session, url, init = {}) {
+      if (dpop) return protectedResourceRequest(dpop, session.accessToken, url, init);
+      const headers = new Headers(init.headers);
+      headers.set('authorization', `Bearer ${session.accessToken}`);
+      return fetch(url, { ...init, headers, redirect: 'manual' });
+    },
+
+    async createDpopProof(session, request) {
+      if (!dpop) {
+        throw new OidcError('invalid_options', 'createDpopProof needs a client created with a DPoP key: createNodeClient({ dpop: await dpop() }).');
+      }
+      // As fetch sends it: the standard methods upper-case, any other one as written.
+      const htm = /^(delete|get|head|options|post|put)$/i.test(request.method) ? request.method.toUpperCase() : request.method;
+      return createDpopProof(dpop, { htm, htu: request.url, accessToken: session.accessToken });
     },
 
     async verifyCsrf(request, session) {
