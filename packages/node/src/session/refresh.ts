@@ -13,7 +13,7 @@
  * session ends (`session_refresh_interrupted`) rather than risk a reuse. Internal.
  */
 
-import { OidcError } from '@oidc-rp/core';
+import { OidcError, TokenEndpointError, isOidcError } from '@oidc-rp/core';
 import type { NodeClient } from '../client-types';
 import { nowSeconds, open, seal } from '../sealing';
 import { type SessionRecord, isSessionRecord, refreshedRecord } from './session-record';
@@ -34,6 +34,8 @@ interface Generation {
   generation: number;
   /** Absent: the session ended at this generation (its refresh token is in doubt or was refused). */
   record?: SessionRecord;
+  /** Why it ended, when it did: 'refused' by the provider, else an interrupted refresh. */
+  ended?: 'refused';
   /** Epoch seconds. */
   expiresAt: number;
 }
@@ -80,6 +82,7 @@ export function createRefresher(options: RefresherOptions) {
     if (!opened.ok || opened.payload.i !== id || typeof opened.payload.g !== 'number') return undefined;
     const record = opened.payload.s;
     const generation: Generation = { generation: opened.payload.g, expiresAt: opened.payload.exp as number };
+    if (opened.payload.e === 'refused') generation.ended = 'refused';
     if (record !== undefined) {
       if (!isSessionRecord(record) || record.id !== id) return undefined;
       generation.record = record;
@@ -92,20 +95,30 @@ export function createRefresher(options: RefresherOptions) {
     remember(id, generation);
     if (!shared) return;
     const now = nowSeconds();
-    const payload = { i: id, g: generation.generation, ...(generation.record ? { s: generation.record } : {}) };
+    const payload = { i: id, g: generation.generation, ...(generation.record ? { s: generation.record } : {}), ...(generation.ended ? { e: generation.ended } : {}) };
     const sealed = await seal(payload, secrets, PURPOSE, generation.expiresAt, now);
     await storeCall('set', () => shared.set(keyOf(id), sealed, Math.max(1, generation.expiresAt - now)));
   }
 
   async function spend(record: SessionRecord): Promise<SessionRecord> {
-    const tokens = await client.refresh(record.refreshToken as string, { expectedSubject: record.claims.sub });
+    let tokens: Awaited<ReturnType<NodeClient['refresh']>>;
+    try {
+      tokens = await client.refresh(record.refreshToken as string, { expectedSubject: record.claims.sub });
+    } catch (error) {
+      // Refused: no other request (or instance) tries this refresh token again.
+      if (isOidcError(error) && refusedByProvider(error)) {
+        await publish(record.id, { generation: generationOf(record) + 1, ended: 'refused', expiresAt: record.absoluteExpiresAt }).catch(() => undefined);
+      }
+      throw error;
+    }
     return { ...refreshedRecord(record, tokens, nowSeconds(), options.unknownAccessTokenLifetime), generation: generationOf(record) + 1 };
   }
 
   // Without a shared lock: this process's single flight is the lock.
   async function refreshHere(record: SessionRecord): Promise<RefreshOutcome> {
     const next = await spend(record);
-    await publish(record.id, { generation: generationOf(next), record: next, expiresAt: next.absoluteExpiresAt });
+    // Remembered in this process first; a store that fails to keep it costs other instances only.
+    await publish(record.id, { generation: generationOf(next), record: next, expiresAt: next.absoluteExpiresAt }).catch(() => undefined);
     return { record: next };
   }
 
@@ -175,7 +188,21 @@ export function createRefresher(options: RefresherOptions) {
 export type Refresher = ReturnType<typeof createRefresher>;
 
 function outcomeOf(generation: Generation): RefreshOutcome {
-  return generation.record ? { record: generation.record } : { ended: interrupted() };
+  if (generation.record) return { record: generation.record };
+  if (generation.ended === 'refused') {
+    return { ended: new OidcError('token_endpoint_error', 'The provider refused to refresh this session (for another request of it): the user must log in again.') };
+  }
+  return { ended: interrupted() };
+}
+
+/** The provider answered the refresh with a refusal (not an outage): the session cannot go on. */
+export function refusedByProvider(error: OidcError): boolean {
+  if (error instanceof TokenEndpointError || (error as { status?: unknown }).status !== undefined) {
+    const status = (error as { status?: number }).status ?? 0;
+    // 408 and 429 say "not now", not "never": keep the session and try again later.
+    return status >= 400 && status < 500 && status !== 408 && status !== 429;
+  }
+  return error.code.startsWith('id_token_') || error.code === 'refresh_token_missing';
 }
 
 function interrupted(): OidcError {

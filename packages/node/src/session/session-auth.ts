@@ -10,12 +10,12 @@
  * the session cookie is also `SameSite=Lax`, so no other site's form sends it along.
  */
 
-import { OidcError, TokenEndpointError, createDpopProof, isOidcError, protectedResourceRequest } from '@oidc-rp/core';
+import { OidcError, createDpopProof, isOidcError, protectedResourceRequest } from '@oidc-rp/core';
 import type { StartLoginOptions } from '../client-types';
 import { nowSeconds } from '../sealing';
 import { type CookieShape, applyToCookieHeader, cookieShape, parseCookies } from './cookies';
 import { type SessionAuthOptions, resolveSessionOptions } from './options';
-import { createRefresher } from './refresh';
+import { createRefresher, refusedByProvider } from './refresh';
 import { crossSiteRefusal, wantsHtml } from './request-checks';
 import { createAuthRoutes, loginUrlFor, redirect } from './routes';
 import { type SignedOutReason, createSessionIo } from './session-io';
@@ -382,16 +382,6 @@ export function createSessionAuth<Claims extends object = Record<string, unknown
 
 function isExpired(record: SessionRecord): boolean {
   return record.accessTokenExpiresAt !== undefined && nowSeconds() >= record.accessTokenExpiresAt;
-}
-
-/** The provider answered the refresh with a refusal (not an outage): the session cannot go on. */
-function refusedByProvider(error: OidcError): boolean {
-  if (error instanceof TokenEndpointError || (error as { status?: unknown }).status !== undefined) {
-    const status = (error as { status?: number }).status ?? 0;
-    // 408 and 429 say "not now", not "never": keep the session and try again later.
-    return status >= 400 && status < 500 && status !== 408 && status !== 429;
-  }
-  return error.code.startsWith('id_token_') || error.code === 'refresh_token_missing';
 }
 
 function toOidcError(error: unknown): OidcError {
