@@ -21,6 +21,17 @@ afterAll(async () => {
   await redisServer?.stop();
 });
 
+/** Tries to take `name` until it is granted (the holder's lock expired), for at most 10 s. */
+async function acquireWhenFree(store: RedisSessionStore, name: string) {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const grant = await store.lock.acquire(name);
+    if (grant) return grant;
+    if (Date.now() > deadline) throw new Error('timed out waiting for the lock to expire');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
 async function until(condition: () => boolean | Promise<boolean>, ms: number, what: string): Promise<void> {
   const deadline = Date.now() + ms;
   while (!(await condition())) {
@@ -69,10 +80,9 @@ describe('RedisSessionStore.lock', () => {
     const grant = await store.lock.acquire('refresh.s1');
     await grant?.release(true); // stops renewing, deletes nothing
     expect(await redis.exists('t:{refresh.s1}:claim')).toBe(1);
-    let next: Awaited<ReturnType<typeof store.lock.acquire>>;
-    await until(async () => (next = await store.lock.acquire('refresh.s1')) !== undefined, 10_000, 'the lock to expire');
-    expect(next?.abandoned).toBe(true);
-    await next?.release();
+    const next = await acquireWhenFree(store, 'refresh.s1');
+    expect(next.abandoned).toBe(true);
+    await next.release();
     // Released properly this time: the one after is not told of an abandonment.
     expect((await store.lock.acquire('refresh.s1'))?.abandoned).toBe(false);
   });
@@ -82,11 +92,10 @@ describe('RedisSessionStore.lock', () => {
     const store = new RedisSessionStore({ redis, keyPrefix: 't:', lockTtl: ttl });
     const first = await store.lock.acquire('refresh.s1');
     await first?.release(true);
-    let second: Awaited<ReturnType<typeof store.lock.acquire>>;
-    await until(async () => (second = await store.lock.acquire('refresh.s1')) !== undefined, 10_000, 'the lock to expire');
+    const second = await acquireWhenFree(store, 'refresh.s1');
     await first?.release(); // too late: the lock is the second holder's
     expect(await store.lock.acquire('refresh.s1')).toBeUndefined();
-    await second?.release();
+    await second.release();
   });
 
   it('refuses lock options out of range with invalid_options', () => {
