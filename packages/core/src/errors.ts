@@ -82,6 +82,8 @@ export type OidcErrorCode =
   // Server-side sessions (node's session layer).
   | 'session_too_large'
   | 'session_store_unavailable'
+  | 'session_refresh_interrupted'
+  | 'session_refresh_busy'
   // Resource servers (access-token verification).
   | 'access_token_missing'
   | 'access_token_invalid'

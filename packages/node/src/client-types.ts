@@ -4,7 +4,7 @@
  * name them without importing the client (imports point one way).
  */
 
-import type { AuthorizationRequestParams, AuthorizationTransaction, ProviderMetadata, TokenSet, UserInfo } from '@oidc-rp/core';
+import type { AuthorizationRequestParams, AuthorizationTransaction, DpopHandle, ProviderMetadata, TokenSet, UserInfo } from '@oidc-rp/core';
 import type { CallbackInput } from './callback-input';
 import type { ClientCredentialsOptions, InvalidateOptions } from './client-credentials';
 
@@ -115,6 +115,8 @@ export interface NodeClient {
   endSessionUrl(options?: EndSessionOptions): Promise<URL | undefined>;
   /** The provider metadata in use (discovered on first call when created with `issuer`). */
   getProvider(): Promise<ProviderMetadata>;
+  /** The DPoP handle given as the `dpop` option (every token of this client is bound to its key), if any. */
+  readonly dpop?: DpopHandle;
 }
 
 /**

@@ -139,6 +139,7 @@ export function createNodeClient(options: NodeClientOptions): NodeClient {
 
   const client: NodeClient = {
     getProvider,
+    ...withDpop,
 
     async startLogin(login = {}) {
       requireGrant('authorization_code', 'startLogin()');

@@ -7,7 +7,7 @@
  */
 
 /** What a key is for. */
-export type KeyPurpose = 'transaction cookie' | 'session cookie' | 'session store entry' | 'redis token cache';
+export type KeyPurpose = 'transaction cookie' | 'session cookie' | 'session store entry' | 'redis token cache' | 'session refresh record';
 
 /** Salt and info of each purpose; a changed value makes every existing sealed value unreadable. */
 const DERIVATIONS: Record<KeyPurpose, { salt: string; info: string }> = {
@@ -15,6 +15,7 @@ const DERIVATIONS: Record<KeyPurpose, { salt: string; info: string }> = {
   'session cookie': { salt: 'oidc-rp/node salt: session cookie', info: 'oidc-rp/node session v2' },
   'session store entry': { salt: 'oidc-rp/node salt: session store entry', info: 'oidc-rp/node session store entry v2' },
   'redis token cache': { salt: 'oidc-rp/node salt: redis token cache', info: 'oidc-rp/node redis token cache v2' },
+  'session refresh record': { salt: 'oidc-rp/node salt: session refresh record', info: 'oidc-rp/node session refresh record v1' },
 };
 
 const encoder = new TextEncoder();

@@ -27,4 +27,5 @@ export { RedisSessionStore } from './redis-session-store';
 export type { RedisSessionStoreOptions } from './redis-session-store';
 export type { RedisClientLike, RedisScriptOptions, RedisSetOptions } from './redis-client';
 export type { SessionStore } from '../session/session-store';
+export type { SessionLock, SessionLockGrant } from '../session/session-store';
 export type { CachedToken, TokenCache, TokenCacheLock } from '../token-cache';

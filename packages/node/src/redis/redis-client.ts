@@ -78,6 +78,13 @@ export interface BoundedRedis {
   delIfEquals(key: string, value: string): Promise<void>;
   /** Sets the expiry of `key` to `ttlMs` only if it still holds `value`, atomically: true when it did. */
   expireIfEquals(key: string, value: string, ttlMs: number): Promise<boolean>;
+  /**
+   * Takes the lock `key` (`value`, expiring after `ttlMs`) unless it is held, and marks it taken
+   * in `claimKey` until released: 'busy', 'taken', or 'abandoned' (the last holder never released).
+   */
+  claimLock(key: string, claimKey: string, value: string, ttlMs: number, claimTtlSeconds: number): Promise<'busy' | 'taken' | 'abandoned'>;
+  /** Deletes the lock `key` and its claim, only if the lock still holds `value`. */
+  releaseClaim(key: string, claimKey: string, value: string): Promise<void>;
 }
 
 // Compare-and-delete: a lock is released only by the owner whose random value it holds,
@@ -88,6 +95,19 @@ const DEL_IF_EQUALS = luaScript(
 // Compare-and-expire: a holder renews its lock only while the lock is still its own.
 const EXPIRE_IF_EQUALS = luaScript(
   "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) else return 0 end",
+);
+
+// A lock that remembers being held: the claim outlives the lock, so the next holder learns
+// that the previous one died holding it (its claim is still there) rather than released it.
+const CLAIM_LOCK = luaScript(
+  "if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end " +
+    "local previous = redis.call('EXISTS', KEYS[2]) " +
+    "redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) " +
+    "redis.call('SET', KEYS[2], ARGV[1], 'EX', ARGV[3]) " +
+    'return 1 + previous',
+);
+const RELEASE_CLAIM = luaScript(
+  "if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[2]) return redis.call('DEL', KEYS[1]) else return 0 end",
 );
 
 interface LuaScript {
@@ -138,6 +158,13 @@ export function boundedRedis(client: RedisClientLike, timeoutMs: number, user = 
     },
     async delIfEquals(key, value) {
       await evaluate(DEL_IF_EQUALS, { keys: [key], arguments: [value] });
+    },
+    async claimLock(key, claimKey, value, ttlMs, claimTtlSeconds) {
+      const reply = Number(await evaluate(CLAIM_LOCK, { keys: [key, claimKey], arguments: [value, String(ttlMs), String(claimTtlSeconds)] }));
+      return reply === 0 ? 'busy' : reply === 2 ? 'abandoned' : 'taken';
+    },
+    async releaseClaim(key, claimKey, value) {
+      await evaluate(RELEASE_CLAIM, { keys: [key, claimKey], arguments: [value] });
     },
     async expireIfEquals(key, value, ttlMs) {
       const reply = await evaluate(EXPIRE_IF_EQUALS, { keys: [key], arguments: [value, String(ttlMs)] });

@@ -4,8 +4,10 @@
  * layer before they get here, so Redis never holds a readable token.
  */
 
-import type { SessionStore } from '../session/session-store';
+import { fail } from '../options';
+import type { SessionLock, SessionStore } from '../session/session-store';
 import { type BoundedRedis, type RedisClientLike, boundedRedis } from './redis-client';
+import { createSessionLock } from './redis-lock';
 
 /**
  * Options of {@link RedisSessionStore}.
@@ -22,6 +24,17 @@ export interface RedisSessionStoreOptions {
   keyPrefix?: string;
   /** Milliseconds a command may take before the read fails with `session_store_unavailable`. Default 1000. */
   commandTimeout?: number;
+  /**
+   * Milliseconds the refresh lock of a session lives without renewal: the longest an instance
+   * that died while refreshing keeps the others waiting. Default 10 000. A live holder renews it
+   * every third of this while its token request runs.
+   */
+  lockTtl?: number;
+  /**
+   * Milliseconds a request waits for another instance's refresh of its session before it answers
+   * with the current (stale) access token and error `session_refresh_busy`. Default 30 000.
+   */
+  lockWait?: number;
 }
 
 /**
@@ -44,10 +57,20 @@ export interface RedisSessionStoreOptions {
 export class RedisSessionStore implements SessionStore {
   private readonly redis: BoundedRedis;
   private readonly prefix: string;
+  /** One refresh per session across every instance on this Redis (see `lockTtl`). */
+  readonly lock: SessionLock;
 
   constructor(options: RedisSessionStoreOptions) {
     this.redis = boundedRedis(options.redis, options.commandTimeout ?? 1_000, 'the session store');
     this.prefix = options.keyPrefix ?? 'oidc-rp:session:';
+    this.lock = createSessionLock(this.redis, {
+      prefix: this.prefix,
+      ttl: lockMilliseconds(options.lockTtl, 10_000, 'lockTtl'),
+      maxWait: lockMilliseconds(options.lockWait, 30_000, 'lockWait'),
+      // A claim left by a dead holder stays as long as a session can (the longest absolute lifetime).
+      claimTtlSeconds: CLAIM_TTL_SECONDS,
+      report: () => undefined,
+    });
   }
 
   async get(id: string): Promise<string | undefined> {
@@ -61,4 +84,13 @@ export class RedisSessionStore implements SessionStore {
   async delete(id: string): Promise<void> {
     await this.redis.del(this.prefix + id);
   }
+}
+
+// A week, the default absolute session lifetime; a claim is deleted by its next holder anyway.
+const CLAIM_TTL_SECONDS = 7 * 24 * 3600;
+
+function lockMilliseconds(value: number | undefined, fallback: number, name: string): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value < 1 || value > 3_600_000) fail(`\`${name}\` must be a whole number of milliseconds between 1 and 3600000.`);
+  return value;
 }

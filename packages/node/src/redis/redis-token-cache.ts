@@ -12,6 +12,7 @@ import { fail } from '../options';
 import { checkSecrets } from '../secret-strength';
 import { type EntryCodec, createEntryCodec } from './entry-codec';
 import { type BoundedRedis, type RedisClientLike, boundedRedis } from './redis-client';
+import { randomOwner, renewWhileHeld } from './redis-lock';
 
 /**
  * Options of {@link RedisTokenCache}.
@@ -183,7 +184,8 @@ export class RedisTokenCache implements TokenCache {
       // Without Redis there is no fleet-wide lock: this instance goes ahead on its own.
       return this.#unavailable(error, () => async () => undefined);
     }
-    const stopRenewing = this.#renewWhileHeld(lockKey, owner);
+    // Kept while this instance is alive, however long its token request takes.
+    const stopRenewing = renewWhileHeld(this.#redis, lockKey, owner, this.#lockTtl, (error) => this.#report(error));
     return async () => {
       stopRenewing();
       try {
@@ -192,38 +194,6 @@ export class RedisTokenCache implements TokenCache {
         // The token is stored already; the lock expires by itself.
         this.#report(error);
       }
-    };
-  }
-
-  /**
-   * Keeps the lock while its holder is alive: every third of `lockTtl` its expiry is set to
-   * `lockTtl` again (only while it still holds this owner), so a slow token request never
-   * lets a second instance in; only a holder that died or lost Redis lets the lock expire.
-   * Returns the function that stops renewing.
-   */
-  #renewWhileHeld(lockKey: string, owner: string): () => void {
-    let stopped = false;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const schedule = () => {
-      timer = setTimeout(renew, Math.max(1, Math.floor(this.#lockTtl / 3)));
-      // A lock never keeps the process alive: the holder's request does, while it runs.
-      timer.unref?.();
-    };
-    const renew = async () => {
-      let stillHeld = true;
-      try {
-        stillHeld = await this.#redis.expireIfEquals(lockKey, owner, this.#lockTtl);
-      } catch (error) {
-        // Tried again at the next tick; if Redis stays away the lock expires by itself.
-        this.#report(error);
-      }
-      // Not held any more: it expired (this process stalled longer than lockTtl) or was deleted.
-      if (stillHeld && !stopped) schedule();
-    };
-    schedule();
-    return () => {
-      stopped = true;
-      clearTimeout(timer);
     };
   }
 
@@ -313,9 +283,4 @@ function milliseconds(value: number | undefined, fallback: number, what: string,
 
 function hashOf(key: string): string {
   return createHash('sha256').update(key).digest('base64url');
-}
-
-/** 128 bits from the CSPRNG: who holds a lock. */
-function randomOwner(): string {
-  return Buffer.from(crypto.getRandomValues(new Uint8Array(16))).toString('base64url');
 }

@@ -14,5 +14,6 @@ export type { Session } from './session-record';
 export type { SignedOutReason } from './session-io';
 export { MemorySessionStore } from './session-store';
 export type { MemorySessionStoreOptions, SessionStore } from './session-store';
+export type { SessionLock, SessionLockGrant } from './session-store';
 export { sendWebResponse, toWebRequest } from './node-adapter';
 export type { ToWebRequestOptions } from './node-adapter';

@@ -53,6 +53,14 @@ export interface SessionAuthOptions {
   unknownAccessTokenLifetime?: number;
   /** Keep sessions on the server (large token sets, revocation); the cookie then holds a sealed id. Default: none, the session is sealed in the cookie. */
   store?: SessionStore;
+  /**
+   * Cookie mode (no `store`): where the newest tokens of each session are recorded when it is
+   * refreshed, so that a stale cookie (an older copy, a request that was in flight) takes them
+   * instead of spending a used refresh token, on every instance. A `RedisSessionStore` (its own
+   * `keyPrefix`) also makes the refresh of a session single across the fleet. Default: none,
+   * each process remembers its own refreshes (see "Sessions across a fleet" in the README).
+   */
+  refreshStore?: SessionStore;
   /** Options of every login (e.g. `{ scope: 'openid profile offline_access' }`). */
   loginOptions?: Omit<StartLoginOptions, 'appState'>;
   /** After logout, also end the provider's session (RP-initiated logout) when it offers one. Default true. */
@@ -79,6 +87,7 @@ export interface ResolvedSessionOptions {
   refreshLeeway: number;
   unknownAccessTokenLifetime: number;
   store: SessionStore | undefined;
+  refreshStore: SessionStore | undefined;
   loginOptions: Omit<StartLoginOptions, 'appState'>;
   idpLogout: boolean;
   postLogoutRedirect: string;
@@ -122,6 +131,13 @@ export function resolveSessionOptions(options: SessionAuthOptions): ResolvedSess
   if (store !== undefined && (typeof store?.get !== 'function' || typeof store.set !== 'function' || typeof store.delete !== 'function')) {
     throw invalidOptions('`store` must implement get(id), set(id, value, ttlSeconds) and delete(id).');
   }
+  const refreshStore = options.refreshStore;
+  if (refreshStore !== undefined) {
+    if (typeof refreshStore?.get !== 'function' || typeof refreshStore.set !== 'function' || typeof refreshStore.delete !== 'function') {
+      throw invalidOptions('`refreshStore` must implement get(id), set(id, value, ttlSeconds) and delete(id), like a session store.');
+    }
+    if (store !== undefined) throw invalidOptions('`refreshStore` is for cookie mode: with `store`, the store itself records refreshes (leave refreshStore out).');
+  }
   const postLogoutRedirect = options.postLogoutRedirect ?? '/';
   if (typeof postLogoutRedirect !== 'string' || !(postLogoutRedirect.startsWith('/') || /^https?:\/\//.test(postLogoutRedirect))) {
     throw invalidOptions('`postLogoutRedirect` must be a path such as "/" or an absolute http(s) URL of the app.');
@@ -144,6 +160,7 @@ export function resolveSessionOptions(options: SessionAuthOptions): ResolvedSess
     refreshLeeway,
     unknownAccessTokenLifetime: seconds(options.unknownAccessTokenLifetime, 300, '`unknownAccessTokenLifetime`'),
     store,
+    refreshStore,
     loginOptions: options.loginOptions ?? {},
     idpLogout: options.idpLogout ?? true,
     postLogoutRedirect,

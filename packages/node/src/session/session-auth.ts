@@ -10,16 +10,16 @@
  * the session cookie is also `SameSite=Lax`, so no other site's form sends it along.
  */
 
-import { OidcError, TokenEndpointError, isOidcError } from '@oidc-rp/core';
+import { OidcError, createDpopProof, isOidcError, protectedResourceRequest } from '@oidc-rp/core';
 import type { StartLoginOptions } from '../client-types';
 import { nowSeconds } from '../sealing';
 import { type CookieShape, applyToCookieHeader, cookieShape, parseCookies } from './cookies';
 import { type SessionAuthOptions, resolveSessionOptions } from './options';
-import { createRefresher } from './refresh';
+import { createRefresher, refusedByProvider } from './refresh';
 import { crossSiteRefusal, wantsHtml } from './request-checks';
 import { createAuthRoutes, loginUrlFor, redirect } from './routes';
 import { type SignedOutReason, createSessionIo } from './session-io';
-import { type Session, type SessionRecord, publicSession, refreshedRecord } from './session-record';
+import { type Session, type SessionRecord, publicSession } from './session-record';
 
 /**
  * What a session read returns. Send `cookies` with your response (they roll the expiry, carry
@@ -147,6 +147,19 @@ export interface SessionAuth<Claims extends object = Record<string, unknown>> {
   /** Ends a session on the back end (needs a store): its next request is signed out with reason `revoked`. */
   revokeSession(sessionId: string): Promise<void>;
   /**
+   * Calls your API with the session's access token: with a DPoP key on the client,
+   * `Authorization: DPoP` and a fresh proof (with `ath`; one retry when the API asks for a
+   * nonce), else `Authorization: Bearer`. Redirects are not followed. Refresh first
+   * (`getSession`, `getAccessToken`) if the token may have expired.
+   */
+  protectedResourceRequest(session: Session<Claims>, url: string | URL, init?: RequestInit): Promise<Response>;
+  /**
+   * A DPoP proof for a request you send yourself with the session's access token (`ath`
+   * included): send it as the `DPoP` header with `Authorization: DPoP <accessToken>`. Needs a
+   * client created with `dpop`; `invalid_options` otherwise.
+   */
+  createDpopProof(session: Session<Claims>, request: { method: string; url: string | URL }): Promise<string>;
+  /**
    * Whether a state-changing request (your own POST forms) is the app's own: same origin, and
    * carrying the session's csrf token (form field `csrf_token` or header `x-csrf-token`). Reads a form body.
    */
@@ -187,7 +200,15 @@ export interface SessionAuth<Claims extends object = Record<string, unknown>> {
 export function createSessionAuth<Claims extends object = Record<string, unknown>>(options: SessionAuthOptions): SessionAuth<Claims> {
   const o = resolveSessionOptions(options);
   const io = createSessionIo(o);
-  const refresh = createRefresher(o.client);
+  const refresh = createRefresher({
+    client: o.client,
+    secrets: o.secrets,
+    unknownAccessTokenLifetime: o.unknownAccessTokenLifetime,
+    shared: o.store ?? o.refreshStore,
+  });
+  // With a DPoP key on the client, every token it obtained is bound to it (a Bearer answer is refused).
+  const dpop = o.client.dpop;
+  const tokenType = dpop ? 'DPoP' : 'Bearer';
   // Re-seal a rolling session at most this often, not on every request.
   const rollAfter = o.rollingDuration === false ? Number.POSITIVE_INFINITY : Math.min(60, Math.floor(o.rollingDuration / 10));
 
@@ -226,8 +247,11 @@ export function createSessionAuth<Claims extends object = Record<string, unknown
     const due = readOptions.forceRefresh === true || (record.accessTokenExpiresAt !== undefined && now >= record.accessTokenExpiresAt - leeway);
     if (writable && record.refreshToken && due) {
       try {
-        const tokens = await refresh(record.refreshToken, record.claims.sub);
-        record = refreshedRecord(record, tokens, nowSeconds(), o.unknownAccessTokenLifetime);
+        let outcome = await refresh(record);
+        // Another copy's tokens that have expired since (an old cookie back after a while): refresh those.
+        if ('record' in outcome && isExpired(outcome.record) && outcome.record.refreshToken) outcome = await refresh(outcome.record);
+        if ('ended' in outcome) return signedOut('refresh_failed', pairs, await io.destroy(record, pairs, shape), outcome.ended);
+        record = outcome.record;
         changed = true;
       } catch (failure) {
         const oidcError = toOidcError(failure);
@@ -236,11 +260,11 @@ export function createSessionAuth<Claims extends object = Record<string, unknown
       }
     }
     if (!writable || (!changed && now - read.issuedAt < rollAfter)) {
-      return { session: publicSession<Claims>(record, read.expiresAt), cookies: [], cookieHeader: applyToCookieHeader(pairs, []), ...(error ? { error } : {}) };
+      return { session: publicSession<Claims>(record, read.expiresAt, tokenType), cookies: [], cookieHeader: applyToCookieHeader(pairs, []), ...(error ? { error } : {}) };
     }
     const written = await io.write(record, pairs, shape);
     return {
-      session: publicSession<Claims>(record, written.expiresAt),
+      session: publicSession<Claims>(record, written.expiresAt, tokenType),
       cookies: written.cookies,
       cookieHeader: applyToCookieHeader(pairs, written.cookies),
       ...(error ? { error } : {}),
@@ -333,6 +357,22 @@ export function createSessionAuth<Claims extends object = Record<string, unknown
       await io.storeDelete(sessionId);
     },
 
+    protectedResourceRequest(session, url, init = {}) {
+      if (dpop) return protectedResourceRequest(dpop, session.accessToken, url, init);
+      const headers = new Headers(init.headers);
+      headers.set('authorization', `Bearer ${session.accessToken}`);
+      return fetch(url, { ...init, headers, redirect: 'manual' });
+    },
+
+    async createDpopProof(session, request) {
+      if (!dpop) {
+        throw new OidcError('invalid_options', 'createDpopProof needs a client created with a DPoP key: createNodeClient({ dpop: await dpop() }).');
+      }
+      // As fetch sends it: the standard methods upper-case, any other one as written.
+      const htm = /^(delete|get|head|options|post|put)$/i.test(request.method) ? request.method.toUpperCase() : request.method;
+      return createDpopProof(dpop, { htm, htu: request.url, accessToken: session.accessToken });
+    },
+
     async verifyCsrf(request, session) {
       return (await crossSiteRefusal(request, originOf(request), session.csrfToken)) === undefined;
     },
@@ -340,14 +380,8 @@ export function createSessionAuth<Claims extends object = Record<string, unknown
   return auth;
 }
 
-/** The provider answered the refresh with a refusal (not an outage): the session cannot go on. */
-function refusedByProvider(error: OidcError): boolean {
-  if (error instanceof TokenEndpointError || (error as { status?: unknown }).status !== undefined) {
-    const status = (error as { status?: number }).status ?? 0;
-    // 408 and 429 say "not now", not "never": keep the session and try again later.
-    return status >= 400 && status < 500 && status !== 408 && status !== 429;
-  }
-  return error.code.startsWith('id_token_') || error.code === 'refresh_token_missing';
+function isExpired(record: SessionRecord): boolean {
+  return record.accessTokenExpiresAt !== undefined && nowSeconds() >= record.accessTokenExpiresAt;
 }
 
 function toOidcError(error: unknown): OidcError {

@@ -21,6 +21,8 @@ export interface SessionRecord {
   createdAt: number;
   /** Epoch seconds: the session ends then, however active. */
   absoluteExpiresAt: number;
+  /** Refreshes so far (absent: none): a copy with a lower one is stale (`refresh.ts`). */
+  generation?: number;
 }
 
 /**
@@ -41,6 +43,8 @@ export interface Session<Claims extends object = Record<string, unknown>> {
   idToken?: string;
   /** The access token, refreshed by `getSession` when it had expired. */
   accessToken: string;
+  /** `DPoP` when the client has a DPoP key (the token is bound to it: call APIs with `auth.protectedResourceRequest`), else `Bearer`. */
+  tokenType: 'Bearer' | 'DPoP';
   /** Epoch seconds: the provider's `expires_in`, or the `unknownAccessTokenLifetime` option when it did not say. */
   accessTokenExpiresAt?: number;
   /** Whether the session holds a refresh token (ask for `offline_access` to get one). */
@@ -93,12 +97,13 @@ export function refreshedRecord(record: SessionRecord, tokens: TokenSet, now: nu
   return next;
 }
 
-export function publicSession<Claims extends object>(record: SessionRecord, expiresAt: number): Session<Claims> {
+export function publicSession<Claims extends object>(record: SessionRecord, expiresAt: number, tokenType: 'Bearer' | 'DPoP' = 'Bearer'): Session<Claims> {
   return {
     id: record.id,
     user: record.claims as IdTokenClaims & Claims,
     ...(record.idToken !== undefined ? { idToken: record.idToken } : {}),
     accessToken: record.accessToken,
+    tokenType,
     ...(record.accessTokenExpiresAt !== undefined ? { accessTokenExpiresAt: record.accessTokenExpiresAt } : {}),
     canRefresh: record.refreshToken !== undefined,
     ...(record.scope !== undefined ? { scope: record.scope } : {}),

@@ -27,6 +27,61 @@ export interface SessionStore {
   set(id: string, value: string, ttlSeconds: number): Promise<void>;
   /** Removes the session (logout, revocation). Deleting an unknown id is not an error. */
   delete(id: string): Promise<void>;
+  /**
+   * Optional: a lock shared by every instance using this store, so that a session is refreshed
+   * once across the fleet (`RedisSessionStore` has one). Without it, refreshes are single per
+   * process only. See {@link SessionLock}.
+   */
+  lock?: SessionLock;
+}
+
+/**
+ * A lock shared by the instances of a fleet, one per name, kept alive by its holder while it
+ * works and expiring by itself when the holder is gone. The session layer takes one per session
+ * while it spends the session's refresh token.
+ *
+ * @example
+ * ```ts
+ * const grant = await store.lock?.acquire('refresh.' + sessionId);
+ * if (grant) {
+ *   try {
+ *     // grant.abandoned: the last holder died holding it, its work is in doubt
+ *   } finally {
+ *     await grant.release();
+ *   }
+ * }
+ * ```
+ */
+export interface SessionLock {
+  /**
+   * Tries once, without waiting, to take the lock `name`: a grant when taken, undefined while
+   * another holder has it. A live holder keeps it (renewed) until `release`; a holder that died
+   * loses it after `ttl`, and the next grant then says `abandoned`.
+   */
+  acquire(name: string): Promise<SessionLockGrant | undefined>;
+  /** Milliseconds a dead holder's lock lives on: the bound on recovering from a crash mid-refresh. */
+  readonly ttl: number;
+  /** Milliseconds a request waits for another holder's refresh before answering without it. */
+  readonly maxWait: number;
+}
+
+/**
+ * A taken {@link SessionLock}.
+ *
+ * @example
+ * ```ts
+ * if (grant.abandoned) console.warn('a refresh was interrupted by a crash');
+ * ```
+ */
+export interface SessionLockGrant {
+  /** The previous holder never released the lock (it died, or lost the store, while holding it). */
+  readonly abandoned: boolean;
+  /**
+   * Stops renewing and releases the lock (only if it is still this holder's). `inDoubt`: stop
+   * renewing but leave the lock to expire with its claim, so the next holder gets `abandoned`
+   * (the work may have been done without its result being kept).
+   */
+  release(inDoubt?: boolean): Promise<void>;
 }
 
 /**

@@ -16,11 +16,11 @@ export type InstanceMessage =
   | { type: 'token'; accessToken: string }
   | { type: 'error'; code: string };
 
-export interface Instance {
-  readonly messages: InstanceMessage[];
+export interface Instance<M extends { type: string } = InstanceMessage> {
+  readonly messages: M[];
   /** The first message of this type, already received or still to come; rejects if the process ends first. */
-  next<T extends InstanceMessage['type']>(type: T): Promise<Extract<InstanceMessage, { type: T }>>;
-  send(message: { type: 'go' | 'proceed' }): void;
+  next<T extends M['type']>(type: T): Promise<Extract<M, { type: T }>>;
+  send(message: { type: string; [key: string]: unknown }): void;
   /** SIGKILL, and wait for the process to be gone. */
   kill(): Promise<void>;
   readonly exited: Promise<void>;
@@ -36,15 +36,23 @@ export interface InstanceEnv {
 
 const running = new Set<ChildProcess>();
 
-export async function startInstance(env: InstanceEnv): Promise<Instance> {
-  const child = fork(FIXTURE, [], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
+export function startInstance(env: InstanceEnv): Promise<Instance> {
+  return startProcess<InstanceMessage>(FIXTURE, { ...env });
+}
+
+/** Forks `fixture` (a module of test/fixtures) with `env`, and waits for its `ready` message. */
+export async function startProcess<M extends { type: string }>(fixture: string, env: Record<string, string>): Promise<Instance<M>> {
+  const child = fork(join(PACKAGE_DIR, 'test/fixtures', fixture.replace(/^.*\//, '')), [], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+  });
   running.add(child);
   const stderr: string[] = [];
   child.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk.toString()));
-  const messages: InstanceMessage[] = [];
+  const messages: M[] = [];
   const waiters: Array<() => void> = [];
   child.on('message', (message) => {
-    messages.push(message as InstanceMessage);
+    messages.push(message as M);
     for (const wake of waiters.splice(0)) wake();
   });
   const exited = once(child, 'exit').then(() => {
@@ -52,7 +60,7 @@ export async function startInstance(env: InstanceEnv): Promise<Instance> {
     for (const wake of waiters.splice(0)) wake();
   });
 
-  const instance: Instance = {
+  const instance: Instance<M> = {
     messages,
     exited,
     async next(type) {
@@ -73,7 +81,7 @@ export async function startInstance(env: InstanceEnv): Promise<Instance> {
       await exited;
     },
   };
-  await instance.next('ready');
+  await instance.next('ready' as M['type']);
   return instance;
 }
 

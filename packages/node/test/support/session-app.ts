@@ -4,9 +4,10 @@
 // manual redirects and a cookie jar.
 import { type Server, createServer } from 'node:http';
 import { once } from 'node:events';
-import { type ServerConfig, createReferenceServer, demoConfig } from '@oidc-rp/reference-server';
+import { type ServerConfig, type ServerControl, createReferenceServer, demoConfig } from '@oidc-rp/reference-server';
 import { CookieJar, completeLogin } from '@oidc-rp/reference-server/testing';
 import {
+  type DpopHandle,
   type NodeClient,
   type SessionAuth,
   type SessionAuthOptions,
@@ -29,6 +30,8 @@ export interface SessionWorld {
   count(method: string, suffix: string): number;
   /** While true, the app's token requests to /oauth/token fail as if the provider were unreachable. */
   providerDown: boolean;
+  /** Runtime control of the provider (faults, clients, the journal). */
+  control: ServerControl;
   /** Replaces the app's session layer. */
   use(options?: Partial<SessionAuthOptions>): SessionAuth;
   close(): Promise<void>;
@@ -52,7 +55,7 @@ export function sessionServerConfig(appOrigin: string, accessTokenLifetime: numb
   return config;
 }
 
-export async function startSessionWorld({ accessTokenLifetime = 120 } = {}): Promise<SessionWorld> {
+export async function startSessionWorld({ accessTokenLifetime = 120, dpop }: { accessTokenLifetime?: number; dpop?: DpopHandle } = {}): Promise<SessionWorld> {
   let auth: SessionAuth | undefined;
   const app: Server = createServer(async (req, res) => {
     try {
@@ -87,6 +90,7 @@ export async function startSessionWorld({ accessTokenLifetime = 120 } = {}): Pro
     redirectUri: `${appOrigin}/auth/callback`,
     scope: 'openid profile email offline_access',
     cookieSecret: 'test-tx-oFp2bAbXNweB5DkDlIp8K5Ci-dGM7BII',
+    ...(dpop ? { dpop } : {}),
     fetch: async (input, init) => {
       if (state.providerDown && String(input).endsWith('/oauth/token')) throw new TypeError('fetch failed');
       const response = await fetch(input, init);
@@ -110,6 +114,7 @@ export async function startSessionWorld({ accessTokenLifetime = 120 } = {}): Pro
       state.providerDown = down;
     },
     count: (method, suffix) => requests.filter((r) => r.method === method && r.path.endsWith(suffix)).length,
+    control: server.control,
     use(options = {}) {
       auth = createSessionAuth({ client, secret: SECRET, ...options });
       return auth;
@@ -136,6 +141,13 @@ async function route(auth: SessionAuth, request: Request): Promise<Response> {
         id: session.id,
       }),
     )(request);
+  }
+  if (pathname === '/api') {
+    // Calls an API (`?url=`, e.g. the provider's userinfo) with the session's token, as an app calls its own.
+    return auth.requiresAuth(async (_request, session) => {
+      const api = await auth.protectedResourceRequest(session, new URL(request.url).searchParams.get('url') as string);
+      return Response.json({ status: api.status, tokenType: session.tokenType, body: api.ok ? await api.json() : null });
+    })(request);
   }
   if (pathname === '/state') {
     const { session, reason, error, cookies } = await auth.getSession(request);
