@@ -44,21 +44,16 @@ export interface SnapshotStore {
  * const stop = state.subscribe(() => render(state.get()));
  * ```
  */
+const FIELDS = ['status', 'user', 'error', 'expiresAt', 'idToken'] as const;
+
 export function createSnapshotStore(): SnapshotStore {
   let snapshot: AuthSnapshot = Object.freeze({ status: 'loading' });
   const listeners = new Set<() => void>();
   return {
     get: () => snapshot,
     set(next) {
-      if (
-        next.status === snapshot.status &&
-        next.user === snapshot.user &&
-        next.error === snapshot.error &&
-        next.expiresAt === snapshot.expiresAt &&
-        next.idToken === snapshot.idToken
-      ) {
-        return;
-      }
+      // Only these members are compared: a snapshot has no other.
+      if (FIELDS.every((field) => next[field] === snapshot[field])) return;
       snapshot = Object.freeze({ ...next });
       for (const listener of [...listeners]) listener();
     },
