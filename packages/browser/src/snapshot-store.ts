@@ -44,16 +44,14 @@ export interface SnapshotStore {
  * const stop = state.subscribe(() => render(state.get()));
  * ```
  */
-const FIELDS = ['status', 'user', 'error', 'expiresAt', 'idToken'] as const;
-
 export function createSnapshotStore(): SnapshotStore {
   let snapshot: AuthSnapshot = Object.freeze({ status: 'loading' });
   const listeners = new Set<() => void>();
   return {
     get: () => snapshot,
     set(next) {
-      // Only these members are compared: a snapshot has no other.
-      if (FIELDS.every((field) => next[field] === snapshot[field])) return;
+      const members = Object.keys({ ...snapshot, ...next }) as (keyof AuthSnapshot)[];
+      if (members.every((member) => next[member] === snapshot[member])) return;
       snapshot = Object.freeze({ ...next });
       for (const listener of [...listeners]) listener();
     },
