@@ -77,8 +77,6 @@ export function createBrowserClient(options: BrowserClientOptions): BrowserClien
     events.emit('error', failure);
     return failure;
   };
-  // Only with the dpop part: it binds the flow's token requests and the stored session to its key.
-  const dpop = (options.dpop as unknown as Dpop | undefined)?.bind_(o, adopt);
 
   function adopt(next: Session | undefined, error?: OidcError): void {
     if (next && session && next.id === session.id && next.accessToken === session.accessToken) next = session;
@@ -228,7 +226,8 @@ export function createBrowserClient(options: BrowserClientOptions): BrowserClien
     on: events.on,
     getProvider: provider,
     http: o.http,
-    dpop,
+    // Only with the dpop part, bound here (before any call): it adds its key to the flow's token requests and guards the stored session.
+    dpop: (options.dpop as unknown as Dpop | undefined)?.bind_(o, adopt),
   };
 }
 
