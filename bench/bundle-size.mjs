@@ -45,6 +45,7 @@ const VARIANTS = [
   { name: '`getUserInfo(client)` (userinfo endpoint)', entry: 'oidc-rp-browser-userinfo.js', group: 'opt-in', ours: true },
   { name: "`crossTab({ storage: 'indexedDB' })` (tabs act as one; shared tokens)", entry: 'oidc-rp-browser-crosstab.js', group: 'opt-in', ours: true },
   { name: '`authorizedFetch(client)` (fetch with a 401 retry)', entry: 'oidc-rp-browser-fetch.js', group: 'opt-in', ours: true },
+  { name: '`dpop()` (DPoP, RFC 9449: tokens bound to a non-extractable key in IndexedDB)', entry: 'oidc-rp-browser-dpop.js', group: 'opt-in', ours: true },
 ];
 
 /** Budgets (issue 14), in bytes of min+gzip. */

@@ -1,4 +1,4 @@
-import { createBrowserClient, crossTab, discovery, revocation } from '@oidc-rp/browser';
+import { createBrowserClient, crossTab, discovery, dpop, revocation } from '@oidc-rp/browser';
 import { AuthProvider } from '@oidc-rp/react';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
@@ -19,8 +19,10 @@ try {
     redirectUri: config.redirectUri,
     postLogoutRedirectUri: config.postLogoutRedirectUri,
     // Opt-in part: the tabs act as one (a logout ends every tab); with indexedDB they share one session and its refreshes.
+    // A session kept across reloads is the documented setup: shared in IndexedDB and bound to a
+    // non-extractable DPoP key (dpop()), so a copied token or refresh token is of no use.
     ...(config.tokenStorage === 'indexedDB'
-      ? { crossTab: crossTab({ storage: 'indexedDB' }) }
+      ? { crossTab: crossTab({ storage: 'indexedDB' }), dpop: dpop() }
       : { tokenStorage: config.tokenStorage, crossTab: crossTab() }),
     revocation, // opt-in part: logout revokes the refresh token (the reference server's logout page leaves it valid)
   });

@@ -32,10 +32,15 @@ export interface AuthorizedFetchOptions {
  * const response = await api('https://api.example.com/orders');
  * ```
  */
-export function authorizedFetch(client: Pick<BrowserClient, 'getAccessToken'>, options: AuthorizedFetchOptions = {}): AuthorizedFetch {
+export function authorizedFetch(
+  client: Pick<BrowserClient, 'getAccessToken'> & Partial<Pick<BrowserClient, 'dpop' | 'http'>>,
+  options: AuthorizedFetchOptions = {},
+): AuthorizedFetch {
   return async (input, init) => {
     const request = new Request(input, init);
     const send = (attempt: Request, token: string) => {
+      // A DPoP-bound token goes with a proof of the key, never as Bearer.
+      if (client.dpop) return client.dpop.request(token, attempt, undefined, options.fetch && { ...client.http, fetch: options.fetch });
       attempt.headers.set('Authorization', `Bearer ${token}`);
       return (options.fetch ?? fetch)(attempt);
     };

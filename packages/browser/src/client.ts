@@ -9,12 +9,14 @@ import { DEV } from './dev';
 import {
   OidcError,
   buildEndSessionUrl,
+  invalidOptions,
   isOidcError,
   none,
   type AuthorizationTransaction,
 } from '@oidc-rp/core';
 import { createCallbackHandler } from './callback';
 import type { TabLink } from './cross-tab';
+import type { Dpop } from './dpop';
 import { createEmitter } from './events';
 import { resolveOptions, type BrowserClientOptions } from './options';
 import { createRefresher } from './refresh';
@@ -159,15 +161,14 @@ export function createBrowserClient(options: BrowserClientOptions): BrowserClien
       // The transaction waits in this origin's storage: a callback to another origin cannot find it.
       const here = new URL(navigate.currentUrl()).origin;
       if (here !== o.redirectUrl_.origin) {
-        throw new OidcError(
-          'invalid_options',
+        throw invalidOptions(
           DEV &&
             `This page is at ${here} but redirectUri is at ${o.redirectUrl_.origin}, whose storage would not hold this login: ` +
               `open the app at ${o.redirectUrl_.origin}, or register a redirect URI at ${here} and use it.`,
         );
       }
       if (loginOptions.popup) {
-        if (!o.popupLogin_) throw new OidcError('invalid_options', DEV && 'login({ popup: true }) needs the popupLogin part.');
+        if (!o.popupLogin_) throw invalidOptions(DEV && 'login({ popup: true }) needs the popupLogin part.');
         // Synchronously, within the click's task: the part opens the popup before any await.
         return await o.popupLogin_.login({ open: navigate.openPopup?.bind(navigate), request, finish: completeLogin });
       }
@@ -201,8 +202,8 @@ export function createBrowserClient(options: BrowserClientOptions): BrowserClien
     if (ended) {
       tabs?.logout(ended.id);
       events.emit('logout', {});
+      await revoke(ended);
     }
-    if (ended) await revoke(ended);
     const url = buildEndSessionUrl({
       provider: await provider(),
       clientId: o.clientId,
@@ -225,6 +226,8 @@ export function createBrowserClient(options: BrowserClientOptions): BrowserClien
     on: events.on,
     getProvider: provider,
     http: o.http,
+    // Only with the dpop part, bound here (before any call): it adds its key to the flow's token requests and guards the stored session.
+    dpop: (options.dpop as unknown as Dpop | undefined)?.bind_(o, adopt),
   };
 }
 

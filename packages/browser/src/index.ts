@@ -15,6 +15,7 @@ export { popupLogin, type PopupLoginPart } from './popup';
 export { implicitFlow, type ImplicitFlowPart } from './implicit';
 export { revocation, type RevocationPart } from './revocation';
 export { crossTab, type CrossTabOptions, type CrossTabPart } from './cross-tab';
+export { dpop, type BrowserDpop, type DpopPart, type DpopPartOptions } from './dpop';
 export { getUserInfo } from './userinfo';
 export {
   OidcError,
@@ -24,6 +25,9 @@ export {
   systemClock,
   type Clock,
   type DiscoveredProvider,
+  type DpopAlgorithm,
+  type DpopHandle,
+  type DpopProofParams,
   type HttpOptions,
   type IdTokenClaims,
   type OidcErrorCode,

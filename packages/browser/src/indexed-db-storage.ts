@@ -25,8 +25,31 @@ const STORE = 'kv';
  * ```
  */
 export function indexedDbStorage(database = 'oidc-rp'): StorageAdapter {
+  return keyValueStore<string>(database);
+}
+
+/** What {@link keyValueStore} keeps: any value the structured clone algorithm copies. Internal. */
+export interface KeyValueStore<T> {
+  get(key: string): Promise<T | null>;
+  set(key: string, value: T): Promise<void>;
+  remove(key: string): Promise<void>;
+  keys(): Promise<string[]>;
+}
+
+/**
+ * The object store `kv` of IndexedDB database `database` for values of any structured-clonable
+ * type (strings for {@link indexedDbStorage}, a `CryptoKeyPair` for the DPoP part: a
+ * non-extractable key is stored and read back as the key object itself, never as bytes).
+ * Memory where IndexedDB is missing. Internal.
+ *
+ * @example
+ * ```ts
+ * await keyValueStore<CryptoKeyPair>().set('oidc-rp.dpop:spa', keyPair);
+ * ```
+ */
+export function keyValueStore<T>(database = 'oidc-rp'): KeyValueStore<T> {
   const idb = globalThis.indexedDB;
-  if (!idb) return memoryStorage();
+  if (!idb) return memoryStorage() as unknown as KeyValueStore<T>;
   let opened: Promise<IDBDatabase> | undefined;
 
   const open = () =>
@@ -60,7 +83,7 @@ export function indexedDbStorage(database = 'oidc-rp'): StorageAdapter {
   }
 
   return {
-    get: async (key) => ((await run('readonly', (store) => store.get(key))) as string | undefined) ?? null,
+    get: async (key) => ((await run('readonly', (store) => store.get(key))) as T | undefined) ?? null,
     set: async (key, value) => void (await run('readwrite', (store) => store.put(value, key))),
     remove: async (key) => void (await run('readwrite', (store) => store.delete(key))),
     keys: async () => (await run('readonly', (store) => store.getAllKeys())).map(String),

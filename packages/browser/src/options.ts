@@ -10,10 +10,12 @@ import {
   systemClock,
   type Clock,
   type DiscoveredProvider,
+  type DpopHandle,
   type HttpOptions,
   type ProviderMetadata,
 } from '@oidc-rp/core';
 import type { CrossTab, CrossTabPart } from './cross-tab';
+import type { DpopPart } from './dpop';
 import type { ImplicitFlow, ImplicitFlowPart } from './implicit';
 import type { Channel } from './channel';
 import type { Lock } from './lock';
@@ -86,6 +88,13 @@ export interface BrowserClientOptions {
    * serialised across tabs, a logout ending every tab. Without it each tab is a session of its own.
    */
   crossTab?: CrossTabPart;
+  /**
+   * Opt-in part that binds the tokens to a non-extractable DPoP key kept in IndexedDB (pass
+   * `dpop()`): logins, code exchange and refreshes carry DPoP proofs, and `authorizedFetch`
+   * sends `Authorization: DPoP` with a proof. With `crossTab({ storage: 'indexedDB' })` it is the
+   * setup for a session that survives reloads.
+   */
+  dpop?: DpopPart;
   /** Where this tab keeps its tokens. Default `'memory'`; see {@link TokenStorageOption}. Not with a shared `crossTab` storage. */
   tokenStorage?: TokenStorageOption;
   /** Seconds before expiry from which `getAccessToken()` refreshes. Default 30. */
@@ -121,7 +130,7 @@ export interface ResolvedOptions {
   redirectUrl_: URL;
   /** The response comes in the fragment (implicit), not the query. */
   fragment_: boolean;
-  /** Core's request builder and callback completion for this flow. */
+  /** Core's request builder and callback completion for this flow (the dpop part replaces them with versions that add its key). */
   request_: ImplicitFlow['request'];
   complete_: ImplicitFlow['complete'];
   popupLogin_: PopupLogin | undefined;
@@ -130,8 +139,12 @@ export interface ResolvedOptions {
   refreshLeeway: number;
   now: Clock;
   http: HttpOptions | undefined;
-  /** What every call into core takes: the client, its network settings and its one clock. */
-  core_: { client: { clientId: string }; http: HttpOptions | undefined; clockTolerance: number | undefined; now: Clock };
+  /**
+   * What every call into core takes: the client, its network settings and its one clock; with
+   * the dpop part, the handle of the key of the stored session, set whenever the session is
+   * read (so a refresh, which reads it first, always carries a proof).
+   */
+  core_: { client: { clientId: string }; http: HttpOptions | undefined; clockTolerance: number | undefined; now: Clock; dpop?: DpopHandle | undefined };
   runtime_: () => Platform;
 }
 

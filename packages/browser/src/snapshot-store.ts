@@ -50,15 +50,8 @@ export function createSnapshotStore(): SnapshotStore {
   return {
     get: () => snapshot,
     set(next) {
-      if (
-        next.status === snapshot.status &&
-        next.user === snapshot.user &&
-        next.error === snapshot.error &&
-        next.expiresAt === snapshot.expiresAt &&
-        next.idToken === snapshot.idToken
-      ) {
-        return;
-      }
+      const members = Object.keys({ ...snapshot, ...next }) as (keyof AuthSnapshot)[];
+      if (members.every((member) => next[member] === snapshot[member])) return;
       snapshot = Object.freeze({ ...next });
       for (const listener of [...listeners]) listener();
     },

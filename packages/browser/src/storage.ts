@@ -82,3 +82,21 @@ export function browserStorage(kind: 'sessionStorage' | 'localStorage'): Storage
   }
   return memoryStorage();
 }
+
+/**
+ * The JSON value stored under `key`, when `valid` accepts it; a missing, unreadable or invalid
+ * entry (or a storage that fails) reads as undefined. Internal: the token and transaction stores.
+ *
+ * @example
+ * ```ts
+ * const session = await readStored<Session>(storage, key, (value) => typeof value.id === 'string');
+ * ```
+ */
+export async function readStored<T extends object>(storage: StorageAdapter, key: string, valid: (value: T) => boolean): Promise<T | undefined> {
+  try {
+    const value = JSON.parse((await storage.get(key)) ?? 'null') as T | null;
+    return value && valid(value) ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}

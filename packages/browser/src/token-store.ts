@@ -1,7 +1,7 @@
 /** The session: tokens and validated claims, kept in the storage chosen by `tokenStorage`. */
 
 import { createState, type IdTokenClaims, type TokenSet } from '@oidc-rp/core';
-import type { StorageAdapter } from './storage';
+import { readStored, type StorageAdapter } from './storage';
 
 /** What the client keeps about a logged-in user. */
 export interface Session {
@@ -42,14 +42,7 @@ export interface TokenStore {
  */
 export function createTokenStore(storage: StorageAdapter, key: string): TokenStore {
   return {
-    async read() {
-      try {
-        const value = JSON.parse((await storage.get(key)) ?? 'null') as Session | null;
-        return value && typeof value.id === 'string' && typeof value.accessToken === 'string' ? value : undefined;
-      } catch {
-        return undefined;
-      }
-    },
+    read: () => readStored<Session>(storage, key, (value) => typeof value.id === 'string' && typeof value.accessToken === 'string'),
     write: (session) => storage.set(key, JSON.stringify(session)),
     clear: () => storage.remove(key),
   };

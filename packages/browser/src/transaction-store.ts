@@ -9,7 +9,7 @@
 
 import { DEV } from './dev';
 import { OidcError, type AuthorizationTransaction } from '@oidc-rp/core';
-import type { StorageAdapter } from './storage';
+import { readStored, type StorageAdapter } from './storage';
 
 /** Seconds a login may take between the redirect and the callback. */
 export const TRANSACTION_TTL = 600;
@@ -45,14 +45,8 @@ export interface TransactionStore {
  * ```
  */
 export function createTransactionStore(storage: StorageAdapter): TransactionStore {
-  const read = async (key: string) => {
-    try {
-      const value = JSON.parse((await storage.get(key)) ?? 'null') as Entry | null;
-      return value && typeof value.createdAt === 'number' && ('used' in value || typeof value.state === 'string') ? value : null;
-    } catch {
-      return null;
-    }
-  };
+  const read = (key: string) =>
+    readStored<Entry>(storage, key, (value) => typeof value.createdAt === 'number' && ('used' in value || typeof value.state === 'string'));
   const expired = (entry: Entry, now: number) => now - entry.createdAt > ('used' in entry ? USED_TTL : TRANSACTION_TTL);
 
   return {

@@ -1,6 +1,7 @@
 /** The public shape of the browser client and of its method options (the factory is in client.ts). */
 
 import type { HttpOptions, IdTokenClaims, ProviderMetadata } from '@oidc-rp/core';
+import type { BrowserDpop } from './dpop';
 import type { AuthSnapshot } from './snapshot-store';
 import type { BrowserClientEventName, BrowserClientEvents } from './events';
 
@@ -213,5 +214,16 @@ export interface BrowserClient {
   getProvider(): Promise<ProviderMetadata>;
   /** The client's network settings (the `http` option), for functions over the client. */
   readonly http: HttpOptions | undefined;
+  /**
+   * The DPoP key the tokens are bound to, with the `dpop` part (else undefined): for functions
+   * over the client (`authorizedFetch`, `getUserInfo` send `Authorization: DPoP` with it) and
+   * for proofs of the app's own requests. Never a token.
+   *
+   * @example
+   * ```ts
+   * const response = await client.dpop?.request(await client.getAccessToken(), 'https://api.example.com/orders');
+   * ```
+   */
+  readonly dpop: BrowserDpop | undefined;
 }
 

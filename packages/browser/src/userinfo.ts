@@ -21,9 +21,12 @@ import type { BrowserClient } from './types';
  * const { email } = await getUserInfo(client);
  * ```
  */
-export async function getUserInfo(client: Pick<BrowserClient, 'getAccessToken' | 'getUser' | 'getProvider' | 'http'>): Promise<UserInfo> {
+export async function getUserInfo(
+  client: Pick<BrowserClient, 'getAccessToken' | 'getUser' | 'getProvider' | 'http'> & Partial<Pick<BrowserClient, 'dpop'>>,
+): Promise<UserInfo> {
   const accessToken = await client.getAccessToken();
   const expectedSubject = client.getUser()?.sub;
   if (!expectedSubject) throw new OidcError('invalid_options', DEV && 'getUserInfo() needs a login with the openid scope.');
-  return fetchUserInfo({ provider: await client.getProvider(), accessToken, expectedSubject, http: client.http });
+  // With the dpop part: `Authorization: DPoP` and a proof, never Bearer.
+  return fetchUserInfo({ provider: await client.getProvider(), accessToken, expectedSubject, http: client.http, dpop: await client.dpop?.handle() });
 }

@@ -53,13 +53,13 @@ describe('bundle size of the SPA usage (min+gzip, bench settings)', () => {
     expect(gzip).toBeLessThanOrEqual(budget.browserGzip);
   });
 
-  it('ships none of the opt-in parts (popup, implicit, userinfo, revocation, discovery, cross-tab, authorized fetch) nor jose unless the app imports them', async () => {
+  it('ships none of the opt-in parts (popup, implicit, userinfo, revocation, discovery, cross-tab, authorized fetch, DPoP) nor jose unless the app imports them', async () => {
     const { inputs, code } = await bundle('oidc-rp-browser.js');
     const shipped = inputs.join('\n');
-    const optIn = ['popup', 'implicit', 'userinfo', 'revocation', 'cross-tab', 'indexed-db-storage', 'lock', 'channel', 'authorized-fetch'].map(
+    const optIn = ['popup', 'implicit', 'userinfo', 'revocation', 'cross-tab', 'indexed-db-storage', 'lock', 'channel', 'authorized-fetch', 'dpop'].map(
       (name) => `browser/src/${name}.ts`,
     );
-    for (const module of [...optIn, 'core/src/userinfo.ts', 'core/src/revocation.ts', 'jose/']) {
+    for (const module of [...optIn, 'core/src/userinfo.ts', 'core/src/revocation.ts', 'core/src/dpop.ts', 'jose/']) {
       expect(shipped).not.toContain(module);
     }
     expect(code).not.toContain('.well-known/openid-configuration'); // discovery
@@ -70,6 +70,8 @@ describe('bundle size of the SPA usage (min+gzip, bench settings)', () => {
     expect((await bundle('oidc-rp-browser-popup.js')).inputs.join('\n')).toContain('browser/src/popup.ts');
     expect((await bundle('oidc-rp-browser-crosstab.js')).inputs.join('\n')).toContain('browser/src/cross-tab.ts');
     expect((await bundle('oidc-rp-browser-fetch.js')).inputs.join('\n')).toContain('browser/src/authorized-fetch.ts');
+    expect((await bundle('oidc-rp-browser-fetch.js')).inputs.join('\n')).not.toContain('core/src/dpop.ts'); // DPoP comes with its part only
+    expect((await bundle('oidc-rp-browser-dpop.js')).inputs.join('\n')).toContain('core/src/dpop.ts');
     expect((await bundle('oidc-rp-browser-userinfo.js')).inputs.join('\n')).toContain('core/src/userinfo.ts');
     expect((await bundle('oidc-rp-browser-revocation.js')).inputs.join('\n')).toContain('core/src/revocation.ts');
     expect((await bundle('oidc-rp-browser-discover.js')).code).toContain('.well-known/openid-configuration');

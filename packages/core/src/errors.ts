@@ -76,6 +76,7 @@ export type OidcErrorCode =
   | 'refresh_token_missing'
   | 'popup_blocked'
   | 'popup_closed'
+  | 'dpop_key_unavailable'
   // Shared token cache (node's Redis adapter).
   | 'cache_unavailable'
   | 'cache_entry_invalid'

@@ -28,6 +28,7 @@ export function fakeClient(initial: AuthSnapshot = { status: 'loading' }) {
       throw new Error('no provider in the fake');
     }),
     http: undefined,
+    dpop: undefined as BrowserClient['dpop'],
   } satisfies BrowserClient;
 
   return {

@@ -1,3 +1,4 @@
+import type { BrowserClient } from '@oidc-rp/browser';
 import { OidcError, isOidcError } from '@oidc-rp/core';
 import { act, cleanup, render, renderHook, screen } from '@testing-library/react';
 import { renderToString } from 'react-dom/server';
@@ -110,6 +111,29 @@ describe('useAuth', () => {
     await result.current.logout({ returnTo: 'http://127.0.0.1:5173/' });
     expect(fake.client.logout).toHaveBeenCalledWith({ returnTo: 'http://127.0.0.1:5173/' });
     expect(result.current.client).toBe(fake.client);
+  });
+
+  it('sends fetch through the client’s DPoP key when the client has the dpop part, never as Bearer', async () => {
+    const fake = fakeClient({ status: 'authenticated', user: alice });
+    const request = vi.fn(async (token: string, input: RequestInfo | URL) => new Response(`DPoP ${token} ${String(input instanceof Request ? input.url : input)}`));
+    fake.client.dpop = {
+      handle: vi.fn(),
+      proof: vi.fn(),
+      request,
+    } as unknown as BrowserClient['dpop'];
+    const api = vi.fn(async () => new Response('bearer'));
+    vi.stubGlobal('fetch', api);
+    try {
+      const { result } = renderHook(() => useAuth(), {
+        wrapper: ({ children }) => <AuthProvider client={fake.client}>{children}</AuthProvider>,
+      });
+      const response = await result.current.fetch('http://127.0.0.1:4000/demo/oidc/userinfo');
+      expect(await response.text()).toBe('DPoP access-token http://127.0.0.1:4000/demo/oidc/userinfo');
+    } finally {
+      vi.unstubAllGlobals();
+    }
+    expect(request).toHaveBeenCalledTimes(1);
+    expect(api).not.toHaveBeenCalled();
   });
 
   it('throws an error naming AuthProvider when used outside one', () => {

@@ -62,6 +62,56 @@ describe('signing in to the example app in Chromium', () => {
     }
   });
 
+  it('with indexedDB, keeps the session across a reload, bound to a non-extractable DPoP key, and calls the API with DPoP', async () => {
+    const context = await harness.newContext({ tokenStorage: 'indexedDB' });
+    try {
+      const page = await context.newPage();
+      const serverOrigin = new URL(harness.issuer).origin;
+      const exchanges = recordExchanges(page, serverOrigin);
+      await page.goto(`${harness.appOrigin}/`);
+      await logInThroughForms(page);
+      await page.getByTestId('claims').waitFor();
+
+      // A reload: still signed in, without a login.
+      await page.reload();
+      await page.getByTestId('claims').waitFor();
+      expect(await page.getByTestId('status').getAttribute('data-status')).toBe('authenticated');
+
+      const delivered = responseFrom(page, serverOrigin, '/demo/oidc/userinfo');
+      const result = await callApi(page, 1);
+      await delivered;
+      expect(result.status).toBe('200');
+      const calls = exchanges.filter((e) => e.path === '/demo/oidc/userinfo');
+      expect(calls.map((e) => e.authorization?.split(' ')[0])).toEqual(['DPoP']);
+
+      // The key is in IndexedDB, and no script can export it.
+      const exported = await page.evaluate(async () => {
+        const db = await new Promise<IDBDatabase>((resolve, reject) => {
+          const request = indexedDB.open('oidc-rp');
+          request.onsuccess = () => resolve(request.result);
+          request.onerror = () => reject(request.error);
+        });
+        const names = await new Promise<IDBValidKey[]>((resolve) => {
+          const request = db.transaction('kv').objectStore('kv').getAllKeys();
+          request.onsuccess = () => resolve(request.result);
+        });
+        const name = names.map(String).find((key) => key.startsWith('oidc-rp.dpop:'));
+        const pair = await new Promise<CryptoKeyPair>((resolve) => {
+          const request = db.transaction('kv').objectStore('kv').get(name ?? '');
+          request.onsuccess = () => resolve(request.result as CryptoKeyPair);
+        });
+        db.close();
+        return crypto.subtle.exportKey('jwk', pair.privateKey).then(
+          () => 'exported',
+          (error: Error) => error.name,
+        );
+      });
+      expect(exported).toBe('InvalidAccessError');
+    } finally {
+      await context.close();
+    }
+  });
+
   it('calls the protected API on the server’s origin with the access token', async () => {
     const context = await harness.newContext();
     try {

@@ -1,0 +1,236 @@
+/**
+ * DPoP (RFC 9449) as an opt-in part: the client's tokens are bound to a key pair whose private
+ * key cannot be exported, kept in IndexedDB as the `CryptoKeyPair` object itself (structured
+ * clone; a key exported to bytes could be copied away, and a JWK of a non-extractable key cannot
+ * be made at all). One key per client id and provider, made at the first login, shared by every
+ * tab of the origin, deleted at logout. A refresh token bound to it is worthless elsewhere, which
+ * is what makes a session kept in IndexedDB across reloads a reasonable choice.
+ */
+
+import { DEV } from './dev';
+import {
+  OidcError,
+  createDpopProof,
+  dpop as dpopHandle,
+  generateDpopKeyPair,
+  invalidOptions,
+  protectedResourceRequest,
+  type DpopAlgorithm,
+  type DpopHandle,
+  type DpopProofParams,
+  type HttpOptions,
+} from '@oidc-rp/core';
+import { keyValueStore } from './indexed-db-storage';
+import type { ResolvedOptions } from './options';
+import type { Part } from './parts';
+import type { StorageAdapter } from './storage';
+
+/**
+ * Settings of {@link dpop}.
+ *
+ * @example
+ * ```ts
+ * const settings: DpopPartOptions = { alg: 'ES256' };
+ * ```
+ */
+export interface DpopPartOptions {
+  /** The key's algorithm when one is made. Default `ES256`, the one every DPoP server takes. */
+  alg?: DpopAlgorithm;
+}
+
+/**
+ * DPoP, as the client's `dpop` option takes it (made by {@link dpop}). Opaque.
+ *
+ * @example
+ * ```ts
+ * const part: DpopPart = dpop();
+ * ```
+ */
+export type DpopPart = Part<'dpop'>;
+
+/**
+ * The client's DPoP key, as `client.dpop` offers it to functions over the client and to the app
+ * (present only with the `dpop` part). Each method loads the key from IndexedDB; when it cannot
+ * be loaded (deleted, unreadable) the session ends and the call rejects with
+ * `dpop_key_unavailable`: a new login makes a new key.
+ *
+ * @example
+ * ```ts
+ * const token = await client.getAccessToken();
+ * const proof = await client.dpop!.proof({ htm: 'GET', htu: 'https://api.example.com/orders', accessToken: token });
+ * ```
+ */
+export interface BrowserDpop {
+  /** The key as a core `DpopHandle`, for `@oidc-rp/core`'s functions (e.g. `protectedResourceRequest`). */
+  handle(): Promise<DpopHandle>;
+  /**
+   * A DPoP proof for one of the app's own requests (core's `createDpopProof` with this key): give
+   * it the access token to get `ath`, and send it as `DPoP` next to `Authorization: DPoP <token>`.
+   */
+  proof(params: DpopProofParams): Promise<string>;
+  /**
+   * Sends a request with `Authorization: DPoP <accessToken>` and a proof (with `ath`), never
+   * `Bearer`, retrying once when the resource asks for a nonce (`use_dpop_nonce`); core's
+   * `protectedResourceRequest` with this key. Redirects are not followed; `Authorization` and
+   * `DPoP` headers of the request are replaced. Transport failures reject with `network_error`
+   * or `request_timeout`.
+   */
+  request(accessToken: string, input: RequestInfo | URL, init?: RequestInit, http?: HttpOptions): Promise<Response>;
+}
+
+/** What the client uses of the part. Internal: names ending in `_` are shortened by the build. */
+export interface Dpop {
+  /**
+   * Binds the part to one client: replaces the flow's `request_` and `complete_` in `options`
+   * with versions that add the key (`dpop_jkt`, a proof), and guards the token storage: reading
+   * the stored session loads its key (into `core_`, which every token call spreads, so a refresh
+   * carries a proof), a session whose key cannot be loaded is removed and ended with `adopt`,
+   * and removing the session deletes the key. Returns what `client.dpop` offers.
+   */
+  bind_(options: ResolvedOptions, adopt: (session: undefined, error: OidcError) => void): BrowserDpop;
+}
+
+/**
+ * Binds the client's tokens to a DPoP key (RFC 9449): a non-extractable key pair (ES256 unless
+ * `alg` says otherwise) kept in IndexedDB, one per client id and provider, shared by the tabs of
+ * the origin (with `crossTab`, made under its lock, so two tabs never make two keys). Logins send
+ * `dpop_jkt`, the code exchange and every refresh carry a proof, and a `Bearer` answer is refused
+ * (`dpop_token_type_mismatch`); `authorizedFetch(client)` and `getUserInfo(client)` send
+ * `Authorization: DPoP` with a proof. A session whose key cannot be loaded ends
+ * (`dpop_key_unavailable`); the key is deleted with the session (logout).
+ *
+ * @example
+ * ```ts
+ * import { createBrowserClient, crossTab, dpop } from '@oidc-rp/browser';
+ *
+ * const client = createBrowserClient({ ...options, dpop: dpop(), crossTab: crossTab({ storage: 'indexedDB' }) });
+ * ```
+ */
+export function dpop({ alg }: DpopPartOptions = {}): DpopPart {
+  const part: Dpop = { bind_: (options, adopt) => bindKey(alg, options, adopt) };
+  return part as unknown as DpopPart;
+}
+
+function bindKey(alg: DpopAlgorithm | undefined, options: ResolvedOptions, adopt: Parameters<Dpop['bind_']>[1]): BrowserDpop {
+  const { now, issuer, clientId, core_: core } = options;
+  if (options.fragment_) {
+    throw invalidOptions(DEV && 'dpop and implicitFlow do not go together: the implicit flow has no token request to bind. Use the code flow.');
+  }
+  const name = `oidc-rp.dpop:${clientId}:${issuer}`;
+  const store = keyValueStore<CryptoKeyPair>();
+  let making: Promise<DpopHandle> | undefined;
+  // Why the last load found no usable key (an unreadable entry), for the error's cause.
+  let failure: unknown;
+
+  // The stored key's handle (the same object while the stored key stays the same: it holds the
+  // nonces), or undefined when none is stored or it cannot be used. Kept in `core_` for the token calls.
+  async function load(): Promise<DpopHandle | undefined> {
+    failure = undefined;
+    let loaded: DpopHandle | undefined;
+    try {
+      const keyPair = await store.get(name);
+      if (keyPair) loaded = await dpopHandle({ keyPair, now });
+    } catch (cause) {
+      failure = cause;
+    }
+    core.dpop = loaded && core.dpop?.jkt === loaded.jkt ? core.dpop : loaded;
+    return core.dpop;
+  }
+
+  // Removes the stored session whose key is lost (and what is left of the key), ends it, and says why.
+  async function lost(): Promise<never> {
+    const error = new OidcError(
+      'dpop_key_unavailable',
+      DEV && 'The DPoP key of this session is gone or unreadable (site data cleared, or a logout in another tab): log in again.',
+      failure === undefined ? undefined : { cause: failure },
+    );
+    await options.runtime_().tokens_.remove(sessionKey);
+    adopt(undefined, error);
+    throw error;
+  }
+
+  // The key the session's tokens are bound to; without it they are of no use, and the session ends.
+  async function handle(): Promise<DpopHandle> {
+    return (await load()) ?? lost();
+  }
+
+  // For a new login: the stored key, or a new one (one tab at a time with crossTab's lock).
+  function ready(): Promise<DpopHandle> {
+    const make = async () => {
+      const found = await load();
+      if (found) return found;
+      const keyPair = await generateDpopKeyPair(alg);
+      const made = await dpopHandle({ keyPair, now });
+      try {
+        await store.set(name, keyPair);
+      } catch (cause) {
+        throw new OidcError('dpop_key_unavailable', DEV && 'The DPoP key could not be kept in IndexedDB: allow site data for this origin.', { cause });
+      }
+      core.dpop = made;
+      return made;
+    };
+    const lock = options.runtime_().lock_;
+    making ??= (lock ? lock.run(`oidc-rp:dpop:${issuer}:${clientId}`, make) : make()).finally(() => {
+      making = undefined;
+    });
+    return making;
+  }
+
+  // The flow, with the key.
+  const { request_: request, complete_: complete, runtime_: runtime } = options;
+  options.request_ = async (params) => request({ ...params, extra: { ...params.extra, dpop_jkt: (await ready()).jkt } });
+  options.complete_ = async (params) => complete({ ...params, dpop: await handle() });
+
+  // The stored session and its key go together (the client's token store key, see client.ts).
+  const sessionKey = `oidc-rp.session:${clientId}:${issuer}`;
+  let storage: StorageAdapter;
+  const guarded: StorageAdapter = {
+    async get(key) {
+      const value = await storage.get(key);
+      return value === null || (await load()) ? value : lost();
+    },
+    set: (key, value) => storage.set(key, value),
+    async remove(key) {
+      await storage.remove(key);
+      core.dpop = undefined;
+      // The tokens are gone: a key left behind by a failing IndexedDB binds nothing.
+      await store.remove(name).catch(() => undefined);
+    },
+    keys: () => storage.keys(),
+  };
+  options.runtime_ = () => {
+    const platform = runtime();
+    if (platform.tokens_ !== guarded) {
+      storage = platform.tokens_;
+      platform.tokens_ = guarded;
+    }
+    return platform;
+  };
+
+  return {
+    handle,
+    proof: async (params) => createDpopProof(await handle(), params),
+    async request(accessToken, input, init, http = options.http) {
+      const request = new Request(input, init);
+      const headers = new Headers(request.headers);
+      headers.delete('authorization');
+      headers.delete('dpop');
+      const { method } = request;
+      return protectedResourceRequest(
+        await handle(),
+        accessToken,
+        request.url,
+        {
+          method,
+          headers,
+          // Read once, so that the nonce retry can send it again.
+          body: method === 'GET' || method === 'HEAD' ? undefined : await request.arrayBuffer(),
+          credentials: request.credentials,
+          cache: request.cache,
+          signal: request.signal,
+        },
+        http,
+      );
+    },
+  };
+}
