@@ -78,6 +78,7 @@ export type OidcErrorCode =
   // Server-side sessions (node's session layer).
   | 'session_too_large'
   | 'session_store_unavailable'
+  | 'request_body_too_large'
   // Resource servers (access-token verification).
   | 'access_token_missing'
   | 'access_token_invalid'

@@ -18,6 +18,7 @@ import {
   normaliseScope,
   providerMetadata,
   refreshTokens,
+  revokeToken,
   secretAuthMethodFor,
 } from '@oidc-rp/core';
 import type { AuthorizationTransaction, ClientAuth, GrantType, HttpOptions, ProviderMetadata, TokenSet } from '@oidc-rp/core';
@@ -234,6 +235,11 @@ export function createNodeClient(options: NodeClientOptions): NodeClient {
     async endSessionUrl(endOptions = {}) {
       const provider = await getProvider();
       return buildEndSessionUrl({ provider, clientId: opts.clientId, ...endOptions });
+    },
+
+    async revokeToken(token, revokeOptions = {}) {
+      const provider = await getProvider();
+      return revokeToken({ provider, client: clientConfig, clientAuth, http, token, ...revokeOptions, ...withDpop });
     },
 
     handleLogin: (request, loginOptions) => web.handleLogin(request, loginOptions),

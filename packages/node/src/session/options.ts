@@ -57,6 +57,12 @@ export interface SessionAuthOptions {
   loginOptions?: Omit<StartLoginOptions, 'appState'>;
   /** After logout, also end the provider's session (RP-initiated logout) when it offers one. Default true. */
   idpLogout?: boolean;
+  /**
+   * At logout, revoke the session's refresh token (RFC 7009) when the provider has a
+   * `revocation_endpoint`, so a copy of the cookie taken before logout gets no new tokens.
+   * A failed revocation does not stop the logout. Default true.
+   */
+  revokeOnLogout?: boolean;
   /** Path (or absolute URL on `baseUrl`) the user lands on after logout; with `idpLogout`, register it as a post-logout redirect URI. Default `/`. */
   postLogoutRedirect?: string;
   /**
@@ -81,6 +87,7 @@ export interface ResolvedSessionOptions {
   store: SessionStore | undefined;
   loginOptions: Omit<StartLoginOptions, 'appState'>;
   idpLogout: boolean;
+  revokeOnLogout: boolean;
   postLogoutRedirect: string;
   pages: SessionPages;
 }
@@ -146,6 +153,7 @@ export function resolveSessionOptions(options: SessionAuthOptions): ResolvedSess
     store,
     loginOptions: options.loginOptions ?? {},
     idpLogout: options.idpLogout ?? true,
+    revokeOnLogout: options.revokeOnLogout ?? true,
     postLogoutRedirect,
     pages,
   };
