@@ -284,6 +284,45 @@ describe('toWebRequest never turns a path into a host', () => {
     });
   }
 
+  it('streams the body lazily: an app route further down the Express chain still parses a body the layer did not read', async () => {
+    const auth = world.use({ idpLogout: false });
+    const app = express();
+    app.use(async (req, res, next) => {
+      try {
+        const response = await auth.handle(await toWebRequest(req));
+        if (response) return await sendWebResponse(res, response);
+        next();
+      } catch (error) {
+        next(error);
+      }
+    });
+    app.post('/orders', express.urlencoded({ extended: false }), (req, res) => {
+      res.json(req.body);
+    });
+    const server = await listen(createServer(app));
+    try {
+      const response = await fetch(`${server.origin}/orders`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'item=tea&count=2' });
+      expect(await response.json()).toEqual({ item: 'tea', count: '2' });
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('a body already read by someone else reads as empty, it does not hang', async () => {
+    const app = await listen(
+      createServer(async (req, res) => {
+        for await (const _chunk of req); // consumed without a parsed result
+        res.end(JSON.stringify({ body: await (await toWebRequest(req)).text() }));
+      }),
+    );
+    try {
+      const response = await fetch(`${app.origin}/x`, { method: 'POST', body: 'a=1' });
+      expect(await response.json()).toEqual({ body: '' });
+    } finally {
+      await app.close();
+    }
+  });
+
   it('with baseUrl, the origin is baseUrl’s whatever the Host header or the path says', async () => {
     const auth = world.use({ idpLogout: false });
     const server = createServer(async (req, res) => {
