@@ -2,7 +2,7 @@
 import { headers } from 'next/headers';
 // The SPA example's table (a plain component): both demo apps show claims alike.
 import { ClaimsTable } from '../../spa-example/src/ClaimsTable';
-import { getAuth } from '../lib/auth';
+import { getAuth, tokenFingerprint } from '../lib/auth';
 
 export default async function Home() {
   const { session } = await getAuth().getSession(await headers(), { refresh: false });
@@ -27,6 +27,11 @@ export default async function Home() {
       <h1>Hello, {String(session.user.name ?? session.user.sub)}</h1>
       <p data-testid="status" data-status="authenticated">
         Session until {new Date(session.expiresAt * 1000).toISOString()} (rolling).
+      </p>
+      {/* The token this render holds (refreshed by the proxy in this same request when due), by fingerprint only. */}
+      <p data-testid="access-token" data-fingerprint={tokenFingerprint(session.accessToken)} data-expires-at={session.accessTokenExpiresAt}>
+        Access token {tokenFingerprint(session.accessToken)}
+        {session.accessTokenExpiresAt ? `, valid until ${new Date(session.accessTokenExpiresAt * 1000).toISOString()}` : ''}.
       </p>
       <ClaimsTable claims={session.user} />
       <form method="post" action="/auth/logout" style={{ marginTop: '1rem' }}>

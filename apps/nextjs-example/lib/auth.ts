@@ -1,6 +1,7 @@
 // The session layer of this app, created on first use from the environment (so `next build`
 // needs no settings): OIDC_ISSUER, APP_BASE_URL, SESSION_SECRET, WEB_CLIENT_ID, WEB_CLIENT_SECRET,
 // SESSION_REFRESH_LEEWAY (seconds before the access token's expiry at which it is refreshed).
+import { createHash } from 'node:crypto';
 import { type SessionAuth, createNodeClient, createSessionAuth } from '@oidc-rp/node';
 
 let auth: SessionAuth | undefined;
@@ -21,4 +22,9 @@ export function getAuth(): SessionAuth {
   const leeway = process.env.SESSION_REFRESH_LEEWAY;
   auth = createSessionAuth({ client, secret, baseUrl, ...(leeway ? { refreshLeeway: Number(leeway) } : {}) });
   return auth;
+}
+
+/** A short SHA-256 fingerprint of a token, to tell tokens apart on a page without showing one. */
+export function tokenFingerprint(token: string): string {
+  return createHash('sha256').update(token).digest('base64url').slice(0, 12);
 }

@@ -85,6 +85,7 @@ export type OidcErrorCode =
   | 'session_store_unavailable'
   | 'session_refresh_interrupted'
   | 'session_refresh_busy'
+  | 'request_body_too_large'
   // Resource servers (access-token verification).
   | 'access_token_missing'
   | 'access_token_invalid'

@@ -113,6 +113,8 @@ export interface NodeClient {
   handleCallback(request: Request): Promise<CallbackResult>;
   /** The provider's RP-initiated logout URL, or undefined when it has none. */
   endSessionUrl(options?: EndSessionOptions): Promise<URL | undefined>;
+  /** Revokes a refresh or access token (RFC 7009); resolves false, sending nothing, when the provider has no revocation endpoint. */
+  revokeToken(token: string, options?: { tokenTypeHint?: 'refresh_token' | 'access_token' }): Promise<boolean>;
   /** The provider metadata in use (discovered on first call when created with `issuer`). */
   getProvider(): Promise<ProviderMetadata>;
   /** The DPoP handle given as the `dpop` option (every token of this client is bound to its key), if any. */

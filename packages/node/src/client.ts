@@ -19,6 +19,7 @@ import {
   providerMetadata,
   pushAuthorizationRequest,
   refreshTokens,
+  revokeToken,
   secretAuthMethodFor,
   usesPushedAuthorization,
 } from '@oidc-rp/core';
@@ -249,6 +250,11 @@ export function createNodeClient(options: NodeClientOptions): NodeClient {
     async endSessionUrl(endOptions = {}) {
       const provider = await getProvider();
       return buildEndSessionUrl({ provider, clientId: opts.clientId, ...endOptions });
+    },
+
+    async revokeToken(token, revokeOptions = {}) {
+      const provider = await getProvider();
+      return revokeToken({ provider, client: clientConfig, clientAuth, http, token, ...revokeOptions, ...withDpop });
     },
 
     handleLogin: (request, loginOptions) => web.handleLogin(request, loginOptions),

@@ -19,6 +19,8 @@ export interface Harness {
 }
 
 const READY_TIMEOUT_MS = 30_000;
+/** The app's SESSION_SECRET in these tests (a test can open the browser's session cookie with it). */
+export const SESSION_SECRET = 'nextjs-e2e-R090EwSFpVnpXnpyqDCyBpZOTwbAcDjm';
 
 /** `refreshLeeway`: the app's SESSION_REFRESH_LEEWAY (seconds); a large one makes every request refresh. */
 export async function startHarness({ refreshLeeway }: { refreshLeeway?: number } = {}): Promise<Harness> {
@@ -53,7 +55,7 @@ export async function startHarness({ refreshLeeway }: { refreshLeeway?: number }
         NODE_ENV: 'production',
         OIDC_ISSUER: issuer,
         APP_BASE_URL: appOrigin,
-        SESSION_SECRET: 'nextjs-e2e-R090EwSFpVnpXnpyqDCyBpZOTwbAcDjm',
+        SESSION_SECRET,
         ...(refreshLeeway !== undefined ? { SESSION_REFRESH_LEEWAY: String(refreshLeeway) } : {}),
       },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -5,8 +5,9 @@
  * shrinks leaves nothing stale behind. Internal.
  */
 
-import { OidcError } from '@oidc-rp/core';
+import { OidcError, tryParseUrl } from '@oidc-rp/core';
 import { parseCookies } from '../web-handlers';
+import { isLoopbackHost } from './login-origin';
 
 // Browsers keep at least 4096 bytes per cookie (name, value and attributes); stay well below.
 export const CHUNK_SIZE = 3800;
@@ -27,6 +28,19 @@ export function cookieShape(baseName: string, secure: boolean): CookieShape {
     name: secure ? `__Host-${baseName}` : baseName,
     attributes: `Path=/; HttpOnly; SameSite=Lax${secure ? '; Secure' : ''}`,
   };
+}
+
+/**
+ * The cookie of a session read from headers alone (a Next.js server component) without
+ * `baseUrl`, when the scheme is unknown: the `__Host-` cookie, which only this exact origin over
+ * https can set. The plain-named one, which any sibling subdomain can plant, is read only on a
+ * loopback host (development over http), where there are no sibling subdomains.
+ */
+export function headersOnlyShape(baseName: string, pairs: Array<[string, string]>, host: string | null): CookieShape {
+  const secure = cookieShape(baseName, true);
+  const hostname = tryParseUrl(`http://${host ?? ''}`)?.hostname ?? '';
+  if (hostname === '' || !isLoopbackHost(hostname)) return secure;
+  return pairs.some(([name]) => name === secure.name || name.startsWith(`${secure.name}.`)) ? secure : cookieShape(baseName, false);
 }
 
 /** The names of the session cookies in a request: the single one and the chunks. */

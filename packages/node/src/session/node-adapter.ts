@@ -4,6 +4,7 @@
  */
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { OidcError, tryParseUrl } from '@oidc-rp/core';
 
 /**
  * Options of {@link toWebRequest}.
@@ -14,16 +15,24 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
  * ```
  */
 export interface ToWebRequestOptions {
-  /** The app's public origin; default `http://<Host header>` (set it behind a proxy or with https). */
+  /**
+   * The app's public origin (set it in production, and behind a proxy or with https). Default
+   * `http://<Host header>` when the Host header is a plain host name (and port), else
+   * `http://localhost`. The request's path is always a path on this origin.
+   */
   baseUrl?: string;
 }
 
-// A login callback or logout form is small; anything bigger is refused rather than buffered.
+// A login callback (form_post) or a logout form is small; the body is streamed to the reader
+// and fails past this, so nothing larger is ever buffered. The layer's own readers stop sooner.
 const MAX_BODY_BYTES = 64 * 1024;
 
 /**
- * A web `Request` for a Node request. The body of a POST is read (up to 64 KB); when a body
- * parser already read it (Express `urlencoded()`), the parsed form is used instead.
+ * A web `Request` for a Node request. The body of a POST is streamed as it is read (failing with
+ * `request_body_too_large` past 64 KiB; the session layer itself stops at 16 KiB for a logout
+ * form); when a body parser already read it (Express `urlencoded()`), the parsed form is used
+ * instead. The URL is the path and query of the request on `baseUrl`: a path such as
+ * `//evil.example/x` stays a path, never a host.
  *
  * @example
  * ```ts
@@ -40,8 +49,7 @@ const MAX_BODY_BYTES = 64 * 1024;
  * ```
  */
 export async function toWebRequest(req: IncomingMessage & { originalUrl?: string; body?: unknown }, options: ToWebRequestOptions = {}): Promise<Request> {
-  const base = options.baseUrl ?? `http://${req.headers.host ?? '127.0.0.1'}`;
-  const url = new URL(req.originalUrl ?? req.url ?? '/', base);
+  const url = new URL(`${originOf(options.baseUrl, req.headers.host)}${pathOf(req.originalUrl ?? req.url ?? '/')}`);
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) {
     if (value === undefined) continue;
@@ -50,21 +58,81 @@ export async function toWebRequest(req: IncomingMessage & { originalUrl?: string
   const method = req.method ?? 'GET';
   if (method === 'GET' || method === 'HEAD') return new Request(url, { method, headers });
 
-  let body: string;
-  if (req.readableEnded && typeof req.body === 'object' && req.body !== null) {
-    body = new URLSearchParams(req.body as Record<string, string>).toString();
-  } else {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of req) {
-      size += (chunk as Buffer).length;
-      if (size > MAX_BODY_BYTES) throw new RangeError('The request body is larger than an auth route accepts (64 KB).');
-      chunks.push(chunk as Buffer);
-    }
-    body = Buffer.concat(chunks).toString('utf8');
-  }
   headers.delete('content-length');
-  return new Request(url, { method, headers, body });
+  if (req.readableEnded && typeof req.body === 'object' && req.body !== null) {
+    return new Request(url, { method, headers, body: new URLSearchParams(req.body as Record<string, string>).toString() });
+  }
+  return new Request(url, { method, headers, body: boundedBody(req, MAX_BODY_BYTES), duplex: 'half' } as RequestInit);
+}
+
+/** The origin requests are placed on: `baseUrl`'s, else the Host header when it is only a host (and port). */
+function originOf(baseUrl: string | undefined, host: string | undefined): string {
+  if (baseUrl !== undefined) return new URL(baseUrl).origin;
+  const parsed = host ? tryParseUrl(`http://${host}`) : undefined;
+  // A Host carrying anything else (a path, credentials, a second host) is not used.
+  return parsed && host && parsed.host === host.toLowerCase() ? parsed.origin : 'http://localhost';
+}
+
+/** The request target as a path with its query: origin-form as it is, absolute-form's path, anything else `/`. */
+function pathOf(target: string): string {
+  if (target.startsWith('/')) return target; // appended to the origin, so `//host/x` is the path //host/x
+  const absolute = tryParseUrl(target);
+  return absolute ? `${absolute.pathname}${absolute.search}` : '/';
+}
+
+/**
+ * The request body as a web stream, read only as it is consumed: nothing is read until someone
+ * reads (so a body parser further down an Express chain still gets it), a reader that stops
+ * (the layer past its cap) leaves the rest unread, and past `maxBytes` the stream fails. The
+ * request is paused, not destroyed, so the answer (413) still reaches the client.
+ */
+function boundedBody(req: IncomingMessage, maxBytes: number): ReadableStream<Uint8Array> {
+  let size = 0;
+  let listening = false;
+  let controller!: ReadableStreamDefaultController<Uint8Array>;
+  const stop = () => {
+    req.off('data', onData);
+    req.off('end', onEnd);
+    req.off('error', onError);
+    req.pause();
+  };
+  function onData(chunk: Buffer) {
+    size += chunk.length;
+    if (size > maxBytes) {
+      stop();
+      controller.error(new OidcError('request_body_too_large', `The request body is over ${maxBytes / 1024} KiB, more than an auth route accepts; reading stopped there.`));
+      return;
+    }
+    controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.length));
+    req.pause(); // the next read resumes it
+  }
+  function onEnd() {
+    stop();
+    controller.close();
+  }
+  function onError(error: Error) {
+    stop();
+    controller.error(error);
+  }
+  return new ReadableStream<Uint8Array>(
+    {
+      start(c) {
+        controller = c;
+      },
+      pull() {
+        if (!listening && req.readableEnded) return controller.close(); // read by someone else already: nothing left
+        if (!listening) {
+          listening = true;
+          req.on('data', onData);
+          req.on('end', onEnd);
+          req.on('error', onError);
+        }
+        req.resume();
+      },
+      cancel: stop,
+    },
+    { highWaterMark: 0 },
+  );
 }
 
 /**
@@ -78,6 +146,8 @@ export async function toWebRequest(req: IncomingMessage & { originalUrl?: string
  */
 export async function sendWebResponse(res: ServerResponse, response: Response): Promise<void> {
   res.statusCode = response.status;
+  // A body left unread (refused past a cap) is not drained: the connection closes after the answer.
+  if (res.req && !res.req.complete) res.shouldKeepAlive = false;
   for (const [name, value] of response.headers) {
     if (name !== 'set-cookie') res.setHeader(name, value);
   }

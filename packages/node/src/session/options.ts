@@ -65,6 +65,12 @@ export interface SessionAuthOptions {
   loginOptions?: Omit<StartLoginOptions, 'appState'>;
   /** After logout, also end the provider's session (RP-initiated logout) when it offers one. Default true. */
   idpLogout?: boolean;
+  /**
+   * At logout, revoke the session's refresh token (RFC 7009) when the provider has a
+   * `revocation_endpoint`, so a copy of the cookie taken before logout gets no new tokens.
+   * A failed revocation does not stop the logout. Default true.
+   */
+  revokeOnLogout?: boolean;
   /** Path (or absolute URL on `baseUrl`) the user lands on after logout; with `idpLogout`, register it as a post-logout redirect URI. Default `/`. */
   postLogoutRedirect?: string;
   /**
@@ -90,6 +96,7 @@ export interface ResolvedSessionOptions {
   refreshStore: SessionStore | undefined;
   loginOptions: Omit<StartLoginOptions, 'appState'>;
   idpLogout: boolean;
+  revokeOnLogout: boolean;
   postLogoutRedirect: string;
   pages: SessionPages;
 }
@@ -163,6 +170,7 @@ export function resolveSessionOptions(options: SessionAuthOptions): ResolvedSess
     refreshStore,
     loginOptions: options.loginOptions ?? {},
     idpLogout: options.idpLogout ?? true,
+    revokeOnLogout: options.revokeOnLogout ?? true,
     postLogoutRedirect,
     pages,
   };

@@ -171,8 +171,9 @@ export function logoutConfirmPage(logoutPath: string, csrfToken: string, homeUrl
   );
 }
 
-export function refusedPage(message: string, homeUrl: string): Promise<Response> {
-  return page(403, 'Sign-out refused', `<p>${escapeHtml(message)}</p><div class="actions">${link(homeUrl, 'Home')}</div>`);
+/** A refused sign-out: 403 (not the app's own request) or 413 (a body over the form cap, not read past it). */
+export function refusedPage(message: string, homeUrl: string, status: 403 | 413 = 403): Promise<Response> {
+  return page(status, 'Sign-out refused', `<p>${escapeHtml(message)}</p><div class="actions">${link(homeUrl, 'Home')}</div>`);
 }
 
 export function unavailablePage(homeUrl: string): Promise<Response> {

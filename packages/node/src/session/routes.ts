@@ -10,7 +10,7 @@ import { type CookieShape, parseCookies } from './cookies';
 import { checkLoginOrigin, isLoopbackHost } from './login-origin';
 import type { ResolvedSessionOptions } from './options';
 import { type ErrorPageInfo, type SignedOutPageInfo, customPage, errorPage, logoutConfirmPage, refusedPage, signedOutPage, unavailablePage } from './pages';
-import { crossSiteRefusal, safeReturnTo } from './request-checks';
+import { crossSiteRefusal, safeReturnTo, wantsHtml } from './request-checks';
 import type { createSessionIo } from './session-io';
 import { recordFromTokens } from './session-record';
 
@@ -73,16 +73,17 @@ export function createAuthRoutes({ options: o, io, originOf, shapeOf }: RoutesCo
     async logout(request: Request): Promise<Response> {
       const pairs = parseCookies(request.headers.get('cookie'));
       const shape = shapeOf(request, pairs);
-      let read: Awaited<ReturnType<typeof io.read>>;
+      let read: Awaited<ReturnType<typeof io.read>> | undefined;
       try {
         read = await io.read(pairs, shape);
       } catch (error) {
-        if (isOidcError(error) && error.code === 'session_store_unavailable') return unavailablePage(o.postLogoutRedirect);
-        throw error;
+        if (!isOidcError(error) || error.code !== 'session_store_unavailable') throw error;
+        read = undefined; // the store is down: the session cannot be read, but its cookie can still be cleared
       }
-      const record = 'record' in read ? read.record : undefined;
+      const record = read && 'record' in read ? read.record : undefined;
       const home = new URL(o.postLogoutRedirect, originOf(request)).href;
       if (request.method === 'GET' || request.method === 'HEAD') {
+        if (!read) return unavailablePage(o.postLogoutRedirect);
         // A link or a cross-site image must not end the session: ask for a POST.
         if (record) return logoutConfirmPage(o.routes.logout, record.csrf, o.postLogoutRedirect);
         // Signed out already (or back from the provider's logout): say so, and clear a dead cookie.
@@ -92,9 +93,15 @@ export function createAuthRoutes({ options: o, io, originOf, shapeOf }: RoutesCo
       }
       if (request.method !== 'POST') return new Response(null, { status: 405, headers: { allow: 'GET, POST' } });
 
+      // With the store down there is no csrf token to compare: the origin checks still apply,
+      // and all the request can do is clear this browser's own cookie.
       const refusal = await crossSiteRefusal(request, originOf(request), record?.csrf);
-      if (refusal) return refusedPage(refusal, o.postLogoutRedirect);
-      const cookies = await io.destroy(record, pairs, shape);
+      if (refusal) return refusedPage(refusal.message, o.postLogoutRedirect, refusal.status);
+      const cookies = await io.destroy(record, pairs, shape).catch(() => io.destroy(undefined, pairs, shape));
+      // RFC 7009: a copy of the cookie taken before logout must not get new tokens afterwards.
+      if (record?.refreshToken && o.revokeOnLogout) {
+        await o.client.revokeToken(record.refreshToken, { tokenTypeHint: 'refresh_token' }).catch(() => false); // the local session ends either way
+      }
       let target = home;
       if (record && o.idpLogout) {
         const endSession = await o.client
@@ -160,4 +167,20 @@ export function redirect(location: string, cookies: string[], status = 303): Res
   const headers = new Headers({ location, 'cache-control': 'no-store' });
   for (const cookie of cookies) headers.append('set-cookie', cookie);
   return new Response(null, { status, headers });
+}
+
+/**
+ * The answer of `requiresAuth` and `withSession` while the session store cannot be reached: 503,
+ * an HTML page for a browser's page request, else JSON `{ error: 'session_store_unavailable', message }`.
+ */
+export async function storeUnavailable(request: Request, error: OidcError, homeUrl: string): Promise<Response> {
+  const headers = { 'cache-control': 'no-store', 'retry-after': '5' };
+  if (wantsHtml(request)) return withHeaders(await unavailablePage(homeUrl), headers);
+  return Response.json({ error: error.code, message: error.message }, { status: 503, headers });
+}
+
+function withHeaders(response: Response, extra: Record<string, string>): Response {
+  const headers = new Headers(response.headers);
+  for (const [name, value] of Object.entries(extra)) headers.set(name, value);
+  return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
 }

@@ -13,11 +13,11 @@
 import { OidcError, createDpopProof, isOidcError, protectedResourceRequest } from '@oidc-rp/core';
 import type { StartLoginOptions } from '../client-types';
 import { nowSeconds } from '../sealing';
-import { type CookieShape, applyToCookieHeader, cookieShape, parseCookies } from './cookies';
+import { type CookieShape, applyToCookieHeader, cookieShape, headersOnlyShape, parseCookies } from './cookies';
 import { type SessionAuthOptions, resolveSessionOptions } from './options';
 import { createRefresher, refusedByProvider } from './refresh';
 import { crossSiteRefusal, wantsHtml } from './request-checks';
-import { createAuthRoutes, loginUrlFor, redirect } from './routes';
+import { createAuthRoutes, loginUrlFor, redirect, storeUnavailable } from './routes';
 import { type SignedOutReason, createSessionIo } from './session-io';
 import { type Session, type SessionRecord, publicSession } from './session-record';
 
@@ -218,9 +218,7 @@ export function createSessionAuth<Claims extends object = Record<string, unknown
 
   function shapeOf(input: SessionInput, pairs: Array<[string, string]>): CookieShape {
     if (o.baseUrl || input instanceof Request) return cookieShape(o.cookieName, originOf(input as Request).protocol === 'https:');
-    // Headers alone (a server component) and no baseUrl: the cookie's own name tells.
-    const secure = cookieShape(o.cookieName, true);
-    return pairs.some(([name]) => name === secure.name || name.startsWith(`${secure.name}.`)) ? secure : cookieShape(o.cookieName, false);
+    return headersOnlyShape(o.cookieName, pairs, input.get('host')); // a server component without baseUrl
   }
 
   function headersOf(input: SessionInput): { get(name: string): string | null } {
@@ -318,9 +316,7 @@ export function createSessionAuth<Claims extends object = Record<string, unknown
         try {
           result = await getSession(request);
         } catch (error) {
-          if (isOidcError(error) && error.code === 'session_store_unavailable') {
-            return Response.json({ error: error.code, message: error.message }, { status: 503 });
-          }
+          if (isOidcError(error) && error.code === 'session_store_unavailable') return storeUnavailable(request, error, o.postLogoutRedirect);
           throw error;
         }
         if (result.session) return applyCookies(await handler(request, result.session), result.cookies);
@@ -339,7 +335,14 @@ export function createSessionAuth<Claims extends object = Record<string, unknown
 
     withSession(handler) {
       return async (request) => {
-        const result = await getSession(request);
+        let result: SessionResult<Claims>;
+        try {
+          result = await getSession(request);
+        } catch (error) {
+          // Not a signed-out user: answering as one would hide the outage (and could sign them out).
+          if (isOidcError(error) && error.code === 'session_store_unavailable') return storeUnavailable(request, error, o.postLogoutRedirect);
+          throw error;
+        }
         return applyCookies(await handler(request, result.session), result.cookies);
       };
     },

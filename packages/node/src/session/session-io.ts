@@ -9,7 +9,7 @@ import { OidcError } from '@oidc-rp/core';
 import { nowSeconds, open, seal } from '../sealing';
 import { type CookieShape, CHUNK_SIZE, MAX_CHUNKS, clearSessionCookie, readSessionCookie, writeSessionCookie } from './cookies';
 import type { ResolvedSessionOptions } from './options';
-import { type SessionRecord, isSessionRecord } from './session-record';
+import { type SessionRecord, fromSealed, isSessionRecord, toSealed } from './session-record';
 import type { SessionStore } from './session-store';
 
 /**
@@ -58,10 +58,10 @@ export function createSessionIo(options: ResolvedSessionOptions) {
       if (stored === undefined) return { reason: 'revoked' };
       const entry = await open(stored, secrets, STORE_PURPOSE, MAX_STORE_VALUE);
       if (!entry.ok) return { reason: entry.reason };
-      record = entry.payload.s;
+      record = fromSealed(entry.payload.s);
       if (isSessionRecord(record) && record.id !== id) return { reason: 'invalid' };
     } else {
-      record = opened.payload.s;
+      record = fromSealed(opened.payload.s);
     }
     if (!isSessionRecord(record)) return { reason: 'invalid' };
     if (nowSeconds() >= record.absoluteExpiresAt) return { reason: 'expired' };
@@ -72,10 +72,10 @@ export function createSessionIo(options: ResolvedSessionOptions) {
   async function write(record: SessionRecord, pairs: Array<[string, string]>, shape: CookieShape) {
     const now = nowSeconds();
     const expiresAt = expiryOf(record, now);
-    let payload: Record<string, unknown> = { s: record };
+    let payload: Record<string, unknown> = { s: toSealed(record) };
     if (store) {
-      const entry = await seal({ s: record }, secrets, STORE_PURPOSE, expiresAt, now);
-      await storeCall('set', () => store.set(record.id, entry, Math.max(1, expiresAt - now)));
+      const entry = await seal(payload, secrets, STORE_PURPOSE, expiresAt, now);
+      await storeCall('set', () => store.set(record.id, entry, Math.max(1, expiresAt - now), { sub: record.claims.sub }));
       payload = { sid: record.id };
     }
     const sealed = await seal(payload, secrets, COOKIE_PURPOSE, expiresAt, now);

@@ -130,6 +130,40 @@ export function isSessionRecord(value: unknown): value is SessionRecord {
   );
 }
 
+/**
+ * The record as sealed: without `claims` when they are exactly the raw ID token's payload
+ * (less the protocol claims), which is kept anyway for `id_token_hint` at logout. The claims
+ * would otherwise travel twice, once as JSON and once base64url-encoded inside the token.
+ * Both were validated at login and the seal protects them since: decoding is enough on read.
+ */
+export function toSealed(record: SessionRecord): Record<string, unknown> {
+  if (record.idToken === undefined) return { ...record };
+  const fromToken = claimsOf(record.idToken);
+  if (fromToken === undefined || JSON.stringify(fromToken) !== JSON.stringify(record.claims)) return { ...record };
+  const { claims: _derived, ...rest } = record;
+  return rest;
+}
+
+/** A sealed record as `toSealed` wrote it (or an older one with both): `claims` restored from the ID token. */
+export function fromSealed(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null || 'claims' in value) return value;
+  const idToken = (value as { idToken?: unknown }).idToken;
+  const claims = typeof idToken === 'string' ? claimsOf(idToken) : undefined;
+  return claims ? { ...value, claims } : value;
+}
+
+/** The payload of a compact JWS as claims (less the protocol ones), or undefined for anything else (e.g. an encrypted ID token). */
+function claimsOf(idToken: string): IdTokenClaims | undefined {
+  const payload = idToken.split('.')[1];
+  if (payload === undefined || idToken.split('.').length !== 3) return undefined;
+  try {
+    const claims: unknown = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
+    return typeof claims === 'object' && claims !== null && !Array.isArray(claims) ? withoutProtocolClaims(claims as IdTokenClaims) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 function withoutProtocolClaims(claims: IdTokenClaims): IdTokenClaims {
   const copy: Record<string, unknown> = { ...claims };
   for (const name of PROTOCOL_CLAIMS) delete copy[name];

@@ -5,6 +5,8 @@
  * no token.
  */
 
+import { invalidOptions } from '@oidc-rp/core';
+
 /**
  * A server-side session store: three async methods over opaque strings. Errors (the store is
  * down) make the session read fail with `session_store_unavailable`; the user is not signed
@@ -23,8 +25,11 @@
 export interface SessionStore {
   /** The value stored for `id`, or undefined when there is none (ended, expired, never existed). */
   get(id: string): Promise<string | undefined>;
-  /** Stores `value` for `id`, replacing any; it may be dropped after `ttlSeconds`. */
-  set(id: string, value: string, ttlSeconds: number): Promise<void>;
+  /**
+   * Stores `value` for `id`, replacing any; it may be dropped after `ttlSeconds`. `owner.sub` is
+   * the user's subject, for stores that bound or index sessions per user (implementations may ignore it).
+   */
+  set(id: string, value: string, ttlSeconds: number, owner?: { sub: string }): Promise<void>;
   /** Removes the session (logout, revocation). Deleting an unknown id is not an error. */
   delete(id: string): Promise<void>;
   /**
@@ -93,8 +98,13 @@ export interface SessionLockGrant {
  * ```
  */
 export interface MemorySessionStoreOptions {
-  /** Sessions kept at most; past it the oldest are dropped. Default 10 000. */
+  /** Sessions kept at most; past it expired ones are dropped first, then the oldest. Default 10 000. */
   maxEntries?: number;
+  /**
+   * Sessions kept at most per user (`sub`); past it that user's oldest is dropped, so one account
+   * logging in over and over cannot push other users' sessions out. Default 50.
+   */
+  maxEntriesPerUser?: number;
 }
 
 /**
@@ -108,33 +118,65 @@ export interface MemorySessionStoreOptions {
  * ```
  */
 export class MemorySessionStore implements SessionStore {
-  private readonly entries = new Map<string, { value: string; expiresAt: number }>();
+  private readonly entries = new Map<string, { value: string; expiresAt: number; sub?: string }>();
+  /** Each user's session ids, oldest write first. */
+  private readonly bySub = new Map<string, Set<string>>();
   private readonly maxEntries: number;
+  private readonly maxEntriesPerUser: number;
 
   constructor(options: MemorySessionStoreOptions = {}) {
-    this.maxEntries = options.maxEntries ?? 10_000;
+    this.maxEntries = positiveInteger(options.maxEntries, 10_000, 'maxEntries');
+    this.maxEntriesPerUser = positiveInteger(options.maxEntriesPerUser, 50, 'maxEntriesPerUser');
   }
 
   async get(id: string): Promise<string | undefined> {
     const entry = this.entries.get(id);
     if (!entry) return undefined;
     if (Date.now() >= entry.expiresAt) {
-      this.entries.delete(id);
+      this.remove(id);
       return undefined;
     }
     return entry.value;
   }
 
-  async set(id: string, value: string, ttlSeconds: number): Promise<void> {
-    this.entries.delete(id); // re-inserted last: the Map's order is the eviction order
-    this.entries.set(id, { value, expiresAt: Date.now() + ttlSeconds * 1000 });
+  async set(id: string, value: string, ttlSeconds: number, owner?: { sub: string }): Promise<void> {
+    this.remove(id); // re-inserted last: the Map's order is the eviction order
+    const sub = typeof owner?.sub === 'string' ? owner.sub : undefined;
+    this.entries.set(id, { value, expiresAt: Date.now() + ttlSeconds * 1000, ...(sub !== undefined ? { sub } : {}) });
+    if (sub !== undefined) {
+      const own = this.bySub.get(sub) ?? new Set<string>();
+      this.bySub.set(sub, own.add(id));
+      // The user's own oldest goes, not another user's.
+      for (const oldest of own) {
+        if (own.size <= this.maxEntriesPerUser) break;
+        this.remove(oldest);
+      }
+    }
+    if (this.entries.size <= this.maxEntries) return;
+    const now = Date.now();
+    for (const [key, entry] of this.entries) if (now >= entry.expiresAt) this.remove(key);
     for (const oldest of this.entries.keys()) {
       if (this.entries.size <= this.maxEntries) break;
-      this.entries.delete(oldest);
+      this.remove(oldest);
     }
   }
 
   async delete(id: string): Promise<void> {
-    this.entries.delete(id);
+    this.remove(id);
   }
+
+  private remove(id: string): void {
+    const sub = this.entries.get(id)?.sub;
+    this.entries.delete(id);
+    if (sub === undefined) return;
+    const own = this.bySub.get(sub);
+    own?.delete(id);
+    if (own?.size === 0) this.bySub.delete(sub);
+  }
+}
+
+function positiveInteger(value: number | undefined, fallback: number, name: string): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value < 1) throw invalidOptions(`MemorySessionStore: \`${name}\` must be an integer >= 1.`);
+  return value;
 }

@@ -4,7 +4,7 @@
 // manual redirects and a cookie jar.
 import { type Server, createServer } from 'node:http';
 import { once } from 'node:events';
-import { type ServerConfig, type ServerControl, createReferenceServer, demoConfig } from '@oidc-rp/reference-server';
+import { type ReferenceServer, type ServerConfig, type ServerControl, createReferenceServer, demoConfig } from '@oidc-rp/reference-server';
 import { CookieJar, completeLogin } from '@oidc-rp/reference-server/testing';
 import {
   type DpopHandle,
@@ -32,6 +32,8 @@ export interface SessionWorld {
   providerDown: boolean;
   /** Runtime control of the provider (faults, clients, the journal). */
   control: ServerControl;
+  /** The in-process provider: its journal (`provider.requests(match)`) and control API. */
+  provider: ReferenceServer;
   /** Replaces the app's session layer. */
   use(options?: Partial<SessionAuthOptions>): SessionAuth;
   close(): Promise<void>;
@@ -51,6 +53,12 @@ export function sessionServerConfig(appOrigin: string, accessTokenLifetime: numb
   tenant.users?.push(
     { username: 'bigclaims', password: 'wonderland', claims: { sub: 'bigclaims', name: 'Big Claims', picture: picture(2000) } },
     { username: 'hugeclaims', password: 'wonderland', claims: { sub: 'hugeclaims', name: 'Huge Claims', picture: picture(6000) } },
+    // About 3 KB of profile claims: too much for a cookie while the claims were sealed twice.
+    {
+      username: 'claims3k',
+      password: 'wonderland',
+      claims: { sub: 'claims3k', name: 'Three Kilobytes', picture: picture(1000), profile: picture(1000), website: picture(1000) },
+    },
   );
   return config;
 }
@@ -113,6 +121,7 @@ export async function startSessionWorld({ accessTokenLifetime = 120, dpop }: { a
     set providerDown(down: boolean) {
       state.providerDown = down;
     },
+    provider: server,
     count: (method, suffix) => requests.filter((r) => r.method === method && r.path.endsWith(suffix)).length,
     control: server.control,
     use(options = {}) {
@@ -152,6 +161,14 @@ async function route(auth: SessionAuth, request: Request): Promise<Response> {
   if (pathname === '/state') {
     const { session, reason, error, cookies } = await auth.getSession(request);
     return auth.applyCookies(Response.json({ signedIn: session !== undefined, reason: reason ?? null, error: error?.code ?? null }), cookies);
+  }
+  if (pathname === '/with') {
+    return auth.withSession((_request, session) => Response.json({ signedIn: session !== undefined }))(request);
+  }
+  if (pathname === '/server-component') {
+    // Headers only, as a Next.js server component reads them: no URL, so no scheme.
+    const { session, reason } = await auth.getSession({ get: (name) => request.headers.get(name) }, { refresh: false });
+    return Response.json({ signedIn: session !== undefined, sub: session?.user.sub ?? null, reason: reason ?? null });
   }
   if (pathname === '/token') {
     try {
