@@ -1,0 +1,47 @@
+/**
+ * The three primitives a token verifier needs from its platform: verify a compact JWS with a
+ * JWK, hash a token, decode a base64url JSON segment. Core runs on WebCrypto; a platform with
+ * faster ones (`@oidc-rp/node/api` on `node:crypto`) passes its own, and every check above them
+ * stays the same code, so both paths give the same answer for every input.
+ */
+
+import type { JWK } from 'jose';
+import { base64url, digest } from './encoding';
+import { verifyCompactJws } from './jws';
+import { decodeJsonSegment } from './jwt';
+
+/**
+ * What a verifier asks of the platform. Implementations must be exact: `verify` true only for
+ * a valid signature, `decodeJson` undefined for anything but base64url of a UTF-8 JSON object.
+ *
+ * @example
+ * ```ts
+ * const verifier = jwtAccessTokenVerifier({ issuer, jwksUri, audience, primitives: webCryptoPrimitives });
+ * ```
+ */
+export interface JosePrimitives {
+  /**
+   * Whether the signature of the compact JWS `token` (three base64url segments, already
+   * checked) verifies with `jwk` under `alg`. May throw or reject when the key does not fit.
+   * `jwk`'s type and curve were already matched to `alg`.
+   */
+  verify(token: string, jwk: JWK, alg: string): boolean | Promise<boolean>;
+  /** The base64url SHA-256 of `text`'s UTF-8 bytes (`ath`, JWK thumbprints). */
+  sha256(text: string): string | Promise<string>;
+  /** A base64url segment as a JSON object, or undefined (bad base64url, bad UTF-8, not JSON, not an object). */
+  decodeJson(segment: string): Record<string, unknown> | undefined;
+}
+
+/**
+ * The WebCrypto primitives: what every runtime has (Node, browsers, Workers, Deno, Bun).
+ *
+ * @example
+ * ```ts
+ * const hash = await webCryptoPrimitives.sha256('token');
+ * ```
+ */
+export const webCryptoPrimitives: JosePrimitives = {
+  verify: verifyCompactJws,
+  sha256: async (text) => base64url(await digest('SHA-256', text)),
+  decodeJson: decodeJsonSegment,
+};
