@@ -5,6 +5,7 @@
  * checks, each an {@link AccessTokenError} with its own code; messages never contain the token.
  */
 
+import type { JWK } from 'jose';
 import { DEV } from './dev';
 import { AccessTokenError, type AccessTokenClaims, type AccessTokenVerifier, type ResourceRequest, type VerifiedAccessToken } from './access-token-error';
 import { DEFAULT_MAX_TOKEN_LENGTH, readAccessToken } from './authorization-header';
@@ -13,7 +14,7 @@ import type { DpopProofChecker } from './dpop-proof';
 import type { OidcErrorCode } from './errors';
 import { isJsonObject } from './http';
 import { type JosePrimitives, webCryptoPrimitives } from './jose-primitives';
-import { findJwksKey, selectVerificationKey } from './jwks';
+import { cachedJwksKeys, findJwksKey, selectVerificationKey } from './jwks';
 import { COMPACT_JWS } from './jwt';
 import { invalidOptions, requireString } from './options';
 import type { HttpOptions } from './types';
@@ -131,11 +132,37 @@ export function jwtAccessTokenVerifier<C extends AccessTokenClaims = AccessToken
   const clock = options.now ?? systemClock;
   const primitives = options.primitives ?? webCryptoPrimitives;
 
+  // An issuer's tokens share a few headers (one per key): each is decoded once. Never mutated.
+  const headers = new Map<string, Record<string, unknown> | undefined>();
+  const decodeHeader = (segment: string) => {
+    if (headers.has(segment)) return headers.get(segment);
+    const header = primitives.decodeJson(segment);
+    if (headers.size >= 16) headers.delete(headers.keys().next().value as string);
+    headers.set(segment, header);
+    return header;
+  };
+
+  // The key each (alg, kid) selects in the cached key set, remembered until the set changes.
+  let selectedFrom: readonly JWK[] | undefined;
+  const selected = new Map<string, JWK | undefined>();
+  const selectCached = (alg: string, kid: string | undefined): JWK | undefined => {
+    const keys = cachedJwksKeys(jwksUri);
+    if (!keys) return undefined;
+    if (keys !== selectedFrom) {
+      selectedFrom = keys;
+      selected.clear();
+    }
+    const name = `${alg} ${kid}`;
+    if (!selected.has(name) && selected.size < 64) selected.set(name, selectVerificationKey(keys, alg, kid));
+    return selected.has(name) ? selected.get(name) : selectVerificationKey(keys, alg, kid);
+  };
+
   // The token checks: everything that depends on the token alone (what the cache may keep).
-  async function verifyToken(token: string): Promise<CachedAccessToken> {
+  // Synchronous while the key set is cached and the primitives are (node:crypto): no await on the hot path.
+  function verifyToken(token: string): CachedAccessToken | Promise<CachedAccessToken> {
     if (!COMPACT_JWS.test(token)) fail('access_token_malformed', DEV && 'not a JWS of three base64url parts');
     const dot = token.indexOf('.');
-    const header = primitives.decodeJson(token.slice(0, dot));
+    const header = decodeHeader(token.slice(0, dot));
     const claims = header && primitives.decodeJson(token.slice(dot + 1, token.indexOf('.', dot + 1)));
     if (!header || !claims) fail('access_token_malformed', DEV && 'not a JWS of base64url JSON objects');
 
@@ -148,13 +175,27 @@ export function jwtAccessTokenVerifier<C extends AccessTokenClaims = AccessToken
       fail('access_token_typ_invalid', DEV && `"typ" is not ${types.join(' or ')}${legacy ? '' : ' (allowJwtTyp accepts JWT)'}`);
     }
     // Keys come from the issuer's JWKS only: `jku`, `x5u`, `jwk` and `x5c` are never read.
-    const key = await findJwksKey(jwksUri, (keys) => selectVerificationKey(keys, alg, kid), jwksOptions);
-    if (!key) fail('access_token_unknown_kid', DEV && `the issuer's JWKS has no ${alg} key with this "kid"`);
-    const valid = await Promise.resolve()
-      .then(() => primitives.verify(token, key, alg))
-      .catch(() => false);
-    if (!valid) fail('access_token_signature_invalid', DEV && 'the signature does not verify');
-    return { claims: checkClaims(claims) as AccessTokenClaims, scopes: scopesOf(claims) };
+    const select = (keys: readonly JWK[]) => selectVerificationKey(keys, alg, kid);
+    const key = selectCached(alg, kid as string | undefined);
+    if (key) return checkSignature(token, key, alg, claims);
+    return findJwksKey(jwksUri, select, jwksOptions).then((found) => {
+      if (!found) fail('access_token_unknown_kid', DEV && `the issuer's JWKS has no ${alg} key with this "kid"`);
+      return checkSignature(token, found, alg, claims);
+    });
+  }
+
+  function checkSignature(token: string, key: JWK, alg: string, claims: Record<string, unknown>): CachedAccessToken | Promise<CachedAccessToken> {
+    let valid: boolean | Promise<boolean>;
+    try {
+      valid = primitives.verify(token, key, alg);
+    } catch {
+      valid = false; // a key the platform cannot use for `alg` verifies nothing
+    }
+    const verified = (ok: boolean): CachedAccessToken => {
+      if (!ok) fail('access_token_signature_invalid', DEV && 'the signature does not verify');
+      return { claims: checkClaims(claims) as AccessTokenClaims, scopes: scopesOf(claims) };
+    };
+    return typeof valid === 'boolean' ? verified(valid) : valid.then(verified, () => verified(false));
   }
 
   // RFC 9068 section 4, one line per claim; the first rule broken names the error.
@@ -187,11 +228,13 @@ export function jwtAccessTokenVerifier<C extends AccessTokenClaims = AccessToken
     let verified = cache?.get(token);
     // A cached token is served only before its `exp`, without tolerance: never an expired one.
     if (!verified || !(verified.claims.exp > clock())) {
-      verified = await verifyToken(token);
+      const result = verifyToken(token);
+      verified = result instanceof Promise ? await result : result;
       cache?.set(token, verified);
     }
     const { claims, scopes } = verified;
-    await checkBinding(request, scheme, token, claims.cnf?.jkt, dpop, primitives);
+    const jkt = claims.cnf?.jkt;
+    if (jkt !== undefined || scheme === 'DPoP') await checkBinding(request, scheme, token, jkt, dpop, primitives);
     const result: VerifiedAccessToken<C> = { claims: claims as C, scheme, scopes };
     if (requiredScopes) checkScopes(result, requiredScopes);
     return result;

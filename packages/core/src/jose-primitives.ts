@@ -28,7 +28,7 @@ export interface JosePrimitives {
   verify(token: string, jwk: JWK, alg: string): boolean | Promise<boolean>;
   /** The base64url SHA-256 of `text`'s UTF-8 bytes (`ath`, JWK thumbprints). */
   sha256(text: string): string | Promise<string>;
-  /** A base64url segment as a JSON object, or undefined (bad base64url, bad UTF-8, not JSON, not an object). */
+  /** A segment of base64url characters (callers check the alphabet) as a JSON object, or undefined (bad length, bad UTF-8, not JSON, not an object). */
   decodeJson(segment: string): Record<string, unknown> | undefined;
 }
 
