@@ -52,9 +52,14 @@ export async function findJwksKey(
 ): Promise<JWK | undefined> {
   const fetchKeys = (refetchedAt: number): JwksCacheEntry => {
     const previous = cache.get(jwksUri);
-    const entry = { keys: fetchJwks(jwksUri, options.http), fetchedAt_: Date.now(), refetchedAt_: refetchedAt };
+    const entry: JwksCacheEntry = { keys: fetchJwks(jwksUri, options.http), fetchedAt_: Date.now(), refetchedAt_: refetchedAt };
     cache.set(jwksUri, entry);
-    entry.keys.then((keys) => void ((entry as JwksCacheEntry).resolved_ = keys), () => undefined);
+    entry.keys.then(
+      (keys) => {
+        entry.resolved_ = keys;
+      },
+      () => undefined,
+    );
     entry.keys.catch(() => {
       if (cache.get(jwksUri) !== entry) return;
       if (!previous) return void cache.delete(jwksUri);

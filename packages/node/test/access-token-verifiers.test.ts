@@ -127,7 +127,11 @@ describe('the JWKS cache ID-token validation uses', () => {
 describe('the opt-in verified-token cache', () => {
   const counting = () => {
     let verifications = 0;
-    const primitives: JosePrimitives = { ...nodePrimitives, verify: (...args) => (verifications++, nodePrimitives.verify(...args)) };
+    const verify: JosePrimitives['verify'] = (...args) => {
+      verifications++;
+      return nodePrimitives.verify(...args);
+    };
+    const primitives: JosePrimitives = { ...nodePrimitives, verify };
     return { primitives, count: () => verifications };
   };
 

@@ -133,7 +133,7 @@ export function accessTokenCases(issuer: TestIssuer): Case[] {
     { name: 'DPoP: wrong htu (another path)', request: dpopRequest({}, {}, client, 'GET', '/admin'), expected: invalidProof() },
     {
       name: 'DPoP: htu of a forged Host header',
-      request: (origin) => {
+      request: () => {
         const token = bound();
         const forged = proof(client, { method: 'GET', url: 'http://evil.example/orders', token });
         return { method: 'GET', path: '/orders', headers: { host: 'evil.example', authorization: `DPoP ${token}`, dpop: forged } };
