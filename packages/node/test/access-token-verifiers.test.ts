@@ -39,7 +39,8 @@ function resourceRequest(request: { method: string; path: string; headers: Recor
   return { method: request.method, url: new URL(request.path, ORIGIN).href, authorization: header('authorization'), dpop: header('dpop') };
 }
 
-const outcome = (verify: AccessTokenVerifier, request: ResourceRequest) =>
+type Outcome = { ok: boolean; code?: string | undefined; challenge?: string | undefined; scheme?: string; scopes?: readonly string[]; claims?: unknown };
+const outcome = (verify: AccessTokenVerifier, request: ResourceRequest): Promise<Outcome> =>
   verify(request).then(
     (verified) => ({ ok: true, scheme: verified.scheme, scopes: verified.scopes, claims: verified.claims }),
     (error: { code?: string; challenge?: string }) => ({ ok: false, code: error.code, challenge: error.challenge }),

@@ -36,7 +36,7 @@ export interface NodeJwtAccessTokenVerifierOptions extends Omit<JwtAccessTokenVe
 }
 
 /**
- * Core's {@link coreJwtAccessTokenVerifier | jwtAccessTokenVerifier} (RFC 9068, DPoP) on `node:crypto`: the same
+ * Core's `jwtAccessTokenVerifier` (RFC 9068, DPoP) on `node:crypto`: the same
  * checks, the same errors, faster. See core's documentation for what it checks.
  *
  * @example

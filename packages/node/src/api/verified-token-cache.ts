@@ -21,7 +21,7 @@ export interface VerifiedTokenCacheOptions {
 }
 
 /**
- * A bounded in-memory {@link VerifiedTokenCache} for one verifier.
+ * A bounded in-memory `VerifiedTokenCache` (core) for one verifier.
  *
  * @example
  * ```ts
