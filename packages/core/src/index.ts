@@ -7,7 +7,7 @@ export type { PresentedAccessToken } from './authorization-header';
 export { dpopProofs, dpopNonces, memoryDpopReplayCache } from './dpop-proof';
 export type { DpopProofChecker, DpopProofOptions, DpopReplayCache, DpopNonces, DpopNoncesOptions, MemoryDpopReplayCacheOptions } from './dpop-proof';
 export { webCryptoPrimitives } from './jose-primitives';
-export type { JosePrimitives } from './jose-primitives';
+export type { JosePrimitives, PublicJwk } from './jose-primitives';
 export type {
   AccessTokenChallenge,
   AccessTokenClaims,

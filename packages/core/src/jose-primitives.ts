@@ -11,6 +11,24 @@ import { verifyCompactJws } from './jws';
 import { decodeJsonSegment } from './jwt';
 
 /**
+ * A key of an issuer's key set (RFC 7517) as verifiers read it. (Declared here rather than
+ * taken from jose, whose ESM-only types a CommonJS project could not load.)
+ */
+export interface PublicJwk {
+  kty?: string;
+  crv?: string;
+  n?: string;
+  e?: string;
+  x?: string;
+  y?: string;
+  kid?: string;
+  alg?: string;
+  use?: string;
+  key_ops?: string[];
+  [member: string]: unknown;
+}
+
+/**
  * What a verifier asks of the platform. Implementations must be exact: `verify` true only for
  * a valid signature, `decodeJson` undefined for anything but base64url of a UTF-8 JSON object.
  *
@@ -25,7 +43,7 @@ export interface JosePrimitives {
    * checked) verifies with `jwk` under `alg`. May throw or reject when the key does not fit.
    * `jwk`'s type and curve were already matched to `alg`.
    */
-  verify(token: string, jwk: JWK, alg: string): boolean | Promise<boolean>;
+  verify(token: string, jwk: PublicJwk, alg: string): boolean | Promise<boolean>;
   /** The base64url SHA-256 of `text`'s UTF-8 bytes (`ath`, JWK thumbprints). */
   sha256(text: string): string | Promise<string>;
   /** A segment of base64url characters (callers check the alphabet) as a JSON object, or undefined (bad length, bad UTF-8, not JSON, not an object). */
@@ -41,7 +59,7 @@ export interface JosePrimitives {
  * ```
  */
 export const webCryptoPrimitives: JosePrimitives = {
-  verify: verifyCompactJws,
+  verify: (token, jwk, alg) => verifyCompactJws(token, jwk as JWK, alg),
   sha256: async (text) => base64url(await digest('SHA-256', text)),
   decodeJson: decodeJsonSegment,
 };

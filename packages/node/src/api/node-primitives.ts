@@ -6,13 +6,12 @@
  */
 
 import { type KeyObject, constants, createHash, createPublicKey, verify } from 'node:crypto';
-import type { JosePrimitives } from '@oidc-rp/core';
-import type { JWK } from 'jose';
+import type { JosePrimitives, PublicJwk } from '@oidc-rp/core';
 
-const keyObjects = new WeakMap<JWK, KeyObject>();
+const keyObjects = new WeakMap<PublicJwk, KeyObject>();
 const fatalUtf8 = new TextDecoder('utf-8', { fatal: true });
 
-function keyObjectOf(jwk: JWK): KeyObject {
+function keyObjectOf(jwk: PublicJwk): KeyObject {
   let key = keyObjects.get(jwk);
   if (!key) {
     // Key material only: `alg`, `use` and `key_ops` were checked when the key was selected.
@@ -25,7 +24,7 @@ function keyObjectOf(jwk: JWK): KeyObject {
   return key;
 }
 
-function verifyJws(token: string, jwk: JWK, alg: string): boolean {
+function verifyJws(token: string, jwk: PublicJwk, alg: string): boolean {
   const key = keyObjectOf(jwk);
   const dot = token.lastIndexOf('.');
   // The signing input is ASCII (base64url and a dot): latin1 is its byte-for-byte encoding.
