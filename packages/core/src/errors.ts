@@ -93,7 +93,20 @@ export type OidcErrorCode =
   | 'insufficient_scope'
   | 'dpop_proof_invalid'
   | 'dpop_nonce_required'
-  | 'introspection_failed';
+  | 'introspection_failed'
+  | 'authorization_header_invalid'
+  | 'access_token_malformed'
+  | 'access_token_alg_not_allowed'
+  | 'access_token_typ_invalid'
+  | 'access_token_unknown_kid'
+  | 'access_token_signature_invalid'
+  | 'access_token_iss_mismatch'
+  | 'access_token_aud_mismatch'
+  | 'access_token_nbf_future'
+  | 'access_token_iat_future'
+  | 'access_token_claim_missing'
+  | 'dpop_binding_mismatch'
+  | 'dpop_proof_replayed';
 
 const OIDC_ERROR_MARK = Symbol.for('oidc-rp.error');
 

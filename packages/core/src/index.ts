@@ -1,5 +1,13 @@
 export * from './errors';
 export { AccessTokenError } from './access-token-error';
+export { jwtAccessTokenVerifier, checkScopes } from './access-token';
+export type { JwtAccessTokenVerifierOptions, VerifiedTokenCache, CachedAccessToken } from './access-token';
+export { readAccessToken } from './authorization-header';
+export type { PresentedAccessToken } from './authorization-header';
+export { dpopProofs, dpopNonces, memoryDpopReplayCache } from './dpop-proof';
+export type { DpopProofChecker, DpopProofOptions, DpopReplayCache, DpopNonces, DpopNoncesOptions, MemoryDpopReplayCacheOptions } from './dpop-proof';
+export { webCryptoPrimitives } from './jose-primitives';
+export type { JosePrimitives, PublicJwk } from './jose-primitives';
 export type {
   AccessTokenChallenge,
   AccessTokenClaims,

@@ -24,6 +24,8 @@ const JWKS_MAX_AGE_MS = 10 * 60 * 1000;
 // `keys` is the fetch itself, so concurrent callers share it; a failed fetch puts back the entry it replaced.
 interface JwksCacheEntry {
   keys: Promise<JWK[]>;
+  /** The keys once fetched: what {@link cachedJwksKeys} reads without waiting. */
+  resolved_?: JWK[];
   fetchedAt_: number;
   // When a key the set lacked last caused a refetch (-Infinity: never).
   refetchedAt_: number;
@@ -50,8 +52,14 @@ export async function findJwksKey(
 ): Promise<JWK | undefined> {
   const fetchKeys = (refetchedAt: number): JwksCacheEntry => {
     const previous = cache.get(jwksUri);
-    const entry = { keys: fetchJwks(jwksUri, options.http), fetchedAt_: Date.now(), refetchedAt_: refetchedAt };
+    const entry: JwksCacheEntry = { keys: fetchJwks(jwksUri, options.http), fetchedAt_: Date.now(), refetchedAt_: refetchedAt };
     cache.set(jwksUri, entry);
+    entry.keys.then(
+      (keys) => {
+        entry.resolved_ = keys;
+      },
+      () => undefined,
+    );
     entry.keys.catch(() => {
       if (cache.get(jwksUri) !== entry) return;
       if (!previous) return void cache.delete(jwksUri);
@@ -70,6 +78,16 @@ export async function findJwksKey(
   if (latest && latest !== entry) return select(await latest.keys);
   if (Date.now() - entry.refetchedAt_ < options.refetchCooldown_ * 1000) return undefined;
   return select(await fetchKeys(Date.now()).keys);
+}
+
+/**
+ * The cached key set of `jwksUri` when it is fetched and fresh, without waiting: a verifier's
+ * hot path reads it synchronously and falls back to {@link findJwksKey} when it has no fitting
+ * key (not fetched yet, stale, or a key it lacks).
+ */
+export function cachedJwksKeys(jwksUri: string): readonly JWK[] | undefined {
+  const entry = cache.get(jwksUri);
+  return entry && Date.now() - entry.fetchedAt_ < JWKS_MAX_AGE_MS ? entry.resolved_ : undefined;
 }
 
 /**

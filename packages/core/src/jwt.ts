@@ -16,7 +16,7 @@ export interface UnverifiedJwt {
 
 // Three segments of unpadded base64url. The signature may be empty (`alg: none`), so that the
 // validator, not the parser, is the one that refuses unsigned tokens, with its own error.
-const COMPACT_JWS = /^[\w-]*\.[\w-]*\.[\w-]*$/;
+export const COMPACT_JWS = /^[\w-]*\.[\w-]*\.[\w-]*$/;
 
 /**
  * Splits a compact JWS and parses its header and payload as JSON objects.
@@ -39,7 +39,7 @@ export function readUnverifiedJwtExpiry(token: string): number | undefined {
 }
 
 // A JSON object, or undefined for a length no base64 string can have, invalid UTF-8, invalid JSON or a non-object.
-function decodeJsonSegment(segment: string): Record<string, unknown> | undefined {
+export function decodeJsonSegment(segment: string): Record<string, unknown> | undefined {
   try {
     const value: unknown = JSON.parse(fromUtf8(fromBase64url(segment)));
     return isJsonObject(value) ? value : undefined;

@@ -25,6 +25,8 @@ export { RedisTokenCache } from './redis-token-cache';
 export type { RedisTokenCacheOptions } from './redis-token-cache';
 export { RedisSessionStore } from './redis-session-store';
 export type { RedisSessionStoreOptions } from './redis-session-store';
+export { RedisDpopReplayCache } from './redis-dpop-replay-cache';
+export type { RedisDpopReplayCacheOptions } from './redis-dpop-replay-cache';
 export type { RedisClientLike, RedisScriptOptions, RedisSetOptions } from './redis-client';
 export type { SessionStore } from '../session/session-store';
 export type { SessionLock, SessionLockGrant } from '../session/session-store';

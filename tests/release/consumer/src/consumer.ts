@@ -6,6 +6,7 @@ import { type BrowserClient, createBrowserClient } from '@oidc-rp/browser';
 import { AuthProvider, useAuth } from '@oidc-rp/react';
 import { createNodeClient, type NodeClient } from '@oidc-rp/node';
 import { RedisTokenCache } from '@oidc-rp/node/redis';
+import { type AccessTokenVerifier, jwtAccessTokenVerifier } from '@oidc-rp/node/api';
 import { createReferenceServer, demoConfig, type ServerConfig } from '@oidc-rp/reference-server';
 import { type CompleteLoginResult, completeLogin, CookieJar } from '@oidc-rp/reference-server/testing';
 
@@ -26,6 +27,9 @@ createBrowserClient({ provider, redirectUri: 'http://127.0.0.1:5173/callback' })
 export const backend: NodeClient = createNodeClient({ provider, clientId: 'service', clientSecret: 'service-secret', grants: ['client_credentials'] });
 export const token: Promise<TokenSet> = backend.getClientCredentialsToken({ scope: 'api.read' });
 export const cacheClass: typeof RedisTokenCache = RedisTokenCache;
+export const verifyAccessToken: AccessTokenVerifier = jwtAccessTokenVerifier({ issuer: 'http://127.0.0.1:4000/demo', jwksUri: 'http://127.0.0.1:4000/demo/oidc/jwks', audience: 'https://api.example' });
+// @ts-expect-error audience is required
+jwtAccessTokenVerifier({ issuer: 'http://127.0.0.1:4000/demo', jwksUri: 'http://127.0.0.1:4000/demo/oidc/jwks' });
 
 export const provide: typeof AuthProvider = AuthProvider;
 export const hook: typeof useAuth = useAuth;

@@ -1,0 +1,221 @@
+/**
+ * Access-token verification at an API (RFC 9068 JWT access tokens), Node, warm JWKS cache,
+ * RS256 and ES256. One token per algorithm (iss, sub, aud, client_id, scope, iat, exp, jti)
+ * verified over and over by each candidate with every check it offers (signature with the key
+ * found by `kid`, allowed algorithms, `typ` at+jwt, iss, aud, exp/nbf/iat, required claims), in
+ * interleaved rounds in this one process:
+ *
+ *   - crypto.verify            node:crypto on the precomputed signing input: the limit
+ *   - @oidc-rp/node/api        jwtAccessTokenVerifier (node:crypto key objects), every check
+ *   - @oidc-rp/core            jwtAccessTokenVerifier (WebCrypto), every check
+ *   - jose jwtVerify           a local JWKS (kid lookup), issuer, audience, algorithms, typ, required claims
+ *   - fast-jwt                 createVerifier with a PEM key, cache off, allowed iss/aud/alg, required claims
+ *   - express-oauth2-jwt-bearer auth({ strict }) called as Express middleware with a minimal request
+ *
+ * Then the opt-in verified-token cache of @oidc-rp/node/api (hits per second, and a token past
+ * its exp never served from it), and a cold burst: 1,000 concurrent verifications by a fresh
+ * verifier on an empty JWKS cache, JWKS requests counted at a loopback node:http server.
+ * Every candidate is first checked to accept the token and to refuse one with a flipped
+ * signature byte and one for another audience.
+ */
+
+import { createPublicKey, verify as cryptoVerify } from 'node:crypto';
+import { createServer } from 'node:http';
+import { performance } from 'node:perf_hooks';
+import { SignJWT, createLocalJWKSet, exportJWK, generateKeyPair, jwtVerify } from 'jose';
+import { createVerifier } from 'fast-jwt';
+import { auth } from 'express-oauth2-jwt-bearer';
+import { clearJwksCache, jwtAccessTokenVerifier as coreVerifier } from '@oidc-rp/core';
+import { jwtAccessTokenVerifier as nodeVerifier } from '@oidc-rp/node/api';
+import { emit } from './lib/emit.mjs';
+import { interleave, pairedRatio } from './lib/interleave.mjs';
+import { num, ratio, table } from './lib/table.mjs';
+
+const AUDIENCE = 'https://api.example';
+const CALLERS = 1000;
+
+async function startJwksServer(keys) {
+  let requests = 0;
+  const body = JSON.stringify({ keys });
+  const server = createServer((_request, res) => {
+    requests++;
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+    res.end(body);
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    origin: `http://127.0.0.1:${server.address().port}`,
+    take: () => {
+      const n = requests;
+      requests = 0;
+      return n;
+    },
+    close: () =>
+      new Promise((resolve) => {
+        server.close(resolve);
+        server.closeAllConnections();
+      }),
+  };
+}
+
+async function fixture(alg) {
+  const { publicKey, privateKey } = await generateKeyPair(alg, { extractable: true });
+  const jwk = { ...(await exportJWK(publicKey)), kid: `${alg}-1`, alg, use: 'sig' };
+  const jwks = await startJwksServer([jwk]);
+  const issuer = `${jwks.origin}/${alg.toLowerCase()}`;
+  const jwksUri = `${jwks.origin}/jwks`;
+  const sign = (claims = {}) => {
+    const now = Math.floor(Date.now() / 1000);
+    const claims0 = { iss: issuer, sub: 'alice', aud: AUDIENCE, client_id: 'spa', scope: 'orders:read orders:write profile', iat: now, exp: now + 3600, jti: 'a1b2c3d4e5f6' };
+    return new SignJWT({ ...claims0, ...claims })
+      .setProtectedHeader({ alg, kid: jwk.kid, typ: 'at+jwt' })
+      .sign(privateKey);
+  };
+  return { alg, jwk, jwks, issuer, jwksUri, sign, token: await sign() };
+}
+
+const request = (token) => ({ method: 'GET', url: `${AUDIENCE}/orders`, authorization: `Bearer ${token}`, dpop: null });
+
+function candidates(f) {
+  const { alg, jwk, issuer, jwksUri } = f;
+  const keyObject = createPublicKey({ key: jwk, format: 'jwk' });
+  const nodeKey = alg.startsWith('ES') ? { key: keyObject, dsaEncoding: 'ieee-p1363' } : keyObject;
+  const ours = { issuer, jwksUri, audience: AUDIENCE, algorithms: [alg] };
+  const node = nodeVerifier(ours);
+  const core = coreVerifier(ours);
+  const localJwks = createLocalJWKSet({ keys: [jwk] });
+  const joseOptions = { issuer, audience: AUDIENCE, algorithms: [alg], typ: 'at+jwt', requiredClaims: ['iat', 'jti', 'sub', 'client_id', 'exp'], clockTolerance: 30 };
+  const fast = createVerifier({
+    key: keyObject.export({ type: 'spki', format: 'pem' }),
+    algorithms: [alg],
+    allowedIss: issuer,
+    allowedAud: AUDIENCE,
+    requiredClaims: ['iat', 'jti', 'sub', 'client_id', 'exp'],
+    clockTolerance: 30_000,
+    cache: false,
+  });
+  const middleware = auth({ issuer, audience: AUDIENCE, jwksUri, tokenSigningAlg: alg, strict: true });
+  const express = (token) => {
+    const headers = { authorization: `Bearer ${token}`, host: 'api.example' };
+    const req = { method: 'GET', protocol: 'https', url: '/orders', headers, query: {}, body: undefined, is: () => false, get: (name) => headers[name.toLowerCase()], socket: {}, app: { get: () => undefined } };
+    return new Promise((resolve, reject) => middleware(req, {}, (error) => (error ? reject(error) : resolve(req.auth))));
+  };
+  const split = (token) => {
+    const dot = token.lastIndexOf('.');
+    return [Buffer.from(token.slice(0, dot)), Buffer.from(token.slice(dot + 1), 'base64url')];
+  };
+  return [
+    { name: 'crypto.verify (limit)', verify: (token) => { const [input, signature] = split(token); return () => cryptoVerify('sha256', input, nodeKey, signature); } },
+    { name: '@oidc-rp/node/api', verify: (token) => () => node(request(token)) },
+    { name: '@oidc-rp/core (WebCrypto)', verify: (token) => () => core(request(token)) },
+    { name: 'jose jwtVerify', verify: (token) => () => jwtVerify(token, localJwks, joseOptions) },
+    { name: 'fast-jwt (no cache)', verify: (token) => () => fast(token) },
+    { name: 'express-oauth2-jwt-bearer', verify: (token) => () => express(token) },
+  ];
+}
+
+function tamper(token) {
+  const dot = token.lastIndexOf('.');
+  const signature = Buffer.from(token.slice(dot + 1), 'base64url');
+  signature[signature.length >> 1] ^= 0x01;
+  return `${token.slice(0, dot)}.${signature.toString('base64url')}`;
+}
+
+async function accepts(fn) {
+  try {
+    return (await fn()) !== false;
+  } catch {
+    return false;
+  }
+}
+
+async function benchAlgorithm(alg, options) {
+  const f = await fixture(alg);
+  const list = candidates(f);
+  const otherAudience = await f.sign({ aud: 'https://other.example' });
+  for (const c of list) {
+    if (!(await accepts(c.verify(f.token)))) throw new Error(`${c.name} refused a valid ${alg} token`);
+    if (await accepts(c.verify(tamper(f.token)))) throw new Error(`${c.name} accepted a ${alg} token with a bad signature`);
+    if (!c.name.startsWith('crypto') && (await accepts(c.verify(otherAudience)))) throw new Error(`${c.name} accepted a ${alg} token for another audience`);
+  }
+  f.jwks.take();
+  const results = await interleave(list.map((c) => ({ name: c.name, fn: c.verify(f.token) })), options);
+  const jwksDuringRounds = f.jwks.take();
+  await f.jwks.close();
+  const limit = results[0];
+  const fast = results.find((r) => r.name.startsWith('fast-jwt'));
+  return { alg, jwksDuringRounds, results: results.map((r) => ({ ...r, vsLimit: pairedRatio(r, limit), vsFastJwt: pairedRatio(r, fast) })) };
+}
+
+// The opt-in cache: hits per second, and an expired token never served from it.
+async function benchCache(options) {
+  let now = Math.floor(Date.now() / 1000);
+  const f = await fixture('ES256');
+  const verify = nodeVerifier({ issuer: f.issuer, jwksUri: f.jwksUri, audience: AUDIENCE, cache: true, now: () => now });
+  const uncached = nodeVerifier({ issuer: f.issuer, jwksUri: f.jwksUri, audience: AUDIENCE });
+  await verify(request(f.token));
+  const [hit, miss] = await interleave(
+    [
+      { name: 'cache hit', fn: () => verify(request(f.token)) },
+      { name: 'no cache', fn: () => uncached(request(f.token)) },
+    ],
+    options,
+  );
+  // An hour and a minute on (past exp and the 30 s tolerance): the cached entry must not answer.
+  now += 3660;
+  const expiredServed = await verify(request(f.token)).then(() => true, (error) => error.code !== 'access_token_expired');
+  await f.jwks.close();
+  return { hitOpsPerSec: hit.opsPerSec, missOpsPerSec: miss.opsPerSec, speedup: pairedRatio(hit, miss), expiredServed };
+}
+
+// 1,000 verifications at once by a fresh verifier on an empty JWKS cache.
+async function coldBurst() {
+  const f = await fixture('RS256');
+  clearJwksCache();
+  f.jwks.take();
+  const verify = nodeVerifier({ issuer: f.issuer, jwksUri: f.jwksUri, audience: AUDIENCE });
+  const start = performance.now();
+  const results = await Promise.allSettled(Array.from({ length: CALLERS }, () => verify(request(f.token))));
+  const allMs = performance.now() - start;
+  const failed = results.filter((r) => r.status === 'rejected').length;
+  const requests = f.jwks.take();
+  await f.jwks.close();
+  return { callers: CALLERS, jwksRequests: requests, failed, allMs };
+}
+
+export async function run({ rounds = 9, sliceMs = 200 } = {}) {
+  const byAlg = [];
+  for (const alg of ['RS256', 'ES256']) byAlg.push(await benchAlgorithm(alg, { rounds, sliceMs }));
+  const cache = await benchCache({ rounds, sliceMs });
+  const cold = await coldBurst();
+  const goals = Object.fromEntries(
+    byAlg.map(({ alg, results }) => {
+      const ours = results.find((r) => r.name === '@oidc-rp/node/api');
+      return [alg, { vsLimit: ours.vsLimit, vsFastJwt: ours.vsFastJwt }];
+    }),
+  );
+  const sections = byAlg.map(({ alg, results, jwksDuringRounds }) =>
+    [
+      `**${alg}** (JWKS requests during the measured rounds: ${jwksDuringRounds})`,
+      '',
+      table(
+        ['candidate', 'ops/s', 'µs/op', '× crypto.verify (share of the limit)', '× fast-jwt'],
+        results.map((r) => [r.name, num(r.opsPerSec), num(r.usPerOp, 1), ratio(r.vsLimit), ratio(r.vsFastJwt)]),
+      ),
+    ].join('\n'),
+  );
+  const verdict = Object.entries(goals)
+    .map(([alg, g]) => `${alg}: @oidc-rp/node/api = ${ratio(g.vsLimit)} crypto.verify (goal ≥ 0.85×: ${g.vsLimit >= 0.85 ? 'met' : 'NOT met'}), ${ratio(g.vsFastJwt)} fast-jwt (goal ≥ 1.00×: ${g.vsFastJwt >= 1 ? 'met' : 'NOT met'})`)
+    .join('; ');
+  const cacheText =
+    `Verified-token cache (opt-in, ES256): ${num(cache.hitOpsPerSec)} hits/s, ${ratio(cache.speedup)} an uncached verification ` +
+    `(${num(cache.missOpsPerSec)}/s); a token past its exp served from it: ${cache.expiredServed ? '**yes (bug)**' : 'no'}.`;
+  const coldText = `Cold burst: ${num(cold.callers)} concurrent verifications by a fresh verifier, empty JWKS cache → ${cold.jwksRequests} JWKS request(s) (goal 1), ${cold.failed} failed, all done in ${num(cold.allMs)} ms.`;
+  const markdown = `${sections.join('\n\n')}\n\n${verdict}. ops/s: median of ${rounds} interleaved rounds of ${sliceMs} ms per candidate; ratios: median of the per-round ratios.\n\n${cacheText}\n\n${coldText}`;
+  return { markdown, data: { rounds, sliceMs, byAlg, goals, cache, cold } };
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const { markdown, data } = await run();
+  emit('Access-token verification (Node, warm JWKS cache)', markdown, data);
+}

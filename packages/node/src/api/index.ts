@@ -1,0 +1,78 @@
+/**
+ * @oidc-rp/node/api: the API side on Node. Access-token verifiers with core's checks on
+ * `node:crypto` (key objects built once per JWK, one-shot `crypto.verify`), an opt-in cache of
+ * verified tokens, and core's DPoP proof checking. A separate entry point: a client-only app
+ * never loads it.
+ *
+ * @example
+ * ```ts
+ * import { jwtAccessTokenVerifier } from '@oidc-rp/node/api';
+ *
+ * const verify = jwtAccessTokenVerifier({
+ *   issuer: 'https://id.example.com',
+ *   jwksUri: 'https://id.example.com/jwks',
+ *   audience: 'https://api.example.com',
+ * });
+ * ```
+ */
+
+import {
+  type AccessTokenClaims,
+  type AccessTokenVerifier,
+  type JwtAccessTokenVerifierOptions,
+  jwtAccessTokenVerifier as coreJwtAccessTokenVerifier,
+} from '@oidc-rp/core';
+import { nodePrimitives } from './node-primitives';
+import { type VerifiedTokenCacheOptions, verifiedTokenCache } from './verified-token-cache';
+
+/** Options of {@link jwtAccessTokenVerifier}: core's, with the cache as settings. */
+export interface NodeJwtAccessTokenVerifierOptions extends Omit<JwtAccessTokenVerifierOptions, 'primitives' | 'cache'> {
+  /**
+   * Opt-in: keep verified tokens (by their hash) and serve a repeat without verifying it again,
+   * never past its `exp`. DPoP proofs and scopes are still checked on every request. A revoked
+   * JWT is only caught by introspection, cached or not. `true` for the defaults.
+   */
+  cache?: boolean | VerifiedTokenCacheOptions | undefined;
+}
+
+/**
+ * Core's `jwtAccessTokenVerifier` (RFC 9068, DPoP) on `node:crypto`: the same
+ * checks, the same errors, faster. See core's documentation for what it checks.
+ *
+ * @example
+ * ```ts
+ * import { dpopProofs, jwtAccessTokenVerifier } from '@oidc-rp/node/api';
+ *
+ * const verify = jwtAccessTokenVerifier({
+ *   issuer: 'https://id.example.com',
+ *   jwksUri: 'https://id.example.com/jwks',
+ *   audience: 'https://api.example.com',
+ *   dpop: dpopProofs(),
+ *   cache: { maxEntries: 50_000 },
+ * });
+ * ```
+ */
+export function jwtAccessTokenVerifier<C extends AccessTokenClaims = AccessTokenClaims>(options: NodeJwtAccessTokenVerifierOptions): AccessTokenVerifier<C> {
+  const { cache, ...rest } = options;
+  return coreJwtAccessTokenVerifier<C>({
+    ...rest,
+    primitives: nodePrimitives,
+    cache: cache ? verifiedTokenCache(cache === true ? {} : cache) : undefined,
+  });
+}
+
+export { nodePrimitives } from './node-primitives';
+export { verifiedTokenCache } from './verified-token-cache';
+export type { VerifiedTokenCacheOptions } from './verified-token-cache';
+export { AccessTokenError, checkScopes, dpopNonces, dpopProofs, memoryDpopReplayCache, readAccessToken } from '@oidc-rp/core';
+export type {
+  AccessTokenChallenge,
+  AccessTokenClaims,
+  AccessTokenVerifier,
+  DpopNonces,
+  DpopProofChecker,
+  DpopProofOptions,
+  DpopReplayCache,
+  ResourceRequest,
+  VerifiedAccessToken,
+} from '@oidc-rp/core';
