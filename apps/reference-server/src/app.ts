@@ -20,6 +20,7 @@ import { showLogin, submitLogin } from './endpoints/login';
 import { logout } from './endpoints/logout';
 import { oauthTokenEndpoint } from './endpoints/oauth-token';
 import { revoke } from './endpoints/revoke';
+import { introspect } from './endpoints/introspect';
 import { serverHome, wantsHtml } from './endpoints/server-home';
 import { revokeConsent, tenantHome, toTenantHome } from './endpoints/tenant-home';
 import { userinfo } from './endpoints/userinfo';
@@ -53,6 +54,7 @@ const ENDPOINTS: readonly Endpoint[] = [
   { path: '/oauth/token', kind: 'json', cors: true, methods: { POST: oauthTokenEndpoint } },
   { path: '/oidc/userinfo', kind: 'json', cors: true, methods: { GET: userinfo, POST: userinfo } },
   { path: '/oauth/revoke', kind: 'json', cors: true, methods: { POST: revoke } },
+  { path: '/oauth/introspect', kind: 'json', cors: false, methods: { POST: introspect } },
   { path: '/oidc/logout', kind: 'html', cors: false, methods: { GET: logout, POST: logout } },
 ];
 

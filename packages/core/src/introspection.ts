@@ -15,7 +15,7 @@ import { authenticate } from './client-auth';
 import type { ClientAuth } from './client-auth';
 import { type Clock, systemClock } from './clock';
 import { DEV } from './dev';
-import { assertSecureUrl } from './discovery';
+import { type DiscoveredProvider, assertSecureUrl, providerMetadata } from './discovery';
 import { base64url, digest } from './encoding';
 import { OidcError } from './errors';
 import { isJsonObject, readJson, sendRequest } from './http';
@@ -44,7 +44,8 @@ export interface IntrospectionResponse {
 
 /** Input of {@link introspectToken}: the resource server's own client registration and authentication. */
 export interface IntrospectTokenParams {
-  provider: ProviderMetadata;
+  /** The provider's metadata, or `discovery(issuer)`: its `introspection_endpoint` is used. */
+  provider: ProviderMetadata | DiscoveredProvider;
   client: ClientConfig;
   /** How the resource server authenticates: `clientSecretBasic(secret)`, `clientSecretPost(secret)`, … */
   clientAuth: ClientAuth;
@@ -67,7 +68,8 @@ export interface IntrospectTokenParams {
  * ```
  */
 export async function introspectToken(params: IntrospectTokenParams): Promise<IntrospectionResponse> {
-  const { provider, client, token } = params;
+  const { client, token } = params;
+  const provider = await providerMetadata(params.provider, params.http);
   const endpoint = provider.introspection_endpoint;
   if (endpoint === undefined) {
     throw new OidcError('introspection_failed', DEV && 'The provider has no introspection_endpoint; use a JWT access-token verifier, or configure the endpoint.');

@@ -53,6 +53,8 @@ export interface Client {
   require_dpop: boolean;
   /** `aud` of JWT access tokens without a `resource`; undefined: the issuer. */
   access_token_audience: readonly string[] | undefined;
+  /** Audiences of the tokens this client may introspect besides its own (RFC 7662). */
+  introspection_audiences: readonly string[];
   /** Empty unless the config asks for faults. */
   faults: ReadonlySet<Fault>;
 }

@@ -41,6 +41,11 @@ export interface ClientConfig {
   require_dpop?: boolean;
   /** `aud` of the client's JWT access tokens when the request names no RFC 8707 `resource`. Default: the issuer. */
   access_token_audience?: string | string[];
+  /**
+   * RFC 7662: audiences (RFC 8707 resources) of the tokens this confidential client may
+   * introspect as a resource server, besides its own tokens. Default none.
+   */
+  introspection_audiences?: string[];
   /** Conformance testing only: make the server misbehave for this client (see the README's fault table). */
   fault?: Fault | Fault[];
 }
@@ -230,12 +235,17 @@ function readClient(o: ClientConfig, field: string, development: boolean): Clien
     skip_consent: o.skip_consent ?? false,
     require_dpop: o.require_dpop ?? false,
     access_token_audience: audience === undefined ? undefined : typeof audience === 'string' ? [audience] : audience,
+    introspection_audiences: o.introspection_audiences ?? [],
     faults: readFaults(o.fault, `${field}.fault`),
   };
   unique(client.grant_types, `${field}.grant_types`, 'grant type');
   unique(client.response_types, `${field}.response_types`, 'response type');
   unique(client.scopes, `${field}.scopes`, 'scope');
   if (client.access_token_audience) unique(client.access_token_audience, `${field}.access_token_audience`, 'audience');
+  unique(client.introspection_audiences, `${field}.introspection_audiences`, 'audience');
+  if (client.introspection_audiences.length && client.client_secret === undefined) {
+    throw new ConfigError(`${field}.introspection_audiences`, 'only a confidential client (with client_secret) may introspect tokens');
+  }
   checkClientConsistency(client, field);
   return client;
 }

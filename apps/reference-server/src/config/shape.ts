@@ -138,6 +138,10 @@ const client = strict({
     }),
     "`aud` of this client's JWT access tokens when the request names no RFC 8707 resource. Default: the issuer.",
   ),
+  introspection_audiences: optional(
+    list(text),
+    'RFC 7662: audiences (RFC 8707 resources) of the tokens this confidential client may introspect as a resource server, besides its own tokens. Default none.',
+  ),
   fault: optional(
     z.union([faultName, list(faultName)], { error: `must be one of ${FAULT_NAMES.map((f) => JSON.stringify(f)).join(', ')}, or a list of them` }),
     'Conformance testing only: make the server misbehave for this client.',
