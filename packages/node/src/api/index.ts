@@ -17,6 +17,13 @@ export type { FastifyReplyLike, FastifyRequestLike } from './adapters/fastify';
 export type { NodeResponseLike } from './adapters/node-request';
 export { protectedResourceMetadata } from './protected-resource';
 export type { ProtectedResource, ProtectedResourceMetadata, ProtectedResourceOptions } from './protected-resource';
-export { introspectionVerifier } from '@oidc-rp/core';
-export type { IntrospectionVerifierOptions, AccessTokenVerifier, VerifiedAccessToken, AccessTokenClaims, ResourceRequest } from '@oidc-rp/core';
-export { AccessTokenError } from '@oidc-rp/core';
+// The core pieces an API meets directly, so one import is enough.
+export { AccessTokenError, clientSecretBasic, clientSecretPost, discovery, introspectionVerifier } from '@oidc-rp/core';
+export type {
+  AccessTokenClaims,
+  AccessTokenVerifier,
+  AccessTokenVerifierDpop,
+  IntrospectionVerifierOptions,
+  ResourceRequest,
+  VerifiedAccessToken,
+} from '@oidc-rp/core';
