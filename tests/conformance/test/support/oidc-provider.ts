@@ -49,6 +49,8 @@ export interface OidcProviderOptions {
   standardRefreshTokens?: boolean;
   /** DPoP server nonces (RFC 9449 8, 9): `requireNonce` makes every proof need one. Default: DPoP without nonces. */
   dpop?: { requireNonce: boolean };
+  /** RFC 7662 introspection (oidc-provider's `introspection` feature). Default off. */
+  introspection?: boolean;
 }
 
 const ALICE = { sub: 'alice', name: 'Alice Liddell', email: 'alice@example.com', email_verified: true };
@@ -77,6 +79,7 @@ export async function startOidcProvider(clients: InteropClient[], options: OidcP
       clientCredentials: { enabled: true },
       revocation: { enabled: true },
       rpInitiatedLogout: { enabled: true },
+      ...(options.introspection ? { introspection: { enabled: true } } : {}),
       ...(options.dpop ? { dPoP: { enabled: true, nonceSecret: randomBytes(32), requireNonce: () => options.dpop?.requireNonce === true } } : {}),
     },
     ...(options.clientAuthMethods ? { clientAuthMethods: options.clientAuthMethods } : {}),
