@@ -85,6 +85,21 @@ const ABOUT = {
       '"× bare node:http" is the share of the platform ceiling a server reaches; the target is ≥ 2× oidc-provider\'s req/s ' +
       'for the token endpoint and < 200 ms start-up.',
   },
+  'api-middleware': {
+    heading: '7. Access-token middleware (@oidc-rp/node/api)',
+    what:
+      'In process, interleaved rounds: a bare Hono handler (`app.fetch(request)`) and the same handler behind ' +
+      '`honoAccessToken(requireAccessToken(...))` with a verifier that accepts at once, so the difference is the ' +
+      "middleware's own work (header limits, the URL from the configured origin, the ResourceRequest, the scope check, " +
+      'the context variable); the same guard answering a request without a token (the RFC 6750 challenge); and ' +
+      '`introspectionVerifier` answering from its cache (SHA-256 of the token, lookup, claim checks; the fetch is a ' +
+      'stub that counts requests). Before measuring, the guarded app must answer 200 and 401 as documented.',
+    command: 'node bench/api-middleware.mjs',
+    meaning:
+      '"× bare Hono" is guarded ÷ bare ops/s per round (1.00× = the middleware costs nothing); the µs figure is the ' +
+      "absolute overhead per request. Verification (a JWT signature, an introspection round trip) comes on top and is " +
+      'measured by its own benchmark.',
+  },
   'test-server': {
     heading: '6. Reference server as a test provider',
     what:
@@ -184,6 +199,11 @@ function summary(byName) {
     rows.push(['Test provider', 'CLI ready to sign, oauth2-mock-server ÷ ours', ratio(of(d.readyToSign, 'mock') / d.readyToSignMs), '', '']);
     rows.push(['Test provider', 'CLI ready to sign, oidc-provider ÷ ours', ratio(of(d.readyToSign, 'op') / d.readyToSignMs), '', '']);
   }
+  const api = byName['api-middleware'];
+  if (api?.ok) {
+    rows.push(['API middleware', 'Hono + requireAccessToken ÷ bare Hono handler', ratio(api.data.guardedVsBare), '', '']);
+    rows.push(['API middleware', 'overhead per accepted request', `${num(api.data.overheadUs, 2)} µs`, '', '']);
+  }
   return table(['benchmark', 'measure', 'result', 'target', 'status'], rows, ['l', 'l', 'r', 'r', 'l']);
 }
 
@@ -232,7 +252,7 @@ export function renderReport(machine, results) {
     '',
     summary(byName),
     '',
-    'Command: `pnpm bench` (= `pnpm --filter @oidc-rp/bench bench`) runs all six in about five minutes; each can also ' +
+    'Command: `pnpm bench` (= `pnpm --filter @oidc-rp/bench bench`) runs all of them in about five minutes; each can also ' +
       'run alone (command under each heading). Build the packages first (`pnpm build`).',
   ];
   for (const result of results) {
