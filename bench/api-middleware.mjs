@@ -15,7 +15,7 @@
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { clientSecretBasic, introspectionVerifier } from '@oidc-rp/core';
+import { AccessTokenError, clientSecretBasic, introspectionVerifier } from '@oidc-rp/core';
 import { honoAccessToken, requireAccessToken } from '@oidc-rp/node/api';
 import { emit } from './lib/emit.mjs';
 import { interleave, pairedRatio } from './lib/interleave.mjs';
@@ -32,10 +32,7 @@ const claims = { iss: 'https://id.example.com', sub: 'alice', aud: ORIGIN, exp: 
 export async function run({ rounds = 5, sliceMs = 300 } = {}) {
   const accepted = { claims, scheme: 'Bearer', scopes: ['orders.read'] };
   const verifier = async (request) => {
-    if (request.authorization === null) {
-      const { AccessTokenError } = await import('@oidc-rp/core');
-      throw new AccessTokenError('access_token_missing', 'invalid_token', 'An access token is required.');
-    }
+    if (request.authorization === null) throw new AccessTokenError('access_token_missing', 'invalid_token', 'An access token is required.');
     return accepted;
   };
   const guard = requireAccessToken({ verifier, origin: ORIGIN, scope: 'orders.read', resourceMetadata: `${ORIGIN}/.well-known/oauth-protected-resource` });
@@ -78,7 +75,7 @@ export async function run({ rounds = 5, sliceMs = 300 } = {}) {
     ],
     { rounds, sliceMs },
   );
-  const [b, g, r, c] = results;
+  const [b, g, , c] = results;
   const guardedVsBare = pairedRatio(g, b);
   const overheadUs = g.usPerOp - b.usPerOp;
   const rows = results.map((x) => [x.name, num(x.opsPerSec), num(x.usPerOp, 2), x === c ? '' : ratio(pairedRatio(x, b))]);
