@@ -174,28 +174,34 @@ export function introspectionVerifier<C extends AccessTokenClaims = AccessTokenC
     return answer.active ? answer : undefined;
   }
 
-  async function answerFor(token: string): Promise<Answer> {
+  // The cache is keyed by the token's hash; the answer is kept only while valid.
+  async function lookup(token: string): Promise<Answer> {
     if (!cacheOptions) return ask(token);
     const key = base64url(await digest('SHA-256', token));
     const hit = cache.get(key);
     if (hit && hit.until > now()) return hit.answer;
     if (hit) cache.delete(key);
-    const inFlight = pending.get(key);
+    const answer = await ask(token);
+    const exp = typeof answer?.exp === 'number' ? answer.exp : Number.POSITIVE_INFINITY;
+    const until = Math.min(now() + maxAge, exp);
+    if (until > now()) {
+      if (cache.size >= maxEntries) cache.delete(cache.keys().next().value as string);
+      cache.set(key, { answer, until });
+    }
+    return answer;
+  }
+
+  // Single flight: checks of one token that overlap share one lookup. Keyed (synchronously, so
+  // callers arriving together always meet) by the token itself, held only while in flight.
+  async function answerFor(token: string): Promise<Answer> {
+    const inFlight = pending.get(token);
     if (inFlight) return inFlight;
-    const request = ask(token).then((answer) => {
-      const exp = typeof answer?.exp === 'number' ? answer.exp : Number.POSITIVE_INFINITY;
-      const until = Math.min(now() + maxAge, exp);
-      if (until > now()) {
-        if (cache.size >= maxEntries) cache.delete(cache.keys().next().value as string);
-        cache.set(key, { answer, until });
-      }
-      return answer;
-    });
-    pending.set(key, request);
+    const request = lookup(token);
+    pending.set(token, request);
     try {
       return await request;
     } finally {
-      pending.delete(key);
+      pending.delete(token);
     }
   }
 

@@ -1,5 +1,5 @@
 import { HttpResponse, http } from 'msw';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   AccessTokenError,
   type IntrospectionResponse,
@@ -128,14 +128,35 @@ describe('introspectionVerifier', () => {
     expect(seen).toEqual([['proof', { accessToken: 'bound', jkt: 'thumb' }]]);
   });
 
-  it('makes one introspection request for 50 concurrent checks of one token', async () => {
-    const calls = endpoint(new Map([['hot', active()]]));
-    const verify = introspectionVerifier({ ...base, now: () => T0 });
-    const results = await Promise.all(Array.from({ length: 50 }, () => verify(request('Bearer hot'))));
+  it('makes one introspection request for 50 concurrent checks of one token, held until all 50 wait on it', async () => {
+    let calls = 0;
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const fetch: typeof globalThis.fetch = async () => {
+      calls++;
+      await gate; // the provider answers only once every caller is waiting
+      return Response.json(active());
+    };
+    const verify = introspectionVerifier({ ...base, now: () => T0, http: { fetch } });
+    const all = Promise.all(Array.from({ length: 50 }, () => verify(request('Bearer hot'))));
+    await vi.waitFor(() => expect(calls).toBe(1));
+    release();
+    const results = await all;
     expect(results.every((r) => r.claims.sub === 'alice')).toBe(true);
+    expect(calls).toBe(1);
+    await verify(request('Bearer hot')); // and then from the cache
+    expect(calls).toBe(1);
+  });
+
+  it('shares one request between concurrent checks of one token even without a cache, and asks again afterwards', async () => {
+    const calls = endpoint(new Map([['hot', active()]]));
+    const verify = introspectionVerifier({ ...base, now: () => T0, cache: false });
+    await Promise.all(Array.from({ length: 10 }, () => verify(request('Bearer hot'))));
     expect(calls.get('hot')).toBe(1);
     await verify(request('Bearer hot'));
-    expect(calls.get('hot')).toBe(1);
+    expect(calls.get('hot')).toBe(2);
   });
 
   it('refuses a revoked token once the cache bound (maxAge) has passed, and never serves an answer past exp', async () => {
