@@ -132,10 +132,9 @@ export function requireAccessToken<C extends AccessTokenClaims = AccessTokenClai
   }
 
   const guard = async (request: Request): Promise<AccessTokenResult<C>> => {
-    const url = new URL(request.url);
     const result = await check({
       method: request.method,
-      target: `${url.pathname}${url.search}`,
+      target: pathOf(request.url),
       authorization: request.headers.get('authorization'),
       dpop: request.headers.get('dpop'),
     });
@@ -192,15 +191,31 @@ function resourceRequest(incoming: IncomingResourceRequest, origin: string, maxH
   if (dpop !== null && dpop.length > maxHeader) {
     throw new AccessTokenError('dpop_proof_invalid', 'invalid_dpop_proof', `The DPoP header is longer than ${maxHeader} characters.`);
   }
-  let path = incoming.target;
-  if (!path.startsWith('/')) {
-    // The absolute form (`GET http://host/path`): its path only, never its host.
-    path = URL.canParse(path) ? `${new URL(path).pathname}${new URL(path).search}` : '';
-  }
-  const url = path.startsWith('/') && URL.canParse(`${origin}${path}`) ? new URL(`${origin}${path}`) : undefined;
+  // The absolute form (`GET http://host/path`): its path only, never its host.
+  const path = incoming.target.startsWith('/') ? incoming.target : pathOf(incoming.target);
+  const url = path.startsWith('/') ? parse(`${origin}${path}`) : undefined;
   if (!url || url.origin !== origin) throw new AccessTokenError('access_token_invalid', 'invalid_request', 'The request target is not a path.');
   url.hash = '';
   return { method: incoming.method, url: url.href, authorization, dpop };
+}
+
+// Path and query of an absolute URL ('' when it is not one), without building a URL object
+// for the common case: a Web Request's url is already parsed and serialised.
+function pathOf(absolute: string): string {
+  const scheme = absolute.indexOf('://');
+  if (scheme === -1) return '';
+  const slash = absolute.indexOf('/', scheme + 3);
+  if (slash === -1) return '/';
+  const hash = absolute.indexOf('#', slash);
+  return hash === -1 ? absolute.slice(slash) : absolute.slice(slash, hash);
+}
+
+function parse(value: string): URL | undefined {
+  try {
+    return new URL(value);
+  } catch {
+    return undefined;
+  }
 }
 
 // A header given once, `null` when absent, `undefined` when repeated.
