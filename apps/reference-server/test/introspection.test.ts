@@ -114,12 +114,11 @@ describe('POST /oauth/introspect (RFC 7662)', () => {
   });
 });
 
-describe('introspection_audiences in the config', () => {
-  it('is refused on a public client, which cannot authenticate to introspect', async () => {
-    const { demoConfig, validateConfig } = await import('../src/index');
-    const config = demoConfig();
-    const spa = config.tenants[0]?.clients?.find((c) => c.client_id === 'spa');
-    if (spa) spa.introspection_audiences = [API];
-    expect(() => validateConfig(config)).toThrow(/introspection_audiences: only a confidential client/);
+describe('introspection_audiences of a client that becomes public', () => {
+  it('give it nothing: a public client cannot introspect (control.clients.update with client_secret: null)', async () => {
+    await s.server.control.clients.update('api', { client_secret: null, grant_types: ['authorization_code'], redirect_uris: ['https://api.example.com/cb'] });
+    const res = await introspect('any-token', {}, { client_id: 'api' });
+    expect(res.status).toBe(401);
+    expect(await json(res)).toMatchObject({ error: 'invalid_client' });
   });
 });

@@ -243,9 +243,6 @@ function readClient(o: ClientConfig, field: string, development: boolean): Clien
   unique(client.scopes, `${field}.scopes`, 'scope');
   if (client.access_token_audience) unique(client.access_token_audience, `${field}.access_token_audience`, 'audience');
   unique(client.introspection_audiences, `${field}.introspection_audiences`, 'audience');
-  if (client.introspection_audiences.length && client.client_secret === undefined) {
-    throw new ConfigError(`${field}.introspection_audiences`, 'only a confidential client (with client_secret) may introspect tokens');
-  }
   checkClientConsistency(client, field);
   return client;
 }
