@@ -6,6 +6,7 @@ import { type BrowserClient, createBrowserClient } from '@oidc-rp/browser';
 import { AuthProvider, useAuth } from '@oidc-rp/react';
 import { createNodeClient, type NodeClient } from '@oidc-rp/node';
 import { RedisTokenCache } from '@oidc-rp/node/redis';
+import { type AccessTokenGuard, requireAccessToken } from '@oidc-rp/node/api';
 import { createReferenceServer, demoConfig, type ServerConfig } from '@oidc-rp/reference-server';
 import { type CompleteLoginResult, completeLogin, CookieJar } from '@oidc-rp/reference-server/testing';
 
@@ -26,6 +27,9 @@ createBrowserClient({ provider, redirectUri: 'http://127.0.0.1:5173/callback' })
 export const backend: NodeClient = createNodeClient({ provider, clientId: 'service', clientSecret: 'service-secret', grants: ['client_credentials'] });
 export const token: Promise<TokenSet> = backend.getClientCredentialsToken({ scope: 'api.read' });
 export const cacheClass: typeof RedisTokenCache = RedisTokenCache;
+export const guard: AccessTokenGuard = requireAccessToken({ verifier: async () => Promise.reject(new Error('no token')), origin: 'https://api.example.com' });
+// @ts-expect-error origin is required
+requireAccessToken({ verifier: async () => Promise.reject(new Error('no token')) });
 
 export const provide: typeof AuthProvider = AuthProvider;
 export const hook: typeof useAuth = useAuth;
