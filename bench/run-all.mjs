@@ -19,7 +19,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 const resultsDir = join(here, '.out', 'results');
 const BENCH_TIMEOUT_MS = 150_000;
 
-export const BENCHES = ['id-token', 'cold-jwks', 'bundle-size', 'client-credentials', 'server', 'test-server', 'dpop', 'access-token'];
+export const BENCHES = ['id-token', 'cold-jwks', 'bundle-size', 'client-credentials', 'server', 'test-server', 'dpop', 'access-token', 'api-middleware'];
 
 function runBench(name) {
   const jsonFile = join(resultsDir, `${name}.json`);

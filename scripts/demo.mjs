@@ -68,18 +68,21 @@ if (ports.spa !== 5173 || ports.node !== 3000 || ports.server !== 4000) {
   for (const client of config.tenants[0].clients) {
     client.redirect_uris = client.redirect_uris?.map(rewrite);
     client.post_logout_redirect_uris = client.post_logout_redirect_uris?.map(rewrite);
+    client.introspection_audiences = client.introspection_audiences?.map(rewrite);
   }
   const file = join(root, 'apps/reference-server/dist/demo-ports.json');
   writeFileSync(file, JSON.stringify(config));
   serverArgs.push('--config', file);
 }
 // The SPA reads its issuer at run time from config.js (see apps/spa-example/src/config.ts).
-writeFileSync(join(root, 'apps/spa-example/dist/config.js'), `window.__OIDC_CONFIG__ = ${JSON.stringify({ issuer })};\n`);
+// The demo API is the server-side example's /api/me; the SPA asks for tokens issued for it.
+const spaConfig = { issuer, demoApiUrl: `${nodeOrigin}/api/me`, demoApiResource: `${nodeOrigin}/api` };
+writeFileSync(join(root, 'apps/spa-example/dist/config.js'), `window.__OIDC_CONFIG__ = ${JSON.stringify(spaConfig)};\n`);
 
 const children = [
   { name: 'reference-server', cwd: 'apps/reference-server', args: ['dist/cli.js', ...serverArgs] },
   { name: 'spa-example', cwd: 'apps/spa-example', args: ['node_modules/vite/bin/vite.js', 'preview', '--host', HOST, '--port', String(ports.spa), '--strictPort'] },
-  { name: 'node-example', cwd: 'apps/node-example', args: ['dist/server.js'], env: { PORT: String(ports.node), BASE_URL: nodeOrigin, OIDC_ISSUER: issuer } },
+  { name: 'node-example', cwd: 'apps/node-example', args: ['dist/server.js'], env: { PORT: String(ports.node), BASE_URL: nodeOrigin, OIDC_ISSUER: issuer, SPA_ORIGIN: spaOrigin } },
 ].map(({ name, cwd, args, env }) => {
   // Own process group, so Ctrl-C stops whatever a child started too.
   const child = spawn(process.execPath, args, { cwd: join(root, cwd), env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });

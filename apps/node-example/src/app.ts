@@ -2,10 +2,22 @@
  * The example app: a user logs in with the `web` client (code flow + PKCE, response by
  * form_post) through the session layer of `@oidc-rp/node` (a sealed, rolling session cookie,
  * refreshed on read), and `/api/data` shows a client-credentials token of the `service`
- * client served from the SDK's cache.
+ * client served from the SDK's cache. `/api/me` is a small protected API (`@oidc-rp/node/api`):
+ * the access token is introspected at the provider and its checked claims returned; the SPA
+ * calls it, and `/api/data` calls it with the service's token.
  */
 import { type NodeClient, createNodeClient, createSessionAuth, isOidcError } from '@oidc-rp/node';
+import {
+  type AccessTokenVariables,
+  clientSecretBasic,
+  discovery,
+  honoAccessToken,
+  introspectionVerifier,
+  protectedResourceMetadata,
+  requireAccessToken,
+} from '@oidc-rp/node/api';
 import { Hono } from 'hono';
+import { cors } from 'hono/cors';
 import { homePage, notFoundPage, signedOutMessage } from './pages';
 
 export interface ExampleConfig {
@@ -17,6 +29,8 @@ export interface ExampleConfig {
   cookieSecret: string;
   web: { clientId: string; clientSecret: string };
   service: { clientId: string; clientSecret: string; scope: string };
+  /** The single-page app allowed to call `/api/me` from the browser (CORS). Default `http://127.0.0.1:5173`. */
+  spaOrigin?: string;
 }
 
 export function createExampleApp(config: ExampleConfig) {
@@ -51,7 +65,42 @@ export function createExampleApp(config: ExampleConfig) {
     },
   });
 
-  const app = new Hono();
+  // The protected API: tokens issued for `{baseUrl}/api` (RFC 8707), checked by introspection as
+  // the web client (the demo tenant lets it introspect tokens for this audience).
+  const apiResource = `${new URL(config.baseUrl).origin}/api`;
+  const verifier = introspectionVerifier({
+    provider: discovery(config.issuer),
+    client: { clientId: config.web.clientId },
+    clientAuth: clientSecretBasic(config.web.clientSecret),
+    audience: apiResource,
+  });
+  const resource = protectedResourceMetadata({ resource: apiResource, authorizationServers: [config.issuer], scopesSupported: ['openid', 'profile', 'api.read'], verifier });
+  const guard = requireAccessToken({ verifier, origin: new URL(config.baseUrl).origin, resourceMetadata: resource.url });
+
+  const app = new Hono<{ Variables: AccessTokenVariables }>();
+
+  app.get(resource.path, () => resource.handle());
+  app.use(
+    '/api/me',
+    cors({
+      origin: config.spaOrigin ?? 'http://127.0.0.1:5173',
+      allowHeaders: ['Authorization', 'DPoP'],
+      exposeHeaders: ['WWW-Authenticate', 'DPoP-Nonce'],
+      maxAge: 600,
+    }),
+  );
+  app.get('/api/me', honoAccessToken(guard), (c) => {
+    const { claims, scheme, scopes } = c.get('accessToken');
+    return c.json({
+      checkedBy: 'introspection',
+      scheme,
+      sub: claims.sub,
+      client_id: claims.client_id ?? null,
+      aud: claims.aud,
+      scopes,
+      expiresAt: new Date(claims.exp * 1000).toISOString(),
+    });
+  });
 
   // /login, /callback and /logout.
   app.use(async (c, next) => (await auth.handle(c.req.raw)) ?? next());
@@ -79,7 +128,9 @@ export function createExampleApp(config: ExampleConfig) {
 
   app.get('/api/data', async (c) => {
     try {
-      const token = await service.getClientCredentialsToken({ scope: config.service.scope });
+      const token = await service.getClientCredentialsToken({ scope: config.service.scope, resource: apiResource });
+      // This app's own protected API, called with the token (in-process, through the same guard).
+      const api = await app.fetch(new Request(new URL('/api/me', config.baseUrl), { headers: { Authorization: `Bearer ${token.accessToken}` } }));
       return c.json({
         client: config.service.clientId,
         requestedScope: config.service.scope,
@@ -88,6 +139,7 @@ export function createExampleApp(config: ExampleConfig) {
         // A fingerprint, never the token: equal fingerprints across calls mean the cached token was reused.
         tokenFingerprint: await fingerprint(token.accessToken),
         tokenRequestsSoFar: tokenRequests,
+        protectedApi: { status: api.status, body: await api.json() },
       });
     } catch (error) {
       if (!isOidcError(error)) throw error;

@@ -24,6 +24,7 @@ const app = createExampleApp({
     clientSecret: process.env.SERVICE_CLIENT_SECRET ?? 'service-secret',
     scope: process.env.SERVICE_SCOPE ?? 'api.read',
   },
+  spaOrigin: process.env.SPA_ORIGIN ?? 'http://127.0.0.1:5173',
 });
 
 serve({ fetch: app.fetch, port, hostname: '127.0.0.1' }, (info) => {

@@ -198,4 +198,38 @@ describe('node example', () => {
     expect(second.tokenFingerprint).toBe(first.tokenFingerprint);
     expect(second.tokenRequestsSoFar).toBe(1);
   });
+
+  it('/api/data calls the protected /api/me with the service token, which introspection accepts', async () => {
+    const data = (await (await app.request(`${BASE_URL}/api/data`)).json()) as Record<string, unknown>;
+    expect(data.protectedApi).toMatchObject({
+      status: 200,
+      body: { checkedBy: 'introspection', scheme: 'Bearer', sub: 'service', client_id: 'service', aud: `${BASE_URL}/api`, scopes: ['api.read'] },
+    });
+  });
+
+  it('/api/me refuses a missing or foreign token with RFC 6750 challenges naming its RFC 9728 metadata', async () => {
+    const missing = await app.request(`${BASE_URL}/api/me`);
+    expect(missing.status).toBe(401);
+    expect(missing.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${BASE_URL}/.well-known/oauth-protected-resource/api"`);
+    const metadata = await (await app.request(`${BASE_URL}/.well-known/oauth-protected-resource/api`)).json();
+    expect(metadata).toMatchObject({ resource: `${BASE_URL}/api`, authorization_servers: [issuer], bearer_methods_supported: ['header'] });
+    // A token of the service for no particular resource: its audience is the issuer, not this API.
+    const form = new URLSearchParams({ grant_type: 'client_credentials', client_id: 'service', client_secret: 'service-secret', scope: 'api.read' });
+    const { access_token } = (await (await fetch(`${issuer}/oauth/token`, { method: 'POST', body: form })).json()) as { access_token: string };
+    const foreign = await app.request(`${BASE_URL}/api/me`, { headers: { authorization: `Bearer ${access_token}` } });
+    expect(foreign.status).toBe(401);
+    expect(foreign.headers.get('www-authenticate')).toContain('error="invalid_token"');
+    expect(await foreign.text()).not.toContain(access_token);
+  });
+
+  it('/api/me lets the SPA origin call it cross-origin with the Authorization header', async () => {
+    const preflight = await app.request(`${BASE_URL}/api/me`, {
+      method: 'OPTIONS',
+      headers: { origin: 'http://127.0.0.1:5173', 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization' },
+    });
+    expect(preflight.headers.get('access-control-allow-origin')).toBe('http://127.0.0.1:5173');
+    expect(preflight.headers.get('access-control-allow-headers')?.toLowerCase()).toContain('authorization');
+    const other = await app.request(`${BASE_URL}/api/me`, { headers: { origin: 'https://evil.example' } });
+    expect(other.headers.get('access-control-allow-origin')).toBeNull();
+  });
 });

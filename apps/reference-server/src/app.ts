@@ -21,6 +21,7 @@ import { logout } from './endpoints/logout';
 import { oauthTokenEndpoint } from './endpoints/oauth-token';
 import { pushedAuthorizationRequest } from './endpoints/par';
 import { revoke } from './endpoints/revoke';
+import { introspect } from './endpoints/introspect';
 import { serverHome, wantsHtml } from './endpoints/server-home';
 import { revokeConsent, tenantHome, toTenantHome } from './endpoints/tenant-home';
 import { userinfo } from './endpoints/userinfo';
@@ -55,6 +56,7 @@ const ENDPOINTS: readonly Endpoint[] = [
   { path: '/oidc/userinfo', kind: 'json', cors: true, methods: { GET: userinfo, POST: userinfo } },
   { path: '/oauth/revoke', kind: 'json', cors: true, methods: { POST: revoke } },
   { path: '/oauth/par', kind: 'json', cors: true, methods: { POST: pushedAuthorizationRequest } },
+  { path: '/oauth/introspect', kind: 'json', cors: false, methods: { POST: introspect } },
   { path: '/oidc/logout', kind: 'html', cors: false, methods: { GET: logout, POST: logout } },
 ];
 

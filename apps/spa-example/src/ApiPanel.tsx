@@ -8,7 +8,7 @@ type Outcome = { call: number } & ({ status: number; body: string } | { error: u
  * Calls a protected resource on another origin with `fetch` from useAuth: the access token is
  * attached, refreshed ahead of expiry when its lifetime is known, and on a 401 once otherwise.
  */
-export function ApiPanel({ apiUrl }: { apiUrl: string }) {
+export function ApiPanel({ apiUrl, title = 'Protected API', testIds = '' }: { apiUrl: string; title?: string; testIds?: string }) {
   const { fetch } = useAuth();
   const [outcome, setOutcome] = useState<Outcome>();
   const [busy, setBusy] = useState(false);
@@ -29,29 +29,29 @@ export function ApiPanel({ apiUrl }: { apiUrl: string }) {
 
   return (
     <section className="api">
-      <h2>Protected API</h2>
+      <h2>{title}</h2>
       <p>
         <code>GET {apiUrl}</code> with the access token.
       </p>
-      <button type="button" data-testid="call-api-button" disabled={busy} onClick={() => void callApi()}>
+      <button type="button" data-testid={`${testIds}call-api-button`} disabled={busy} onClick={() => void callApi()}>
         {busy ? 'Calling…' : 'Call API'}
       </button>
       {outcome && 'status' in outcome && (
         <div
           className={`notice ${outcome.status < 300 ? 'notice-ok' : 'notice-error'}`}
-          data-testid="api-result"
+          data-testid={`${testIds}api-result`}
           data-call={outcome.call}
           data-status={outcome.status}
         >
           <strong>
             Call #{outcome.call}: HTTP {outcome.status}
           </strong>
-          <pre data-testid="api-body">{outcome.body}</pre>
+          <pre data-testid={`${testIds}api-body`}>{outcome.body}</pre>
         </div>
       )}
       {outcome && 'error' in outcome && (
         <div data-call={outcome.call}>
-          <ErrorNotice error={outcome.error} testId="api-error" />
+          <ErrorNotice error={outcome.error} testId={`${testIds}api-error`} />
         </div>
       )}
     </section>

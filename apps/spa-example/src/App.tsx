@@ -19,8 +19,10 @@ export function App({ config }: { config: ExampleConfig }) {
   const { status, user, logout } = useAuth();
 
   let page: ReactNode;
-  if (path === '/') page = <HomePage apiUrl={config.apiUrl} />;
-  else if (path === '/protected') page = <ProtectedPage />;
+  // The login asks for tokens the demo's protected API accepts (RFC 8707 resource).
+  const loginOptions = { extra: { resource: config.demoApiResource } };
+  if (path === '/') page = <HomePage apiUrl={config.apiUrl} demoApiUrl={config.demoApiUrl} loginOptions={loginOptions} />;
+  else if (path === '/protected') page = <ProtectedPage loginOptions={loginOptions} />;
   else if (path === new URL(config.redirectUri).pathname) page = <CallbackPage />;
   else page = <NotFoundPage />;
 

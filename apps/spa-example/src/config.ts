@@ -13,6 +13,12 @@ export interface ExampleConfig {
   tokenStorage: TokenStorage;
   /** The protected resource the "Call API" button calls with the access token. */
   apiUrl: string;
+  /**
+   * The demo's protected API (the server-side example's `/api/me`) and its RFC 8707 resource
+   * identifier, which the login asks the token to be issued for. Defaults: `pnpm demo`'s ports.
+   */
+  demoApiUrl: string;
+  demoApiResource: string;
 }
 
 export type TokenStorage = 'memory' | 'sessionStorage' | 'indexedDB';
@@ -46,5 +52,7 @@ export function readConfig(): ExampleConfig {
     tokenStorage: tokenStorage as TokenStorage,
     // The service's userinfo endpoint: a resource on another origin that takes the access token.
     apiUrl: runtime.apiUrl ?? `${issuer.replace(/\/+$/, '')}/oidc/userinfo`,
+    demoApiUrl: runtime.demoApiUrl ?? 'http://127.0.0.1:3000/api/me',
+    demoApiResource: runtime.demoApiResource ?? 'http://127.0.0.1:3000/api',
   };
 }

@@ -8,7 +8,9 @@ import { TokenStatus } from './TokenStatus';
 import { navigate } from './navigation';
 
 /** Signed out: a login button. Signed in: the user's claims and the API call. */
-export function HomePage({ apiUrl }: { apiUrl: string }) {
+type LoginOptions = NonNullable<Parameters<ReturnType<typeof useAuth>['login']>[0]>;
+
+export function HomePage({ apiUrl, demoApiUrl, loginOptions }: { apiUrl: string; demoApiUrl: string; loginOptions: LoginOptions }) {
   const { status, user, error, login } = useAuth();
 
   if (status === 'loading') return <p data-testid="loading">Checking your session…</p>;
@@ -22,7 +24,7 @@ export function HomePage({ apiUrl }: { apiUrl: string }) {
         <p>
           Log in with the reference server's demo tenant as <strong>alice</strong> / <strong>wonderland</strong>.
         </p>
-        <button type="button" data-testid="login-button" onClick={() => void login()}>
+        <button type="button" data-testid="login-button" onClick={() => void login(loginOptions)}>
           {status === 'error' ? 'Try again' : 'Log in'}
         </button>
       </section>
@@ -36,6 +38,7 @@ export function HomePage({ apiUrl }: { apiUrl: string }) {
       <h2>Your ID token claims</h2>
       <ClaimsTable claims={user} />
       <ApiPanel apiUrl={apiUrl} />
+      <ApiPanel apiUrl={demoApiUrl} title="Demo API (token checked by the API)" testIds="demo-" />
     </section>
   );
 }
@@ -68,9 +71,9 @@ export function CallbackPage() {
 }
 
 /** Only for signed-in users: RequireAuth starts the login and brings the user back here. */
-export function ProtectedPage() {
+export function ProtectedPage({ loginOptions }: { loginOptions: LoginOptions }) {
   return (
-    <RequireAuth fallback={<ProtectedFallback />}>
+    <RequireAuth fallback={<ProtectedFallback />} loginOptions={loginOptions}>
       <ProtectedContent />
     </RequireAuth>
   );

@@ -47,10 +47,26 @@ export interface VerifiedAccessToken<C extends AccessTokenClaims = AccessTokenCl
   scopes: readonly string[];
 }
 
-/** Checks the access token a request carries; throws {@link AccessTokenError} when it fails. */
-export type AccessTokenVerifier<C extends AccessTokenClaims = AccessTokenClaims> = (
-  request: ResourceRequest,
-) => Promise<VerifiedAccessToken<C>>;
+/**
+ * How a verifier treats DPoP, so that the HTTP layer names the right schemes in its challenges
+ * (RFC 9449 §7.1): `required` answers every failure with a `DPoP` challenge, otherwise a request
+ * that used `Bearer` gets a `Bearer` one (and a `DPoP` one beside it, since both are accepted).
+ */
+export interface AccessTokenVerifierDpop {
+  /** True when only DPoP-bound tokens presented with a proof are accepted. */
+  required: boolean;
+  /** The proof algorithms accepted (`algs` of the `DPoP` challenge). */
+  algorithms: readonly string[];
+}
+
+/**
+ * Checks the access token a request carries; throws {@link AccessTokenError} when it fails.
+ * `dpop` is set by verifiers that accept DPoP-bound tokens; absent means Bearer only.
+ */
+export interface AccessTokenVerifier<C extends AccessTokenClaims = AccessTokenClaims> {
+  (request: ResourceRequest): Promise<VerifiedAccessToken<C>>;
+  readonly dpop?: AccessTokenVerifierDpop;
+}
 
 /** The `error` of the challenge the resource server answers with (RFC 6750 §3.1, RFC 9449 §7.1, §9). */
 export type AccessTokenChallenge =

@@ -12,6 +12,7 @@ export type {
   AccessTokenChallenge,
   AccessTokenClaims,
   AccessTokenVerifier,
+  AccessTokenVerifierDpop,
   ResourceRequest,
   VerifiedAccessToken,
 } from './access-token-error';
@@ -57,3 +58,9 @@ export { dpop, generateDpopKeyPair, createDpopProof, protectedResourceRequest } 
 export type { DpopAlgorithm, DpopHandle, DpopOptions, DpopProofParams, DpopPublicJwk } from './dpop';
 export { readBoundedBody } from './http';
 export { invalidOptions } from './options';
+export { accessTokenChallenge } from './resource-challenge';
+export type { AccessTokenChallengeOptions, AccessTokenRefusal } from './resource-challenge';
+export { presentedToken, MAX_ACCESS_TOKEN_LENGTH } from './presented-token';
+export type { PresentedToken } from './presented-token';
+export { introspectToken, processIntrospectionResponse, introspectionVerifier } from './introspection';
+export type { IntrospectionResponse, IntrospectTokenParams, IntrospectionVerifierOptions } from './introspection';

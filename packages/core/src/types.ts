@@ -28,6 +28,8 @@ export interface ProviderMetadata {
   jwks_uri?: string;
   userinfo_endpoint?: string;
   revocation_endpoint?: string;
+  /** RFC 7662 token introspection, for resource servers with opaque access tokens. */
+  introspection_endpoint?: string;
   end_session_endpoint?: string;
   authorization_response_iss_parameter_supported?: boolean;
   id_token_signing_alg_values_supported?: string[];

@@ -1,7 +1,7 @@
 // `npm run demo` walked as a person would: the banner only when everything answers, a clear
 // refusal on a busy port, the tenant's start page, the login page naming the app, Cancel, the
 // Back button after login, logout, a one-click demo user with forgotten consent and Deny, the
-// server-side example's pages, and Ctrl-C.
+// server-side example's pages, the demo's protected API called by both examples, and Ctrl-C.
 import type { Server } from 'node:net';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -131,6 +131,40 @@ describe('the demo', () => {
     await page.getByLabel('Password').waitFor();
     expect(consoleErrors.filter((e) => /favicon/.test(e))).toEqual([]);
     await page.context().close();
+  });
+
+  it("calls the demo's protected API from the SPA and the server-side example: the API checks the token and shows its claims", async () => {
+    // Without a token: refused with a challenge naming the API's RFC 9728 metadata, which is served.
+    const refused = await fetch(`${demo.nodeOrigin}/api/me`);
+    expect(refused.status).toBe(401);
+    const challenge = refused.headers.get('www-authenticate') ?? '';
+    expect(challenge).toBe(`Bearer resource_metadata="${demo.nodeOrigin}/.well-known/oauth-protected-resource/api"`);
+    expect(await (await fetch(`${demo.nodeOrigin}/.well-known/oauth-protected-resource/api`)).json()).toMatchObject({
+      resource: `${demo.nodeOrigin}/api`,
+      authorization_servers: [demo.issuer],
+    });
+
+    // The SPA: log in (the token is asked for the API's resource), then call the API from the browser.
+    const page = await newPage();
+    await page.goto(demo.spaOrigin);
+    await page.getByTestId('login-button').click();
+    await page.getByRole('button', { name: 'Continue as alice' }).click();
+    const allow = page.getByRole('button', { name: 'Allow' });
+    await allow.or(page.getByTestId('claims')).first().waitFor();
+    if (await allow.isVisible()) await allow.click();
+    await page.getByTestId('claims').waitFor();
+    await page.getByTestId('demo-call-api-button').click();
+    const result = page.getByTestId('demo-api-result');
+    await result.waitFor();
+    expect(await result.getAttribute('data-status')).toBe('200');
+    const body = JSON.parse((await page.getByTestId('demo-api-body').textContent()) ?? '{}');
+    expect(body).toMatchObject({ checkedBy: 'introspection', scheme: 'Bearer', sub: 'alice', client_id: 'spa', aud: `${demo.nodeOrigin}/api` });
+    expect(body.scopes).toContain('openid');
+    await page.context().close();
+
+    // The server-side example calls the same API with its client-credentials token.
+    const data = (await (await fetch(`${demo.nodeOrigin}/api/data`)).json()) as { protectedApi: unknown };
+    expect(data.protectedApi).toMatchObject({ status: 200, body: { sub: 'service', client_id: 'service', aud: `${demo.nodeOrigin}/api` } });
   });
 
   it('signs in with one click as a demo user, forgets consent at the start page, and then Deny is reachable', async () => {

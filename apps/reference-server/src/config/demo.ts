@@ -58,6 +58,8 @@ export function demoConfig(): ServerConfig {
             response_types: ['code', 'code id_token', 'code token id_token', 'id_token'],
             scopes: userScopes,
             skip_consent: false,
+            // The example's protected API (/api) introspects tokens issued for it as this client.
+            introspection_audiences: ['http://127.0.0.1:3000/api'],
           },
           {
             client_id: 'service',

@@ -61,6 +61,8 @@ export interface Client {
   access_token_audience: readonly string[] | undefined;
   /** This client's access tokens: its own setting, else the tenant's. */
   access_token_format: 'opaque' | 'jwt';
+  /** Audiences of the tokens this client may introspect besides its own (RFC 7662). */
+  introspection_audiences: readonly string[];
   /** Empty unless the config asks for faults. */
   faults: ReadonlySet<Fault>;
   /** Public keys for `private_key_jwt` (RFC 7523), given in the config. */

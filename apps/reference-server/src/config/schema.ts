@@ -45,6 +45,11 @@ export interface ClientConfig {
   access_token_audience?: string | string[];
   /** This client's access tokens: opaque, or RFC 9068 JWTs. Default: the tenant's `access_token_format`. */
   access_token_format?: 'opaque' | 'jwt';
+  /**
+   * RFC 7662: audiences (RFC 8707 resources) of the tokens this confidential client may
+   * introspect as a resource server, besides its own tokens. Default none.
+   */
+  introspection_audiences?: string[];
   /** Conformance testing only: make the server misbehave for this client (see the README's fault table). */
   fault?: Fault | Fault[];
   /** Public keys for `private_key_jwt` (RFC 7523): a JWK Set. */
@@ -245,6 +250,7 @@ function readClient(o: ClientConfig, field: string, development: boolean, tenant
     require_dpop: o.require_dpop ?? false,
     access_token_audience: audience === undefined ? undefined : typeof audience === 'string' ? [audience] : audience,
     access_token_format: o.access_token_format ?? tenantFormat,
+    introspection_audiences: o.introspection_audiences ?? [],
     faults: readFaults(o.fault, `${field}.fault`),
     jwks: o.jwks === undefined ? undefined : readJwks(o.jwks.keys, `${field}.jwks.keys`),
     jwks_uri: readJwksUri(o.jwks_uri, `${field}.jwks_uri`, development),
@@ -255,6 +261,7 @@ function readClient(o: ClientConfig, field: string, development: boolean, tenant
   unique(client.response_types, `${field}.response_types`, 'response type');
   unique(client.scopes, `${field}.scopes`, 'scope');
   if (client.access_token_audience) unique(client.access_token_audience, `${field}.access_token_audience`, 'audience');
+  unique(client.introspection_audiences, `${field}.introspection_audiences`, 'audience');
   checkClientConsistency(client, field);
   return client;
 }

@@ -29,10 +29,13 @@ function userClaims(ctx: RequestContext, user: Authentication | undefined, scope
 }
 
 /**
- * `aud` of a JWT access token: the RFC 8707 resource of the grant, else the client's
- * `access_token_audience`, else the issuer.
+ * `aud` of an access token (a JWT's claim, an introspection answer's member): the RFC 8707
+ * resource of the grant, else the client's `access_token_audience`, else the issuer.
+ *
+ * @example
+ * const aud = audienceOf(ctx, record.clientId, record.resource);
  */
-function audienceOf(ctx: RequestContext, clientId: string, resource: string | undefined): string | string[] {
+export function audienceOf(ctx: RequestContext, clientId: string, resource: string | undefined): string | string[] {
   if (resource !== undefined) return resource;
   const configured = ctx.tenant.clients.get(clientId)?.access_token_audience;
   if (configured === undefined) return ctx.issuer;
@@ -82,6 +85,7 @@ export async function issueAccessToken(
     expiresAt: iat + lifetime,
     ...(grant.user ? { user: grant.user } : {}),
     ...(grant.jkt !== undefined ? { jkt: grant.jkt } : {}),
+    ...(grant.resource !== undefined ? { resource: grant.resource } : {}),
   };
   await ctx.server.store.saveAccessToken(storageKey(token), record, lifetime);
   return { token, expiresIn: lifetime };

@@ -92,6 +92,8 @@ export interface AccessTokenRecord {
   expiresAt: number;
   /** Thumbprint of the DPoP key the token is bound to; absent for a bearer token. */
   jkt?: string;
+  /** The RFC 8707 resource the token was issued for, when the request named one. */
+  resource?: string;
 }
 
 /** One refresh token of a family (all tokens rotated from one grant share `grantId`). */

@@ -64,15 +64,47 @@ export function jwtAccessTokenVerifier<C extends AccessTokenClaims = AccessToken
 export { nodePrimitives } from './node-primitives';
 export { verifiedTokenCache } from './verified-token-cache';
 export type { VerifiedTokenCacheOptions } from './verified-token-cache';
-export { AccessTokenError, checkScopes, dpopNonces, dpopProofs, memoryDpopReplayCache, readAccessToken } from '@oidc-rp/core';
+export { requireAccessToken, withAccessToken } from './middleware';
+export type {
+  AccessTokenAnswer,
+  AccessTokenCheck,
+  AccessTokenGuard,
+  AccessTokenResult,
+  IncomingResourceRequest,
+  RequireAccessTokenOptions,
+} from './middleware';
+export { honoAccessToken } from './adapters/hono';
+export type { AccessTokenVariables, HonoContextLike } from './adapters/hono';
+export { expressAccessToken, accessTokenOf } from './adapters/express';
+export type { ExpressRequestLike, ExpressResponseLike } from './adapters/express';
+export { fastifyAccessToken } from './adapters/fastify';
+export type { FastifyReplyLike, FastifyRequestLike } from './adapters/fastify';
+export type { NodeResponseLike } from './adapters/node-request';
+export { protectedResourceMetadata } from './protected-resource';
+export type { ProtectedResource, ProtectedResourceMetadata, ProtectedResourceOptions } from './protected-resource';
+// The core pieces an API meets directly, so one import is enough.
+export {
+  AccessTokenError,
+  checkScopes,
+  clientSecretBasic,
+  clientSecretPost,
+  discovery,
+  dpopNonces,
+  dpopProofs,
+  introspectionVerifier,
+  memoryDpopReplayCache,
+  readAccessToken,
+} from '@oidc-rp/core';
 export type {
   AccessTokenChallenge,
   AccessTokenClaims,
   AccessTokenVerifier,
+  AccessTokenVerifierDpop,
   DpopNonces,
   DpopProofChecker,
   DpopProofOptions,
   DpopReplayCache,
+  IntrospectionVerifierOptions,
   ResourceRequest,
   VerifiedAccessToken,
 } from '@oidc-rp/core';

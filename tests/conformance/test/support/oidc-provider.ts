@@ -55,6 +55,8 @@ export interface OidcProviderOptions {
   par?: { required: boolean };
   /** oidc-provider's FAPI 2.0 security profile (its `fapi` feature), with DPoP and PAR required. */
   fapi2?: boolean;
+  /** RFC 7662 introspection (oidc-provider's `introspection` feature). Default off. */
+  introspection?: boolean;
 }
 
 const ALICE = { sub: 'alice', name: 'Alice Liddell', email: 'alice@example.com', email_verified: true };
@@ -89,6 +91,7 @@ export async function startOidcProvider(clients: InteropClient[], options: OidcP
       clientCredentials: { enabled: true },
       revocation: { enabled: true },
       rpInitiatedLogout: { enabled: true },
+      ...(options.introspection ? { introspection: { enabled: true } } : {}),
       ...(options.dpop ? { dPoP: { enabled: true, nonceSecret: randomBytes(32), requireNonce: () => options.dpop?.requireNonce === true } } : {}),
       ...(options.par || options.fapi2 ? { pushedAuthorizationRequests: { enabled: true, requirePushedAuthorizationRequests: options.par?.required === true || options.fapi2 === true } } : {}),
       ...(options.fapi2 ? { fapi: { enabled: true, profile: '2.0' }, dPoP: { enabled: true } } : {}),

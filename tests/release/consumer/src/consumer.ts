@@ -7,6 +7,7 @@ import { AuthProvider, useAuth } from '@oidc-rp/react';
 import { createNodeClient, type NodeClient } from '@oidc-rp/node';
 import { RedisTokenCache } from '@oidc-rp/node/redis';
 import { type AccessTokenVerifier, jwtAccessTokenVerifier } from '@oidc-rp/node/api';
+import { type AccessTokenGuard, requireAccessToken } from '@oidc-rp/node/api';
 import { createReferenceServer, demoConfig, type ServerConfig } from '@oidc-rp/reference-server';
 import { type CompleteLoginResult, completeLogin, CookieJar } from '@oidc-rp/reference-server/testing';
 
@@ -30,6 +31,9 @@ export const cacheClass: typeof RedisTokenCache = RedisTokenCache;
 export const verifyAccessToken: AccessTokenVerifier = jwtAccessTokenVerifier({ issuer: 'http://127.0.0.1:4000/demo', jwksUri: 'http://127.0.0.1:4000/demo/oidc/jwks', audience: 'https://api.example' });
 // @ts-expect-error audience is required
 jwtAccessTokenVerifier({ issuer: 'http://127.0.0.1:4000/demo', jwksUri: 'http://127.0.0.1:4000/demo/oidc/jwks' });
+export const guard: AccessTokenGuard = requireAccessToken({ verifier: async () => Promise.reject(new Error('no token')), origin: 'https://api.example.com' });
+// @ts-expect-error origin is required
+requireAccessToken({ verifier: async () => Promise.reject(new Error('no token')) });
 
 export const provide: typeof AuthProvider = AuthProvider;
 export const hook: typeof useAuth = useAuth;

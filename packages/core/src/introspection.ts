@@ -1,0 +1,249 @@
+/**
+ * Token introspection (RFC 7662): asking the provider about an opaque access token, and a
+ * resource server's verifier built on it, with a bounded cache of answers (keyed by the token's
+ * hash, never kept past the token's `exp`) and one request for concurrent checks of one token.
+ */
+
+import {
+  type AccessTokenClaims,
+  AccessTokenError,
+  type AccessTokenVerifier,
+  type ResourceRequest,
+  type VerifiedAccessToken,
+} from './access-token-error';
+import { authenticate } from './client-auth';
+import type { ClientAuth } from './client-auth';
+import { type Clock, systemClock } from './clock';
+import { DEV } from './dev';
+import { type DiscoveredProvider, assertSecureUrl, providerMetadata } from './discovery';
+import { base64url, digest } from './encoding';
+import { OidcError } from './errors';
+import { isJsonObject, readJson, sendRequest } from './http';
+import { invalidOptions, requireString } from './options';
+import { presentedToken } from './presented-token';
+import { formHeaders } from './token-endpoint';
+import type { ClientConfig, HttpOptions, ProviderMetadata } from './types';
+
+/** An introspection answer (RFC 7662 §2.2): `active`, and for an active token its claims. */
+export interface IntrospectionResponse {
+  active: boolean;
+  scope?: string;
+  client_id?: string;
+  username?: string;
+  token_type?: string;
+  exp?: number;
+  iat?: number;
+  nbf?: number;
+  sub?: string;
+  aud?: string | string[];
+  iss?: string;
+  jti?: string;
+  cnf?: { jkt?: string };
+  [claim: string]: unknown;
+}
+
+/** Input of {@link introspectToken}: the resource server's own client registration and authentication. */
+export interface IntrospectTokenParams {
+  /** The provider's metadata, or `discovery(issuer)`: its `introspection_endpoint` is used. */
+  provider: ProviderMetadata | DiscoveredProvider;
+  client: ClientConfig;
+  /** How the resource server authenticates: `clientSecretBasic(secret)`, `clientSecretPost(secret)`, … */
+  clientAuth: ClientAuth;
+  token: string;
+  /** Default `access_token`. */
+  tokenTypeHint?: 'access_token' | 'refresh_token';
+  http?: HttpOptions;
+}
+
+/**
+ * Asks the provider's `introspection_endpoint` about a token. Resolves the answer (check
+ * `active`); `introspection_failed` when the provider has no such endpoint, refuses the resource
+ * server's credentials or answers something that is not an introspection answer; transport
+ * failures are `network_error` / `request_timeout`.
+ *
+ * @example
+ * ```ts
+ * const answer = await introspectToken({ provider, client: { clientId: 'api' }, clientAuth: clientSecretBasic(secret), token });
+ * if (answer.active) console.log(answer.scope);
+ * ```
+ */
+export async function introspectToken(params: IntrospectTokenParams): Promise<IntrospectionResponse> {
+  const { client, token } = params;
+  const provider = await providerMetadata(params.provider, params.http);
+  const endpoint = provider.introspection_endpoint;
+  if (endpoint === undefined) {
+    throw new OidcError('introspection_failed', DEV && 'The provider has no introspection_endpoint; use a JWT access-token verifier, or configure the endpoint.');
+  }
+  assertSecureUrl(endpoint, DEV && "The provider's introspection_endpoint");
+  requireString(token, DEV && 'token');
+  const body = new URLSearchParams({ token, token_type_hint: params.tokenTypeHint ?? 'access_token' });
+  const headers = formHeaders();
+  authenticate(params.clientAuth, { clientId: client?.clientId, provider, body, headers });
+  return sendRequest(endpoint, { method: 'POST', headers, body, redirect: 'manual' }, params.http, DEV && 'The introspection endpoint', processIntrospectionResponse);
+}
+
+/**
+ * Reads an introspection endpoint's response: the JSON answer of a 200, else `introspection_failed`
+ * (a 401 means the resource server's own credentials were refused).
+ *
+ * @example
+ * ```ts
+ * const answer = await processIntrospectionResponse(await fetch(endpoint, init));
+ * ```
+ */
+export async function processIntrospectionResponse(response: Response): Promise<IntrospectionResponse> {
+  const body = await readJson(response);
+  if (response.status !== 200) {
+    throw new OidcError(
+      'introspection_failed',
+      DEV && `The introspection endpoint answered ${response.status}${response.status === 401 ? ": it refused the resource server's client credentials" : ''}.`,
+    );
+  }
+  if (!body.ok || !isJsonObject(body.value) || typeof body.value.active !== 'boolean') {
+    throw new OidcError('introspection_failed', DEV && 'The introspection endpoint did not answer a JSON object with a boolean "active".');
+  }
+  return body.value as IntrospectionResponse;
+}
+
+/** Settings of {@link introspectionVerifier}. */
+export interface IntrospectionVerifierOptions extends Omit<IntrospectTokenParams, 'token' | 'tokenTypeHint'> {
+  /** This API's resource identifier: an active token must name it in `aud`. Omit only when the provider states no audience. */
+  audience?: string;
+  /**
+   * Answers kept per token (by its SHA-256 hash): at most `maxAge` seconds (default 30) and never
+   * past the token's `exp`, so a revoked token is refused at most `maxAge` seconds after its
+   * revocation; `maxEntries` (default 10 000) bounds memory, the oldest entry going first.
+   * `false`: ask the provider on every request.
+   */
+  cache?: { maxAge?: number; maxEntries?: number } | false;
+  /** The clock of `exp`, `nbf` and the cache. Default {@link systemClock}. */
+  now?: Clock;
+  /** Seconds of clock skew accepted on `nbf`. Default 60. */
+  clockTolerance?: number;
+  /**
+   * Accepts DPoP-bound tokens (`cnf.jkt`) presented as `Authorization: DPoP` with a proof that
+   * `verifyProof` checks (RFC 9449 §7: `htm`, `htu`, `ath`, the key's thumbprint). Without it,
+   * bound tokens are refused.
+   */
+  dpop?: {
+    verifyProof: (request: ResourceRequest, binding: { accessToken: string; jkt: string }) => Promise<void>;
+    /** Proof algorithms accepted, named in challenges. */
+    algorithms: readonly string[];
+    /** Refuse tokens that are not DPoP-bound. Default false. */
+    required?: boolean;
+  };
+}
+
+type Answer = IntrospectionResponse | undefined; // undefined: not active
+
+const DEFAULT_CACHE_SECONDS = 30;
+const DEFAULT_CACHE_ENTRIES = 10_000;
+
+/**
+ * A verifier for opaque access tokens: the token is introspected (RFC 7662) and must be active,
+ * unexpired, for `audience`, from the provider's `issuer` and an access token; a DPoP-bound
+ * one needs `dpop`. Answers are cached (see `cache`) and concurrent checks of one token share
+ * one request. Failures are {@link AccessTokenError}s; a provider that cannot be asked is an
+ * `OidcError` (`introspection_failed`, `network_error`) that the HTTP layer answers with 503.
+ *
+ * @example
+ * ```ts
+ * const verifier = introspectionVerifier({
+ *   provider: await discover('https://id.example.com'),
+ *   client: { clientId: 'orders-api' },
+ *   clientAuth: clientSecretBasic(process.env.API_CLIENT_SECRET!),
+ *   audience: 'https://api.example.com',
+ * });
+ * const { claims, scopes } = await verifier({ method: 'GET', url, authorization, dpop: null });
+ * ```
+ */
+export function introspectionVerifier<C extends AccessTokenClaims = AccessTokenClaims>(options: IntrospectionVerifierOptions): AccessTokenVerifier<C> {
+  const { audience, dpop } = options;
+  const now = options.now ?? systemClock;
+  const tolerance = options.clockTolerance ?? 60;
+  const cacheOptions = options.cache === false ? undefined : (options.cache ?? {});
+  const maxAge = cacheOptions?.maxAge ?? DEFAULT_CACHE_SECONDS;
+  const maxEntries = cacheOptions?.maxEntries ?? DEFAULT_CACHE_ENTRIES;
+  if (cacheOptions && (!(maxAge > 0) || !(maxEntries >= 1))) throw invalidOptions(DEV && 'cache.maxAge and cache.maxEntries must be positive.');
+  requireString(options.provider?.issuer, DEV && 'provider.issuer');
+  const cache = new Map<string, { answer: Answer; until: number }>();
+  const pending = new Map<string, Promise<Answer>>();
+
+  async function ask(token: string): Promise<Answer> {
+    const answer = await introspectToken({ ...options, token });
+    return answer.active ? answer : undefined;
+  }
+
+  // The cache is keyed by the token's hash; the answer is kept only while valid.
+  async function lookup(token: string): Promise<Answer> {
+    if (!cacheOptions) return ask(token);
+    const key = base64url(await digest('SHA-256', token));
+    const hit = cache.get(key);
+    if (hit && hit.until > now()) return hit.answer;
+    if (hit) cache.delete(key);
+    const answer = await ask(token);
+    const exp = typeof answer?.exp === 'number' ? answer.exp : Number.POSITIVE_INFINITY;
+    const until = Math.min(now() + maxAge, exp);
+    if (until > now()) {
+      if (cache.size >= maxEntries) cache.delete(cache.keys().next().value as string);
+      cache.set(key, { answer, until });
+    }
+    return answer;
+  }
+
+  // Single flight: checks of one token that overlap share one lookup. Keyed (synchronously, so
+  // callers arriving together always meet) by the token itself, held only while in flight.
+  async function answerFor(token: string): Promise<Answer> {
+    const inFlight = pending.get(token);
+    if (inFlight) return inFlight;
+    const request = lookup(token);
+    pending.set(token, request);
+    try {
+      return await request;
+    } finally {
+      pending.delete(token);
+    }
+  }
+
+  const verify = async (request: ResourceRequest): Promise<VerifiedAccessToken<C>> => {
+    const { scheme, token } = presentedToken(request);
+    const answer = await answerFor(token);
+    const claims = checkAnswer(answer, { issuer: options.provider.issuer, audience, now: now(), tolerance });
+    const jkt = claims.cnf?.jkt;
+    if (scheme === 'Bearer' && jkt !== undefined) {
+      throw new AccessTokenError('access_token_invalid', 'invalid_token', DEV && 'The access token is DPoP-bound: send it as Authorization: DPoP <token> with a DPoP proof.');
+    }
+    if (scheme === 'DPoP') {
+      if (jkt === undefined) throw new AccessTokenError('access_token_invalid', 'invalid_token', DEV && 'The access token is not DPoP-bound: send it as Authorization: Bearer <token>.');
+      if (!dpop) throw new AccessTokenError('dpop_proof_invalid', 'invalid_token', DEV && 'This API does not accept DPoP-bound access tokens.');
+      await dpop.verifyProof(request, { accessToken: token, jkt });
+    } else if (dpop?.required) {
+      throw new AccessTokenError('access_token_invalid', 'invalid_token', DEV && 'This API accepts DPoP-bound access tokens only.');
+    }
+    return { claims: claims as C, scheme, scopes: claims.scope ? claims.scope.split(' ').filter(Boolean) : [] };
+  };
+  return dpop ? Object.assign(verify, { dpop: { required: dpop.required === true, algorithms: dpop.algorithms } }) : verify;
+}
+
+// The checks of an answer, one line per rule; the answer may come from the cache, so time is checked here.
+function checkAnswer(answer: Answer, expected: { issuer: string; audience: string | undefined; now: number; tolerance: number }): AccessTokenClaims {
+  if (!answer) throw new AccessTokenError('access_token_invalid', 'invalid_token', DEV && 'The access token is not active: unknown, expired or revoked.');
+  const { exp, nbf, aud, iss, token_type } = answer;
+  if (typeof exp !== 'number') throw new AccessTokenError('access_token_invalid', 'invalid_token', DEV && 'The introspection answer has no exp; the token is refused.');
+  if (exp <= expected.now) throw new AccessTokenError('access_token_expired', 'invalid_token', DEV && 'The access token has expired; get a new one.');
+  if (typeof nbf === 'number' && nbf > expected.now + expected.tolerance) {
+    throw new AccessTokenError('access_token_invalid', 'invalid_token', DEV && 'The access token is not valid yet (nbf).');
+  }
+  if (iss !== undefined && iss !== expected.issuer) throw new AccessTokenError('access_token_invalid', 'invalid_token', DEV && 'The access token was issued by another issuer.');
+  if (token_type !== undefined && !/^(bearer|dpop)$/i.test(token_type)) {
+    throw new AccessTokenError('access_token_invalid', 'invalid_token', DEV && 'The token is not an access token.');
+  }
+  if (expected.audience !== undefined && !(Array.isArray(aud) ? aud.includes(expected.audience) : aud === expected.audience)) {
+    throw new AccessTokenError('access_token_invalid', 'invalid_token', DEV && 'The access token was issued for another audience.');
+  }
+  const sub = answer.sub ?? answer.client_id;
+  // RFC 9068 §2.2: a token of the client itself (client credentials) has the client as subject.
+  if (typeof sub !== 'string') throw new AccessTokenError('access_token_invalid', 'invalid_token', DEV && 'The introspection answer names neither sub nor client_id.');
+  const { active: _active, ...claims } = answer;
+  return { ...claims, iss: iss ?? expected.issuer, sub, aud: aud ?? [], exp };
+}

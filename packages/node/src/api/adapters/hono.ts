@@ -1,0 +1,34 @@
+/** The guard as Hono middleware (typed structurally: this package does not import Hono). */
+
+import type { AccessTokenClaims, VerifiedAccessToken } from '@oidc-rp/core';
+import type { AccessTokenGuard } from '../middleware';
+
+/** The context variable the middleware sets: `new Hono<{ Variables: AccessTokenVariables }>()`, then `c.get('accessToken')`. */
+export type AccessTokenVariables<C extends AccessTokenClaims = AccessTokenClaims> = { accessToken: VerifiedAccessToken<C> };
+
+/** What the middleware uses of Hono's `Context`. */
+export interface HonoContextLike {
+  req: { raw: Request };
+  set: (...args: never[]) => void;
+}
+
+/**
+ * Hono middleware: a refused request gets the guard's answer; otherwise the verified token is
+ * `c.get('accessToken')` in the handlers after it.
+ *
+ * @example
+ * ```ts
+ * const app = new Hono<{ Variables: AccessTokenVariables }>();
+ * app.use('/api/*', honoAccessToken(guard));
+ * app.get('/api/me', (c) => c.json({ sub: c.get('accessToken').claims.sub }));
+ * ```
+ */
+export function honoAccessToken<C extends AccessTokenClaims>(guard: AccessTokenGuard<C>) {
+  return async (c: HonoContextLike, next: () => Promise<void>): Promise<Response | undefined> => {
+    const result = await guard(c.req.raw);
+    if (!result.ok) return result.response;
+    (c.set as (key: 'accessToken', value: VerifiedAccessToken<C>) => void).call(c, 'accessToken', result.token);
+    await next();
+    return undefined;
+  };
+}

@@ -1,0 +1,101 @@
+// The introspection verifier behind the guard, against the reference server over real HTTP:
+// a token for this API is accepted, a token for another audience or a revoked one is refused,
+// a burst of one token costs one introspection, and a provider outage is a 503.
+import { demoConfig } from '@oidc-rp/reference-server';
+import { Hono } from 'hono';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createNodeClient } from '../../src/index';
+import {
+  type AccessTokenVariables,
+  clientSecretBasic,
+  discovery,
+  honoAccessToken,
+  introspectionVerifier,
+  requireAccessToken,
+} from '../../src/api/index';
+import { type RunningServer, serviceClientOptions, startReferenceServer } from '../support/reference-server';
+import { serveFetch } from '../support/serve-fetch';
+
+const API = 'https://api.example.com';
+let server: RunningServer;
+let api: { origin: string; close(): Promise<void> };
+let now = 0;
+
+beforeAll(async () => {
+  const config = demoConfig();
+  const web = config.tenants[0]?.clients?.find((c) => c.client_id === 'web');
+  if (web) web.introspection_audiences = [API];
+  server = await startReferenceServer(config);
+  now = Math.floor(Date.now() / 1000);
+  const verifier = introspectionVerifier({
+    provider: discovery(server.issuer),
+    client: { clientId: 'web' },
+    clientAuth: clientSecretBasic('web-secret'),
+    audience: API,
+    cache: { maxAge: 30 },
+    now: () => now,
+  });
+  const app = new Hono<{ Variables: AccessTokenVariables }>();
+  app.use('/orders', honoAccessToken(requireAccessToken({ verifier, origin: API, scope: 'api.read' })));
+  app.get('/orders', (c) => c.json({ sub: c.get('accessToken').claims.sub, client: c.get('accessToken').claims.client_id }));
+  api = await serveFetch(app.fetch);
+});
+afterAll(async () => {
+  await api?.close();
+  await server?.close();
+});
+
+async function serviceToken(resource: string): Promise<string> {
+  const service = createNodeClient(serviceClientOptions(server)) // a new client: a new token;
+  return (await service.getClientCredentialsToken({ scope: 'api.read', resource })).accessToken;
+}
+
+const call = (token: string) => fetch(`${api.origin}/orders`, { headers: { authorization: `Bearer ${token}` } });
+
+describe('introspectionVerifier behind requireAccessToken', () => {
+  it('accepts a token issued for this API, and 50 concurrent requests with it cost one introspection', async () => {
+    const token = await serviceToken(API);
+    const before = server.count('POST', '/oauth/introspect');
+    const answers = await Promise.all(Array.from({ length: 50 }, () => call(token)));
+    expect(answers.map((a) => a.status)).toEqual(Array(50).fill(200));
+    expect(await answers[0]!.json()).toEqual({ sub: 'service', client: 'service' });
+    expect(server.count('POST', '/oauth/introspect') - before).toBe(1);
+  });
+
+  it('refuses a token for another audience with 401 invalid_token', async () => {
+    const answer = await call(await serviceToken('https://other.example.com'));
+    expect(answer.status).toBe(401);
+    expect(answer.headers.get('www-authenticate')).toMatch(/^Bearer error="invalid_token"/);
+  });
+
+  it('stops accepting a revoked token once the cache bound has passed', async () => {
+    const token = await serviceToken(API);
+    expect((await call(token)).status).toBe(200);
+    const revoked = await fetch(`${server.issuer}/oauth/revoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token, client_id: 'service', client_secret: 'service-secret' }),
+    });
+    expect(revoked.status).toBe(200);
+    expect((await call(token)).status).toBe(200); // the cached answer, within the stated 30 s
+    now += 30;
+    const answer = await call(token);
+    expect(answer.status).toBe(401);
+    expect(await answer.json()).toMatchObject({ error: 'invalid_token' });
+  });
+
+  it('answers 503 when the provider cannot be reached, and is not fooled into accepting', async () => {
+    const down = introspectionVerifier({
+      provider: discovery(server.issuer),
+      client: { clientId: 'web' },
+      clientAuth: clientSecretBasic('wrong-secret'),
+      audience: API,
+    });
+    const guard = requireAccessToken({ verifier: down, origin: API });
+    const result = await guard(new Request(`${API}/orders`, { headers: { authorization: `Bearer ${await serviceToken(API)}` } }));
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.response.status).toBe(503);
+    expect(await result.response.json()).toMatchObject({ error: 'temporarily_unavailable', error_description: expect.stringContaining('introspection_failed') });
+  });
+});
