@@ -141,6 +141,7 @@ const client = strict({
   access_token_format: optional(
     oneOf(['opaque', 'jwt']),
     "This client's access tokens: \"opaque\" (random strings) or \"jwt\" (RFC 9068, typ at+jwt). Default: the tenant's access_token_format.",
+  ),
   introspection_audiences: optional(
     list(text),
     'RFC 7662: audiences (RFC 8707 resources) of the tokens this confidential client may introspect as a resource server, besides its own tokens. Default none.',
