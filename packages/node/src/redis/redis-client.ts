@@ -78,6 +78,8 @@ export interface BoundedRedis {
   delIfEquals(key: string, value: string): Promise<void>;
   /** Sets the expiry of `key` to `ttlMs` only if it still holds `value`, atomically: true when it did. */
   expireIfEquals(key: string, value: string, ttlMs: number): Promise<boolean>;
+  /** Runs a Lua script made by `luaScript` (by SHA-1 when the client can), bounded like every command. */
+  script(script: LuaScript, options: RedisScriptOptions): Promise<unknown>;
 }
 
 // Compare-and-delete: a lock is released only by the owner whose random value it holds,
@@ -90,12 +92,14 @@ const EXPIRE_IF_EQUALS = luaScript(
   "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) else return 0 end",
 );
 
-interface LuaScript {
+/** A Lua script and its SHA-1 (for EVALSHA). Internal. */
+export interface LuaScript {
   source: string;
   sha1: string;
 }
 
-function luaScript(source: string): LuaScript {
+/** Wraps a Lua script for {@link BoundedRedis.script}. Internal. */
+export function luaScript(source: string): LuaScript {
   return { source, sha1: createHash('sha1').update(source).digest('hex') };
 }
 
@@ -143,6 +147,7 @@ export function boundedRedis(client: RedisClientLike, timeoutMs: number, user = 
       const reply = await evaluate(EXPIRE_IF_EQUALS, { keys: [key], arguments: [value, String(ttlMs)] });
       return Number(reply) === 1;
     },
+    script: evaluate,
   };
 }
 
