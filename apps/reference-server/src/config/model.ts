@@ -53,6 +53,10 @@ export interface Client {
   require_dpop: boolean;
   /** `aud` of JWT access tokens without a `resource`; undefined: the issuer. */
   access_token_audience: readonly string[] | undefined;
+  /** Where logout tokens are POSTed (Back-Channel Logout 1.0); undefined: none are sent. */
+  backchannel_logout_uri: string | undefined;
+  /** Logout tokens carry `sid`. */
+  backchannel_logout_session_required: boolean;
   /** Empty unless the config asks for faults. */
   faults: ReadonlySet<Fault>;
 }
