@@ -57,7 +57,10 @@ async function listen(server: Server): Promise<string> {
 async function route(auth: SessionAuth, request: Request): Promise<Response> {
   if (new URL(request.url).pathname !== '/state') return new Response('not found', { status: 404 });
   const { session, reason, cookies } = await auth.getSession(request);
-  return auth.applyCookies(Response.json({ signedIn: session !== undefined, reason: reason ?? null, sid: session?.user.sid ?? null }), cookies);
+  return auth.applyCookies(
+    Response.json({ signedIn: session !== undefined, reason: reason ?? null, sid: session?.user.sid ?? null, idToken: session?.idToken ?? null }),
+    cookies,
+  );
 }
 
 /** Registers the apps at the provider: their callbacks, and `backchannel` for the web client. */
