@@ -27,6 +27,7 @@ export type { InjectedKind } from './control/transport-faults';
 export type { TransportFault, ActiveTransportFault } from './control/transport-faults';
 export type { ActiveFault } from './control/client-faults';
 export type { UserSummary, ClientSummary } from './control/registry';
+export type { EndedSessions, BackchannelDelivery } from './backchannel/backchannel';
 export { MemoryStore, StoreUnavailableError } from './store/store';
 export type {
   Store,

@@ -7,9 +7,10 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { createAdaptorServer } from '@hono/node-server';
 import { createApp, ENDPOINT_PATHS, type RequestInfo } from './app';
+import { Backchannel, type EndedSessions } from './backchannel/backchannel';
 import { ControlledClock } from './control/clock';
 import { createControl, type ServerControl } from './control/control';
-import { type JournalEntry, type RequestMatch, readMatch } from './control/journal';
+import { type Journal, type JournalEntry, REDACTED, type RequestMatch, readMatch } from './control/journal';
 import { ConnectionDropped } from './control/transport-faults';
 import { demoConfig } from './config/demo';
 import { deriveKey } from './crypto/derive-key';
@@ -22,6 +23,7 @@ import { developmentKeysHostProblem, developmentSigningKey } from './keys/develo
 import { KeySealer } from './keys/key-sealing';
 import { KeySet } from './keys/keys';
 import { SharedKeys } from './keys/shared-keys';
+import { endedSessionMark, SESSION_SECONDS } from './oauth/session';
 import type { TenantEntry } from './request/context';
 import { RecordIntegrity } from './store/record-integrity';
 import { RedisConnection } from './store/redis';
@@ -224,7 +226,22 @@ async function buildServer(config: ServerConfig, options: ReferenceServerOptions
   ]);
   // Shared by a fleet on one Redis (same secret, same nonces); a lone instance needs no more than a random key.
   const nonceKey = secretOfRedis === undefined ? randomBytes(32) : deriveKey(secretOfRedis, 'dpop nonces');
-  const context = { tenants: new Map(entries), now, logger, origin, dpopNonces: new RotatingNonces(nonceKey, now) };
+  let journal: Journal | undefined;
+  const backchannel = new Backchannel({
+    now,
+    logger,
+    record: ({ time, tenant, client_id, uri, attempt, status, error }) =>
+      journal?.add({ time, method: 'POST', path: uri, tenant, client_id, params: { logout_token: REDACTED }, status, outbound: { attempt, ...(error ? { error } : {}) } }),
+  });
+  const context = { tenants: new Map(entries), now, logger, origin, dpopNonces: new RotatingNonces(nonceKey, now), backchannel };
+  // `sessions.end`: the sign-ins stop working everywhere (a mark in the store), then their clients are told.
+  const endSessions = async (entry: TenantEntry, username: string): Promise<EndedSessions> => {
+    const ended = backchannel.takeUser(entry.tenant.id, username);
+    await Promise.all(ended.map((session) => entry.store.revokeGrant(endedSessionMark(session.sid), SESSION_SECONDS)));
+    const key = (await entry.keys()).current;
+    const deliveries = await Promise.all(ended.map((session) => backchannel.notify(entry.tenant, key, session)));
+    return { sessions: ended.length, deliveries: deliveries.flat() };
+  };
   const rotateKey = async (tenantId: string) => {
     const entry = context.tenants.get(tenantId);
     if (!entry) throw new Error(`there is no tenant "${tenantId}"`);
@@ -240,7 +257,9 @@ async function buildServer(config: ServerConfig, options: ReferenceServerOptions
     journalSize: options.journalSize ?? 1000,
     rotateKey,
     dpopNonces: context.dpopNonces,
+    endSessions,
   });
+  journal = state.journal;
   const app = createApp(context, options.onRequest, { control, state, api });
   const listeners = new Set<Listening>();
 

@@ -71,6 +71,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['config'],
   ['store'],
   ['keys'],
+  ['backchannel'],
   ['request'],
   ['faults'],
   ['oauth'],

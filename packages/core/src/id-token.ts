@@ -89,7 +89,12 @@ export async function validateIdToken(idToken: string, options: IdTokenValidatio
   return claims as IdTokenClaims;
 }
 
-function allowedAlgorithms({ algorithms, provider }: IdTokenValidationOptions): string[] {
+/**
+ * The algorithms a provider's signed token may use: the caller's `algorithms` (asymmetric only),
+ * else those the provider advertises for ID tokens, RS256 when it lists none. Internal (shared
+ * with the logout-token validator).
+ */
+export function allowedAlgorithms({ algorithms, provider }: Pick<IdTokenValidationOptions, 'algorithms' | 'provider'>): string[] {
   if (!algorithms) {
     const advertised = provider.id_token_signing_alg_values_supported;
     return Array.isArray(advertised) ? ASYMMETRIC_ALGORITHMS.filter((alg) => advertised.includes(alg)) : ['RS256'];
@@ -186,7 +191,8 @@ function numericDate(claims: Record<string, unknown>, name: string): number | un
   return fail('id_token_malformed', DEV && `"${name}" is not a number`);
 }
 
-function seconds(value: number | undefined, name: string): number | undefined {
+/** A non-negative number of seconds option, or undefined; anything else is a caller mistake. Internal. */
+export function seconds(value: number | undefined, name: string): number | undefined {
   if (value === undefined || (Number.isFinite(value) && value >= 0)) return value;
   throw invalidOptions(DEV && `${name} must be a number of seconds >= 0.`);
 }
@@ -203,8 +209,8 @@ function fail(code: OidcErrorCode, problem?: string, todo?: string): never {
   throw new OidcError(code, DEV && message(problem as string, todo || undefined));
 }
 
-// A value from the token, shown only when short and printable; arrays item by item.
-function show(value: unknown): string {
+/** A value from a token, shown only when short and printable; arrays item by item. Internal. */
+export function show(value: unknown): string {
   if (typeof value === 'string') {
     return /^[\x20-\x7e]{1,100}$/.test(value) ? JSON.stringify(value) : 'an unprintable or long string';
   }

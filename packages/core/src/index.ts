@@ -43,6 +43,8 @@ export type {
 } from './token-endpoint';
 export { validateIdToken } from './id-token';
 export type { IdTokenValidationOptions } from './id-token';
+export { validateLogoutToken, logoutTokenReplayWindow, BACKCHANNEL_LOGOUT_EVENT } from './logout-token';
+export type { LogoutTokenValidationOptions, LogoutTokenClaims } from './logout-token';
 export { clearJwksCache } from './jwks';
 export { fetchUserInfo } from './userinfo';
 export type { UserInfo, UserInfoParams } from './userinfo';

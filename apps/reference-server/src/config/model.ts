@@ -63,6 +63,10 @@ export interface Client {
   access_token_format: 'opaque' | 'jwt';
   /** Audiences of the tokens this client may introspect besides its own (RFC 7662). */
   introspection_audiences: readonly string[];
+  /** Where logout tokens are POSTed (Back-Channel Logout 1.0); undefined: none are sent. */
+  backchannel_logout_uri: string | undefined;
+  /** Logout tokens carry `sid`. */
+  backchannel_logout_session_required: boolean;
   /** Empty unless the config asks for faults. */
   faults: ReadonlySet<Fault>;
   /** Public keys for `private_key_jwt` (RFC 7523), given in the config. */

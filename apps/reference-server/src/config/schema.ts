@@ -50,6 +50,10 @@ export interface ClientConfig {
    * introspect as a resource server, besides its own tokens. Default none.
    */
   introspection_audiences?: string[];
+  /** Back-Channel Logout 1.0: where logout tokens are POSTed when a user's session ends (https, or http on loopback in a development tenant). */
+  backchannel_logout_uri?: string;
+  /** Logout tokens (and ID tokens) carry `sid` for this client. Default false. */
+  backchannel_logout_session_required?: boolean;
   /** Conformance testing only: make the server misbehave for this client (see the README's fault table). */
   fault?: Fault | Fault[];
   /** Public keys for `private_key_jwt` (RFC 7523): a JWK Set. */
@@ -251,6 +255,8 @@ function readClient(o: ClientConfig, field: string, development: boolean, tenant
     access_token_audience: audience === undefined ? undefined : typeof audience === 'string' ? [audience] : audience,
     access_token_format: o.access_token_format ?? tenantFormat,
     introspection_audiences: o.introspection_audiences ?? [],
+    backchannel_logout_uri: readBackchannelUri(o.backchannel_logout_uri, `${field}.backchannel_logout_uri`, development),
+    backchannel_logout_session_required: o.backchannel_logout_session_required ?? false,
     faults: readFaults(o.fault, `${field}.fault`),
     jwks: o.jwks === undefined ? undefined : readJwks(o.jwks.keys, `${field}.jwks.keys`),
     jwks_uri: readJwksUri(o.jwks_uri, `${field}.jwks_uri`, development),
@@ -264,6 +270,24 @@ function readClient(o: ClientConfig, field: string, development: boolean, tenant
   unique(client.introspection_audiences, `${field}.introspection_audiences`, 'audience');
   checkClientConsistency(client, field);
   return client;
+}
+
+/**
+ * A `backchannel_logout_uri` (Back-Channel Logout 1.0 2.2): absolute, no fragment, https, or http
+ * on a loopback host in a development tenant only (the server POSTs to it, so never elsewhere in clear).
+ */
+function readBackchannelUri(uri: string | undefined, field: string, development: boolean): string | undefined {
+  if (uri === undefined) return undefined;
+  let url: URL;
+  try {
+    url = new URL(uri);
+  } catch {
+    throw new ConfigError(field, 'must be an absolute https URI');
+  }
+  if (uri.includes('#')) throw new ConfigError(field, 'must not contain a fragment');
+  const loopback = url.hostname === 'localhost' || url.hostname === '127.0.0.1' || url.hostname === '[::1]';
+  if (url.protocol === 'https:' || (url.protocol === 'http:' && loopback && development)) return uri;
+  throw new ConfigError(field, 'must be an https URI (http only on localhost, 127.0.0.1 or [::1], in a tenant with "development": true)');
 }
 
 function checkClientConsistency(client: Client, field: string): void {

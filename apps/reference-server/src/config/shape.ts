@@ -146,6 +146,11 @@ const client = strict({
     list(text),
     'RFC 7662: audiences (RFC 8707 resources) of the tokens this confidential client may introspect as a resource server, besides its own tokens. Default none.',
   ),
+  backchannel_logout_uri: optional(
+    text,
+    "Back-Channel Logout 1.0: where logout tokens are POSTed when the user's session ends. https, or http on a loopback host in a development tenant.",
+  ),
+  backchannel_logout_session_required: optional(flag, 'Logout tokens carry the session id (sid) for this client. Default false.'),
   fault: optional(
     z.union([faultName, list(faultName)], { error: `must be one of ${FAULT_NAMES.map((f) => JSON.stringify(f)).join(', ')}, or a list of them` }),
     'Conformance testing only: make the server misbehave for this client.',

@@ -4,6 +4,7 @@
  * (`server.control`), over IPC (`startServerProcess().control`) and over the HTTP control API;
  * every method returns a promise so a test can use any of the three the same way. Test use only.
  */
+import type { EndedSessions } from '../backchannel/backchannel';
 import type { Fault } from '../config/fault-names';
 import type { ClientConfig, TenantConfig, UserConfig } from '../config/schema';
 import type { RotatingNonces } from '../crypto/rotating-nonces';
@@ -89,6 +90,14 @@ export interface ServerControl {
     /** A new DPoP server nonce, and every nonce handed out so far refused (`use_dpop_nonce`). */
     expireNonce(): Promise<void>;
   };
+  sessions: {
+    /**
+     * Ends every sign-in of a user (their SSO cookies stop working on every instance of a shared
+     * store) and sends each client those sign-ins gave tokens to a back-channel logout token;
+     * resolves once every delivery succeeded or gave up. 404 for an unknown user.
+     */
+    end(username: string, options?: TenantOption): Promise<EndedSessions>;
+  };
   requests: {
     /** Journal entries that fit `match`, oldest first. */
     list(match?: RequestMatch): Promise<JournalEntry[]>;
@@ -110,6 +119,7 @@ export const CONTROL_METHODS = [
   'clock.get', 'clock.advance', 'clock.set', 'clock.reset',
   'keys.rotate',
   'dpop.rotateNonce', 'dpop.expireNonce',
+  'sessions.end',
   'requests.list', 'requests.clear',
 ] as const;
 
@@ -127,6 +137,8 @@ export interface ControlledServer {
   rotateKey(tenantId: string): Promise<{ kid: string }>;
   /** The server's DPoP nonces, moved on by `dpop.rotateNonce` / `dpop.expireNonce`. */
   dpopNonces: RotatingNonces;
+  /** Ends a user's sign-ins and sends their back-channel logout tokens (`sessions.end`). */
+  endSessions(entry: TenantEntry, username: string): Promise<EndedSessions>;
 }
 
 /** The parts of the control the request path consults. */
@@ -244,6 +256,15 @@ export function createControl(server: ControlledServer): { control: ServerContro
     dpop: {
       rotateNonce: async () => server.dpopNonces.rotate(),
       expireNonce: async () => server.dpopNonces.expire(),
+    },
+    sessions: {
+      async end(username, o) {
+        const entry = tenantOf(options(o, ['tenant']));
+        if (typeof username !== 'string' || !entry.tenant.users.has(username)) {
+          throw new ControlError('unknown_user', 'username', `there is no user ${JSON.stringify(username)} in tenant ${entry.tenant.id}`);
+        }
+        return server.endSessions(entry, username);
+      },
     },
     requests: {
       list: async (match) => journal.list(readMatch(match)),

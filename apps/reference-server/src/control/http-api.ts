@@ -80,6 +80,7 @@ const ROUTES: Readonly<Record<string, Run>> = {
   'POST /keys/rotate': async (c, { query }) => [200, await c.keys.rotate(tenant(query))],
   'POST /dpop-nonce/rotate': async (c) => [204, await c.dpop.rotateNonce()],
   'POST /dpop-nonce/expire': async (c) => [204, await c.dpop.expireNonce()],
+  'DELETE /sessions/:id': async (c, { id, query }) => [200, await c.sessions.end(id, tenant(query))],
   'GET /requests': async (c, { query }) => [200, await c.requests.list(match(query))],
   'DELETE /requests': async (c) => [204, await c.requests.clear()],
 };

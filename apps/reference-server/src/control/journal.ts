@@ -35,6 +35,11 @@ export interface JournalEntry {
   status: number;
   /** The transport fault injected into this request, if any. */
   transport_fault?: InjectedKind;
+  /**
+   * Set on a request the server made (a back-channel logout token POSTed to a client's
+   * `backchannel_logout_uri`, which is then `path`): the attempt, and why there was no answer.
+   */
+  outbound?: { attempt: number; error?: 'timeout' | 'network' };
 }
 
 /** Which journal entries to return: every given field must be equal. */

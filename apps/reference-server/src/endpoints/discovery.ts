@@ -44,6 +44,8 @@ export function providerMetadata(ctx: RequestContext) {
     revocation_endpoint: `${base}/oauth/revoke`,
     introspection_endpoint: `${base}/oauth/introspect`,
     end_session_endpoint: `${base}/oidc/logout`,
+    backchannel_logout_supported: true,
+    backchannel_logout_session_supported: true,
     response_types_supported: [...RESPONSE_TYPES],
     response_modes_supported: ['query', 'fragment', 'form_post'],
     grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials', 'implicit'],

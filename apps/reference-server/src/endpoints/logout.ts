@@ -6,6 +6,7 @@
  * naming another user than the signed-in one, the user is asked first (logout-confirmation.ts).
  */
 import { compactVerify, decodeProtectedHeader } from 'jose';
+import { LOGOUT_WAIT_MS, waitAtMost } from '../backchannel/backchannel';
 import { errorPage } from '../http/html';
 import { BodyError, describeInvalid, queryParams, readFormBody, type Params } from '../http/params';
 import { currentSession, endSession } from '../oauth/session';
@@ -92,7 +93,13 @@ export async function logout(ctx: RequestContext): Promise<Response> {
     const answer = await logoutConfirmation(ctx, values, client);
     if (answer) return answer;
   }
+  const ended = await currentSession(ctx);
   const clearCookie = await endSession(ctx);
+  // Back-Channel Logout 1.0: tell the clients of this sign-in; the page waits a bounded time only.
+  if (ended && ctx.server.backchannel) {
+    const deliveries = ctx.server.backchannel.notify(ctx.tenant, (await ctx.keys()).current, ctx.server.backchannel.take(ctx.tenant.id, ended.sid));
+    await waitAtMost(deliveries, LOGOUT_WAIT_MS);
+  }
   if (redirect === undefined) return signedOutPage(clearCookie);
   const state = values.get('state');
   const location = state === undefined ? redirect : `${redirect}${redirect.includes('?') ? '&' : '?'}${new URLSearchParams({ state })}`;

@@ -8,6 +8,7 @@ import { randomToken, storageKey } from '../crypto/secrets';
 import { faultyRedirectParams } from '../faults/responses';
 import type { OAuthError } from '../http/errors';
 import { allowFormTargets, html, htmlPage } from '../http/html';
+import { SESSION_SECONDS } from './session';
 import { nowSeconds, type RequestContext } from '../request/context';
 import type { AuthorizationRequest, Authentication } from '../store/store';
 import type { ResponseTarget } from './authorize-request';
@@ -124,6 +125,8 @@ export async function finishAuthorization(
       ...(accessToken !== undefined ? { accessToken } : {}),
     });
   }
+  // The sign-in's back-channel logout will tell this client (OpenID Connect Back-Channel Logout 1.0).
+  ctx.server.backchannel?.signedIn(ctx.tenant.id, ctx.issuer, user, request.clientId, (user.authTime + SESSION_SECONDS) * 1000);
   ctx.server.logger.info(`tenant ${ctx.tenant.id}: authorized client ${request.clientId} (${request.responseType})`);
   return deliver(ctx, targetOf(request), params, headers);
 }

@@ -72,7 +72,19 @@ export async function currentSession(ctx: RequestContext): Promise<Session | und
   const session = await ctx.server.store.findSession(storageKey(value));
   if (!session || session.tenant !== ctx.tenant.id || session.expiresAt <= nowSeconds(ctx.server)) return undefined;
   if (!ctx.tenant.users.has(session.username)) return undefined;
+  if (await ctx.server.store.isGrantRevoked(endedSessionMark(session.sid))) return undefined;
   return session;
+}
+
+/**
+ * The store mark of a sign-in ended from the back end (`users.endSessions`): its cookie is
+ * then refused on every instance. Kept as a revoked "grant" id no real grant can have.
+ *
+ * @example
+ * await ctx.server.store.revokeGrant(endedSessionMark(sid), SESSION_SECONDS);
+ */
+export function endedSessionMark(sid: string): string {
+  return `session-ended:${sid}`;
 }
 
 /**
@@ -88,6 +100,7 @@ export async function startSession(ctx: RequestContext, user: Authentication): P
   const value = randomToken();
   const session: Session = { ...user, tenant: ctx.tenant.id, expiresAt: nowSeconds(ctx.server) + SESSION_SECONDS };
   await ctx.server.store.saveSession(storageKey(value), session, SESSION_SECONDS);
+  ctx.server.backchannel?.signedIn(ctx.tenant.id, ctx.issuer, user, undefined, session.expiresAt * 1000);
   return cookie(ctx, SESSION_COOKIE, value);
 }
 

@@ -1,4 +1,5 @@
 /** The state handlers share: the server-wide parts, and those of the request's tenant. */
+import type { Backchannel } from '../backchannel/backchannel';
 import type { Logger } from '../config/logger';
 import type { RotatingNonces } from '../crypto/rotating-nonces';
 import type { OriginPolicy } from '../http/origin';
@@ -29,6 +30,8 @@ export interface ServerContext {
   origin: OriginPolicy;
   /** DPoP server nonces, for tenants with `dpop_nonce`. */
   dpopNonces: RotatingNonces;
+  /** Back-channel logout: the sign-ins served and the logout tokens sent when they end. */
+  backchannel?: Backchannel;
 }
 
 /** Everything a handler needs for one request to one tenant. */

@@ -85,6 +85,8 @@ export interface BoundedRedis {
   claimLock(key: string, claimKey: string, value: string, ttlMs: number, claimTtlSeconds: number): Promise<'busy' | 'taken' | 'abandoned'>;
   /** Deletes the lock `key` and its claim, only if the lock still holds `value`. */
   releaseClaim(key: string, claimKey: string, value: string): Promise<void>;
+  /** Runs a Lua script made by `luaScript` (by SHA-1 when the client can), bounded like every command. */
+  script(script: LuaScript, options: RedisScriptOptions): Promise<unknown>;
 }
 
 // Compare-and-delete: a lock is released only by the owner whose random value it holds,
@@ -110,12 +112,14 @@ const RELEASE_CLAIM = luaScript(
   "if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[2]) return redis.call('DEL', KEYS[1]) else return 0 end",
 );
 
-interface LuaScript {
+/** A Lua script and its SHA-1 (for EVALSHA). Internal. */
+export interface LuaScript {
   source: string;
   sha1: string;
 }
 
-function luaScript(source: string): LuaScript {
+/** Wraps a Lua script for {@link BoundedRedis.script}. Internal. */
+export function luaScript(source: string): LuaScript {
   return { source, sha1: createHash('sha1').update(source).digest('hex') };
 }
 
@@ -170,6 +174,7 @@ export function boundedRedis(client: RedisClientLike, timeoutMs: number, user = 
       const reply = await evaluate(EXPIRE_IF_EQUALS, { keys: [key], arguments: [value, String(ttlMs)] });
       return Number(reply) === 1;
     },
+    script: evaluate,
   };
 }
 

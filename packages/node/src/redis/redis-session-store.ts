@@ -6,8 +6,15 @@
 
 import { fail } from '../options';
 import type { SessionLock, SessionStore } from '../session/session-store';
-import { type BoundedRedis, type RedisClientLike, boundedRedis } from './redis-client';
+import { type BoundedRedis, type RedisClientLike, boundedRedis, luaScript } from './redis-client';
 import { createSessionLock } from './redis-lock';
+
+// Back-channel logout's indexes: a set of session ids whose expiry only ever moves later.
+const ADD_TO_INDEX = luaScript(
+  "redis.call('SADD', KEYS[1], ARGV[1]) if redis.call('TTL', KEYS[1]) < tonumber(ARGV[2]) then redis.call('EXPIRE', KEYS[1], ARGV[2]) end return 1",
+);
+// Read and removed in one step: a session indexed right after is in the next logout's set, never lost between.
+const TAKE_INDEX = luaScript("local ids = redis.call('SMEMBERS', KEYS[1]) redis.call('DEL', KEYS[1]) return ids");
 
 /**
  * Options of {@link RedisSessionStore}.
@@ -83,6 +90,23 @@ export class RedisSessionStore implements SessionStore {
 
   async delete(id: string): Promise<void> {
     await this.redis.del(this.prefix + id);
+  }
+
+  /** SET NX EX: one winner across every instance (back-channel logout's replay check). */
+  async setIfAbsent(id: string, value: string, ttlSeconds: number): Promise<boolean> {
+    return this.redis.setIfAbsent(this.prefix + id, value, Math.max(1, Math.ceil(ttlSeconds)) * 1000);
+  }
+
+  /** SADD to a set that lives at least `ttlSeconds` (back-channel logout's sid and sub indexes). */
+  async addToIndex(key: string, sessionId: string, ttlSeconds: number): Promise<void> {
+    await this.redis.script(ADD_TO_INDEX, { keys: [this.prefix + key], arguments: [sessionId, String(Math.max(1, Math.ceil(ttlSeconds)))] });
+  }
+
+  /** SMEMBERS and DEL in one script. */
+  async takeIndex(key: string): Promise<string[]> {
+    const reply = await this.redis.script(TAKE_INDEX, { keys: [this.prefix + key], arguments: [] });
+    if (!Array.isArray(reply)) return [];
+    return reply.map((id) => (id instanceof Uint8Array ? new TextDecoder().decode(id) : String(id)));
   }
 }
 

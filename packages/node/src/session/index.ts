@@ -9,6 +9,7 @@ export type {
   SessionResult,
 } from './session-auth';
 export type { SessionAuthOptions } from './options';
+export type { BackchannelLogoutOptions } from './backchannel-logout';
 export type { ErrorPageInfo, SessionPages, SignedOutPageInfo } from './pages';
 export type { Session } from './session-record';
 export type { SignedOutReason } from './session-io';

@@ -3,6 +3,7 @@
 import { invalidOptions } from '@oidc-rp/core';
 import type { NodeClient, StartLoginOptions } from '../client-types';
 import { checkSecrets } from '../secret-strength';
+import type { BackchannelLogoutOptions } from './backchannel-logout';
 import type { SessionPages } from './pages';
 import type { SessionStore } from './session-store';
 
@@ -79,6 +80,12 @@ export interface SessionAuthOptions {
    * what happened, with "Try again" (keeping `returnTo`) and "Home" links.
    */
   pages?: SessionPages;
+  /**
+   * Back-channel logout (OpenID Connect Back-Channel Logout 1.0): a route the provider posts
+   * logout tokens to, ending the matching sessions. Needs a store (the session `store`, or
+   * `backchannelLogout.store` for cookie-only sessions). Default: off.
+   */
+  backchannelLogout?: BackchannelLogoutOptions;
 }
 
 /** Options with defaults applied. Internal. */

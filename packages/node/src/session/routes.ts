@@ -8,6 +8,7 @@ import type { StartLoginOptions } from '../client-types';
 import { nowSeconds } from '../sealing';
 import { type CookieShape, parseCookies } from './cookies';
 import { checkLoginOrigin, isLoopbackHost } from './login-origin';
+import type { Backchannel } from './backchannel-logout';
 import type { ResolvedSessionOptions } from './options';
 import { type ErrorPageInfo, type SignedOutPageInfo, customPage, errorPage, logoutConfirmPage, refusedPage, signedOutPage, unavailablePage } from './pages';
 import { crossSiteRefusal, safeReturnTo, wantsHtml } from './request-checks';
@@ -20,15 +21,18 @@ export interface RoutesContext {
   io: ReturnType<typeof createSessionIo>;
   originOf(request: Request): URL;
   shapeOf(request: Request, pairs: Array<[string, string]>): CookieShape;
+  /** Back-channel logout, when configured. */
+  backchannel?: Backchannel | undefined;
 }
 
-export function createAuthRoutes({ options: o, io, originOf, shapeOf }: RoutesContext) {
+export function createAuthRoutes({ options: o, io, originOf, shapeOf, backchannel }: RoutesContext) {
   const routes = {
     async handle(request: Request): Promise<Response | undefined> {
       const { pathname } = new URL(request.url);
       if (pathname === o.routes.login && (request.method === 'GET' || request.method === 'HEAD')) return routes.login(request);
       if (pathname === o.routes.callback) return routes.callback(request);
       if (pathname === o.routes.logout) return routes.logout(request);
+      if (backchannel && pathname === backchannel.path) return backchannel.handle(request);
       return undefined;
     },
 
@@ -58,6 +62,7 @@ export function createAuthRoutes({ options: o, io, originOf, shapeOf }: RoutesCo
           o.unknownAccessTokenLifetime,
         );
         const { cookies } = await io.write(record, pairs, shape);
+        await backchannel?.sessionStarted(record);
         const returnTo = safeReturnTo((appState as { returnTo?: unknown } | undefined)?.returnTo) ?? '/';
         const headers = new Headers({ location: returnTo, 'cache-control': 'no-store' });
         headers.append('set-cookie', clearCookie);

@@ -13,6 +13,7 @@
 import { OidcError, createDpopProof, isOidcError, protectedResourceRequest } from '@oidc-rp/core';
 import type { StartLoginOptions } from '../client-types';
 import { nowSeconds } from '../sealing';
+import { createBackchannel } from './backchannel-logout';
 import { type CookieShape, applyToCookieHeader, cookieShape, headersOnlyShape, parseCookies } from './cookies';
 import { type SessionAuthOptions, resolveSessionOptions } from './options';
 import { createRefresher, refusedByProvider } from './refresh';
@@ -119,7 +120,7 @@ export interface RequiresAuthOptions {
  * ```
  */
 export interface SessionAuth<Claims extends object = Record<string, unknown>> {
-  /** Answers the login, callback and logout routes; resolves undefined for every other path. */
+  /** Answers the login, callback and logout routes (and back-channel logout's, when configured); resolves undefined for every other path. */
   handle(request: Request): Promise<Response | undefined>;
   /** Login route: redirects to the provider; `?returnTo=/path` (a local path) is where the user lands after. */
   login(request: Request, options?: Omit<StartLoginOptions, 'appState'> & { returnTo?: string }): Promise<Response>;
@@ -200,6 +201,7 @@ export interface SessionAuth<Claims extends object = Record<string, unknown>> {
 export function createSessionAuth<Claims extends object = Record<string, unknown>>(options: SessionAuthOptions): SessionAuth<Claims> {
   const o = resolveSessionOptions(options);
   const io = createSessionIo(o);
+  const backchannel = createBackchannel(options.backchannelLogout, o);
   const refresh = createRefresher({
     client: o.client,
     secrets: o.secrets,
@@ -236,6 +238,10 @@ export function createSessionAuth<Claims extends object = Record<string, unknown
     const writable = readOptions.refresh !== false;
     if ('reason' in read) {
       return signedOut(read.reason, pairs, read.reason === 'no_session' || !writable ? [] : await io.destroy(undefined, pairs, shape));
+    }
+    // Cookie-only sessions ended by a back-channel logout (a store's are deleted instead).
+    if (backchannel && (await backchannel.revoked(read.record))) {
+      return signedOut('revoked', pairs, writable ? await io.destroy(read.record, pairs, shape) : []);
     }
     let record: SessionRecord = read.record;
     let changed = false;
@@ -282,7 +288,7 @@ export function createSessionAuth<Claims extends object = Record<string, unknown
     return loginUrlFor(o.routes.login, returnTo);
   }
 
-  const routes = createAuthRoutes({ options: o, io, originOf, shapeOf });
+  const routes = createAuthRoutes({ options: o, io, originOf, shapeOf, backchannel });
   const auth: SessionAuth<Claims> = {
     ...routes,
 

@@ -33,6 +33,18 @@ export interface SessionStore {
   /** Removes the session (logout, revocation). Deleting an unknown id is not an error. */
   delete(id: string): Promise<void>;
   /**
+   * Optional, for back-channel logout: stores `value` only when `id` has none, atomically (one
+   * winner across instances); true when it stored. Refuses replayed logout tokens.
+   */
+  setIfAbsent?(id: string, value: string, ttlSeconds: number): Promise<boolean>;
+  /**
+   * Optional, for back-channel logout with a session store: adds `sessionId` to the set named
+   * `key` (sessions by provider `sid`, by `sub`), which lives at least `ttlSeconds` from now.
+   */
+  addToIndex?(key: string, sessionId: string, ttlSeconds: number): Promise<void>;
+  /** Optional, with `addToIndex`: the session ids of the set `key`, removing it atomically. */
+  takeIndex?(key: string): Promise<string[]>;
+  /**
    * Optional: a lock shared by every instance using this store, so that a session is refreshed
    * once across the fleet (`RedisSessionStore` has one). Without it, refreshes are single per
    * process only. See {@link SessionLock}.
@@ -172,6 +184,44 @@ export class MemorySessionStore implements SessionStore {
     const own = this.bySub.get(sub);
     own?.delete(id);
     if (own?.size === 0) this.bySub.delete(sub);
+  }
+
+  // Back-channel logout: set-if-absent and the sid / sub indexes (no await: atomic in this process).
+  private readonly indexes = new Map<string, { ids: Set<string>; expiresAt: number }>();
+
+  async setIfAbsent(id: string, value: string, ttlSeconds: number): Promise<boolean> {
+    const entry = this.entries.get(id);
+    if (entry && Date.now() < entry.expiresAt) return false;
+    await this.set(id, value, ttlSeconds); // its body has no await: nothing runs between the check and the write
+    return true;
+  }
+
+  async addToIndex(key: string, sessionId: string, ttlSeconds: number): Promise<void> {
+    const now = Date.now();
+    let index = this.indexes.get(key);
+    if (!index || now >= index.expiresAt) {
+      this.indexes.delete(key);
+      index = { ids: new Set(), expiresAt: 0 };
+    }
+    this.indexes.set(key, index); // last in the Map: the oldest indexes are dropped first
+    index.expiresAt = Math.max(index.expiresAt, now + ttlSeconds * 1000);
+    index.ids.delete(sessionId);
+    index.ids.add(sessionId);
+    // Ids of sessions already gone are harmless; the sets stay within the store's size.
+    for (const oldest of index.ids) {
+      if (index.ids.size <= this.maxEntries) break;
+      index.ids.delete(oldest);
+    }
+    for (const oldest of this.indexes.keys()) {
+      if (this.indexes.size <= 2 * this.maxEntries) break;
+      this.indexes.delete(oldest);
+    }
+  }
+
+  async takeIndex(key: string): Promise<string[]> {
+    const index = this.indexes.get(key);
+    this.indexes.delete(key);
+    return index && Date.now() < index.expiresAt ? [...index.ids] : [];
   }
 }
 

@@ -23,6 +23,10 @@ export interface InteropClient {
   response_types?: string[];
   /** RFC 9449 10: true makes every access token of this client DPoP-bound (a Bearer request is refused). */
   dpop_bound_access_tokens?: boolean;
+  /** Back-Channel Logout 1.0 (needs the `backchannelLogout` option): where logout tokens go. */
+  backchannel_logout_uri?: string;
+  /** Logout tokens carry `sid`. */
+  backchannel_logout_session_required?: boolean;
 }
 
 /** How a person's browser meets the provider: what the provider sent back to the client. */
@@ -57,6 +61,14 @@ export interface OidcProviderOptions {
   fapi2?: boolean;
   /** RFC 7662 introspection (oidc-provider's `introspection` feature). Default off. */
   introspection?: boolean;
+  /** oidc-provider's `backchannelLogout` feature (OpenID Connect Back-Channel Logout 1.0). Default off. */
+  backchannelLogout?: boolean;
+}
+
+/** The provider's outgoing requests: without its SSRF dispatcher for 127.0.0.1 only. */
+function loopbackFetch(url: URL | string, init: RequestInit & { dispatcher?: unknown }): Promise<Response> {
+  const { dispatcher: _ssrfCheck, ...withoutCheck } = init;
+  return fetch(url, new URL(url).hostname === '127.0.0.1' ? withoutCheck : init);
 }
 
 const ALICE = { sub: 'alice', name: 'Alice Liddell', email: 'alice@example.com', email_verified: true };
@@ -92,12 +104,17 @@ export async function startOidcProvider(clients: InteropClient[], options: OidcP
       revocation: { enabled: true },
       rpInitiatedLogout: { enabled: true },
       ...(options.introspection ? { introspection: { enabled: true } } : {}),
+      ...(options.backchannelLogout ? { backchannelLogout: { enabled: true } } : {}),
       ...(options.dpop ? { dPoP: { enabled: true, nonceSecret: randomBytes(32), requireNonce: () => options.dpop?.requireNonce === true } } : {}),
       ...(options.par || options.fapi2 ? { pushedAuthorizationRequests: { enabled: true, requirePushedAuthorizationRequests: options.par?.required === true || options.fapi2 === true } } : {}),
       ...(options.fapi2 ? { fapi: { enabled: true, profile: '2.0' }, dPoP: { enabled: true } } : {}),
     },
     ...(options.fapi2 ? { enabledJWA: { authorizationSigningAlgValues: ['PS256', 'ES256', 'EdDSA'], clientAuthSigningAlgValues: ['PS256', 'ES256', 'EdDSA'], idTokenSigningAlgValues: ['PS256', 'ES256', 'EdDSA'] } } : {}),
     ...(options.clientAuthMethods ? { clientAuthMethods: options.clientAuthMethods } : {}),
+    // oidc-provider refuses outgoing requests to special-use addresses (SSRF protection); the
+    // apps these tests deliver logout tokens to listen on 127.0.0.1, so that check is left out
+    // for loopback URLs here, and only here. (Its `fetch` option is missing from its types.)
+    ...({ fetch: loopbackFetch } as Record<string, unknown>),
     // A refresh token for every client allowed the grant (it otherwise needs offline_access with prompt=consent).
     ...(options.standardRefreshTokens ? {} : { issueRefreshToken: async (_ctx: unknown, client: { grantTypeAllowed(grant: string): boolean }) => client.grantTypeAllowed('refresh_token') }),
     ttl: { AccessToken: 3600, AuthorizationCode: 60, ClientCredentials: 600, Grant: 3600, IdToken: 3600, Interaction: 600, RefreshToken: 86_400, Session: 3600 },
