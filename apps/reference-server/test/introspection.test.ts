@@ -36,7 +36,9 @@ describe('POST /oauth/introspect (RFC 7662)', () => {
   it('is in discovery, for confidential clients', async () => {
     const doc = await json(await fetch(`${s.listening.origin}/demo/.well-known/openid-configuration`));
     expect(doc.introspection_endpoint).toBe(`${s.issuer}/oauth/introspect`);
-    expect(doc.introspection_endpoint_auth_methods_supported).toEqual(['client_secret_post', 'client_secret_basic']);
+    // The shared client authentication: secrets or RFC 7523 assertions, never none (a public client cannot introspect).
+    expect(doc.introspection_endpoint_auth_methods_supported).toEqual(['client_secret_post', 'client_secret_basic', 'client_secret_jwt', 'private_key_jwt']);
+    expect(doc.introspection_endpoint_auth_signing_alg_values_supported).toEqual(doc.token_endpoint_auth_signing_alg_values_supported);
   });
 
   it('answers a client about its own live token: active with the token claims', async () => {

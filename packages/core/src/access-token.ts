@@ -222,7 +222,7 @@ export function jwtAccessTokenVerifier<C extends AccessTokenClaims = AccessToken
     return claims;
   }
 
-  return async (request) => {
+  const verify: AccessTokenVerifier<C> = async (request) => {
     const { scheme, token } = readAccessToken(request, maxLength);
     if (token.length > maxLength) fail('access_token_malformed', DEV && `longer than ${maxLength} characters`);
     let verified = cache?.get(token);
@@ -239,6 +239,9 @@ export function jwtAccessTokenVerifier<C extends AccessTokenClaims = AccessToken
     if (requiredScopes) checkScopes(result, requiredScopes);
     return result;
   };
+  // What the HTTP layer puts in challenges and RFC 9728 metadata: DPoP accepted (with these
+  // proof algorithms) next to Bearer.
+  return dpop ? Object.assign(verify, { dpop: { required: false, algorithms: dpop.algorithms } }) : verify;
 }
 
 // RFC 9449 section 7: a bound token only with a proof by its key; the DPoP scheme only for a bound token.

@@ -62,7 +62,5 @@ export { readBoundedBody } from './http';
 export { invalidOptions } from './options';
 export { accessTokenChallenge } from './resource-challenge';
 export type { AccessTokenChallengeOptions, AccessTokenRefusal } from './resource-challenge';
-export { presentedToken, MAX_ACCESS_TOKEN_LENGTH } from './presented-token';
-export type { PresentedToken } from './presented-token';
 export { introspectToken, processIntrospectionResponse, introspectionVerifier } from './introspection';
 export type { IntrospectionResponse, IntrospectTokenParams, IntrospectionVerifierOptions } from './introspection';

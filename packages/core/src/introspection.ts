@@ -20,7 +20,7 @@ import { base64url, digest } from './encoding';
 import { OidcError } from './errors';
 import { isJsonObject, readJson, sendRequest } from './http';
 import { invalidOptions, requireString } from './options';
-import { presentedToken } from './presented-token';
+import { readAccessToken } from './authorization-header';
 import { formHeaders } from './token-endpoint';
 import type { ClientConfig, HttpOptions, ProviderMetadata } from './types';
 
@@ -206,7 +206,7 @@ export function introspectionVerifier<C extends AccessTokenClaims = AccessTokenC
   }
 
   const verify = async (request: ResourceRequest): Promise<VerifiedAccessToken<C>> => {
-    const { scheme, token } = presentedToken(request);
+    const { scheme, token } = readAccessToken(request);
     const answer = await answerFor(token);
     const claims = checkAnswer(answer, { issuer: options.provider.issuer, audience, now: now(), tolerance });
     const jkt = claims.cnf?.jkt;

@@ -3,7 +3,7 @@
 // oversized credentials, and a verifier whose provider is down.
 import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { AccessTokenError, OidcError, type ResourceRequest, presentedToken } from '@oidc-rp/core';
+import { AccessTokenError, OidcError, type ResourceRequest, readAccessToken } from '@oidc-rp/core';
 import express from 'express';
 import Fastify from 'fastify';
 import { Hono } from 'hono';
@@ -35,7 +35,7 @@ const seen: ResourceRequest[] = [];
 const verifier: AccessTokenVerifier = Object.assign(
   async (request: ResourceRequest) => {
     seen.push(request);
-    const { token } = presentedToken(request);
+    const { token } = readAccessToken(request);
     const claims = { iss: 'https://id.example.com', sub: 'alice', aud: ORIGIN, exp: 2_000_000_000 };
     if (token === 'good') return { claims, scheme: 'Bearer' as const, scopes: ['orders.read'] };
     if (token === 'narrow') return { claims, scheme: 'Bearer' as const, scopes: ['profile'] };

@@ -1,7 +1,7 @@
 // The guard's use_dpop_nonce challenge is one the SDK's own clients understand: core's
 // protectedResourceRequest (what @oidc-rp/node and the browser send DPoP requests with) retries
 // once with the nonce from DPoP-Nonce, over real HTTP.
-import { AccessTokenError, type ResourceRequest, dpop, presentedToken, protectedResourceRequest } from '@oidc-rp/core';
+import { AccessTokenError, type ResourceRequest, dpop, readAccessToken, protectedResourceRequest } from '@oidc-rp/core';
 import { Hono } from 'hono';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type AccessTokenVariables, honoAccessToken, requireAccessToken } from '../../src/api/index';
@@ -13,7 +13,7 @@ const proofsSeen: string[] = [];
 /** Wants the nonce `n-1` in the proof (its payload only: this test is about the challenge, not the proof check). */
 const verifier = Object.assign(
   async (request: ResourceRequest) => {
-    const { scheme, token } = presentedToken(request);
+    const { scheme, token } = readAccessToken(request);
     proofsSeen.push(request.dpop ?? '');
     const payload = JSON.parse(Buffer.from(request.dpop?.split('.')[1] ?? '', 'base64url').toString() || '{}') as { nonce?: string };
     if (scheme !== 'DPoP' || payload.nonce !== 'n-1') {

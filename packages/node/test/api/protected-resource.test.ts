@@ -1,4 +1,4 @@
-import { type ResourceRequest, presentedToken } from '@oidc-rp/core';
+import { type ResourceRequest, readAccessToken } from '@oidc-rp/core';
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
 import { type AccessTokenVerifier, protectedResourceMetadata, requireAccessToken } from '../../src/api/index';
@@ -7,7 +7,7 @@ import { serveFetch } from '../support/serve-fetch';
 // Refuses every request as a real verifier refuses one without a token.
 const verifier: AccessTokenVerifier = Object.assign(
   async (request: ResourceRequest) => {
-    presentedToken(request);
+    readAccessToken(request);
     throw new Error('only requests without a token are sent here');
   },
   { dpop: { required: true, algorithms: ['ES256'] } },

@@ -145,7 +145,9 @@ export async function startResource(verifier: () => AccessTokenVerifier) {
     async call(path: string, headers: Record<string, string | string[]> = {}, method = 'GET'): Promise<ResourceAnswer> {
       const { request } = await import('node:http');
       return new Promise((resolve, reject) => {
-        const req = request(new URL(path, publicOrigin), { method, headers }, (res) => {
+        // A new connection per call: a kept-alive socket the server times out between two slow
+        // steps of a loaded machine would be reused and reset (ECONNRESET).
+        const req = request(new URL(path, publicOrigin), { method, headers, agent: false }, (res) => {
           let text = '';
           res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
           res.on('end', () =>
