@@ -155,9 +155,33 @@ export async function dpop(options: DpopOptions = {}): Promise<DpopHandle> {
     );
   }
   if (!privateKey.usages.includes('sign')) throw unsupported(DEV && 'The private key must allow "sign".');
+  return handleFor(keyPair, alg, options.now);
+}
+
+/**
+ * A DPoP handle for a key pair that {@link generateDpopKeyPair} made for `alg` (default
+ * `ES256`), kept since, e.g. in IndexedDB: {@link dpop} without the checks a key made elsewhere
+ * needs, so an app that only ever uses its own keys does not bundle them. Give a key from
+ * anywhere else to `dpop({ keyPair })`, which refuses one DPoP cannot use. `dpop_key_unsupported`
+ * for an unknown `alg` or a public key that cannot be exported.
+ *
+ * @example
+ * ```ts
+ * const keyPair = await generateDpopKeyPair('EdDSA');
+ * // … kept in IndexedDB and read back later:
+ * const handle = await dpopForGeneratedKey({ keyPair, alg: 'EdDSA' });
+ * ```
+ */
+export async function dpopForGeneratedKey({ keyPair, alg = 'ES256', now }: DpopOptions & { keyPair: CryptoKeyPair }): Promise<DpopHandle> {
+  keyParams(alg);
+  return handleFor(keyPair, alg, now);
+}
+
+// The handle of a key pair known to suit `alg`: its public JWK and thumbprint, a nonce cache.
+async function handleFor(keyPair: CryptoKeyPair, alg: DpopAlgorithm, now: Clock = systemClock): Promise<DpopHandle> {
   let exported: JsonWebKey;
   try {
-    exported = await crypto.subtle.exportKey('jwk', publicKey);
+    exported = await crypto.subtle.exportKey('jwk', keyPair?.publicKey);
   } catch (cause) {
     throw new OidcError('dpop_key_unsupported', DEV && 'The public key must be extractable: generate the pair with generateDpopKeyPair.', { cause });
   }
@@ -180,7 +204,7 @@ export async function dpop(options: DpopOptions = {}): Promise<DpopHandle> {
       if (nonces.size > MAX_ORIGINS) nonces.delete(nonces.keys().next().value as string);
     },
     sender_: (accessToken) => (url, init, http, what, read) => sendWithProof(handle, url, init, http, what, read, accessToken),
-    now_: options.now ?? systemClock,
+    now_: now,
     // RFC 9449 5: a Bearer token answered to a DPoP request is not bound to the key (a downgrade).
     downgrade_: () =>
       new OidcError(

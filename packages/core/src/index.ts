@@ -41,7 +41,7 @@ export { buildEndSessionUrl } from './logout';
 export type { EndSessionParams } from './logout';
 export { completeAuthorization, completeCodeAuthorization } from './authorization-flow';
 export type { CompleteAuthorizationParams } from './authorization-flow';
-export { dpop, generateDpopKeyPair, createDpopProof, protectedResourceRequest } from './dpop';
+export { dpop, dpopForGeneratedKey, generateDpopKeyPair, createDpopProof, protectedResourceRequest } from './dpop';
 export type { DpopAlgorithm, DpopHandle, DpopOptions, DpopProofParams, DpopPublicJwk } from './dpop';
 export { readBoundedBody } from './http';
 export { invalidOptions } from './options';
