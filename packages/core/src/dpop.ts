@@ -79,20 +79,21 @@ const JTI_BYTES = 16; // 128 bits, RFC 9449 section 11.1
 // RFC 9449 section 8.1: nonce = 1*NQCHAR; a longer one than this is not a nonce worth keeping.
 const NONCE = /^[\x21\x23-\x5B\x5D-\x7E]{1,1024}$/;
 
-const RSA = { modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: 'SHA-256' };
 // One table for both directions: the key generation parameters of each algorithm, and what a
-// given key must match to be used with it (RSA: SHA-256 and at least 2048 bits).
-const KEYS: Record<DpopAlgorithm, Algorithm & { namedCurve?: string; modulusLength?: number }> = {
+// given key must match to be used with it (RSA: the hash and at least the bits). Plain literals
+// only, so that a bundle without dpop() drops it.
+const KEYS: Record<DpopAlgorithm, Algorithm & { namedCurve?: string; modulusLength?: number; hash?: string }> = {
   ES256: { name: 'ECDSA', namedCurve: 'P-256' },
   ES384: { name: 'ECDSA', namedCurve: 'P-384' },
-  PS256: { name: 'RSA-PSS', ...RSA },
-  RS256: { name: 'RSASSA-PKCS1-v1_5', ...RSA },
+  PS256: { name: 'RSA-PSS', modulusLength: 2048, hash: 'SHA-256' },
+  RS256: { name: 'RSASSA-PKCS1-v1_5', modulusLength: 2048, hash: 'SHA-256' },
   EdDSA: { name: 'Ed25519' },
 };
 
+// Key generation parameters (the exponent is read by RSA only: 65537).
 function keyParams(alg: DpopAlgorithm): Algorithm {
   if (!Object.hasOwn(KEYS, alg)) throw unsupported(DEV && `alg must be ES256, ES384, PS256, RS256 or EdDSA.`);
-  return KEYS[alg];
+  return { ...KEYS[alg], publicExponent: new Uint8Array([1, 0, 1]) } as Algorithm;
 }
 
 // Signing parameters: each algorithm reads only its own members (ECDSA the hash, RSA-PSS the
@@ -105,11 +106,11 @@ function signParams(alg: DpopAlgorithm): EcdsaParams & RsaPssParams {
 function algorithmOf(key: CryptoKey): DpopAlgorithm | undefined {
   const algorithm = key.algorithm as Partial<EcKeyAlgorithm & RsaHashedKeyAlgorithm>;
   return (Object.keys(KEYS) as DpopAlgorithm[]).find((alg) => {
-    const { name, namedCurve, modulusLength } = KEYS[alg];
+    const { name, namedCurve, modulusLength, hash } = KEYS[alg];
     return (
       name === algorithm.name &&
       namedCurve === algorithm.namedCurve &&
-      (!modulusLength || ((algorithm.modulusLength ?? 0) >= modulusLength && algorithm.hash?.name === 'SHA-256'))
+      (!modulusLength || ((algorithm.modulusLength ?? 0) >= modulusLength && algorithm.hash?.name === hash))
     );
   });
 }
