@@ -1,8 +1,8 @@
 /**
  * DPoP (RFC 9449) as an opt-in part: the client's tokens are bound to a key pair whose private
- * key cannot be exported, kept in IndexedDB as the `CryptoKeyPair` object itself (structured
- * clone; a key exported to bytes could be copied away, and a JWK of a non-extractable key cannot
- * be made at all). One key per client id and provider, made at the first login, shared by every
+ * key cannot be exported, kept in IndexedDB as the `CryptoKeyPair` object itself with its `alg`
+ * (structured clone; a key exported to bytes could be copied away, and a JWK of a
+ * non-extractable key cannot be made at all). One key per client id and provider, made at the first login, shared by every
  * tab of the origin, deleted at logout. A refresh token bound to it is worthless elsewhere, which
  * is what makes a session kept in IndexedDB across reloads a reasonable choice.
  */
