@@ -1,8 +1,8 @@
 /**
  * DPoP (RFC 9449) as an opt-in part: the client's tokens are bound to a key pair whose private
- * key cannot be exported, kept in IndexedDB as the `CryptoKeyPair` object itself (structured
- * clone; a key exported to bytes could be copied away, and a JWK of a non-extractable key cannot
- * be made at all). One key per client id and provider, made at the first login, shared by every
+ * key cannot be exported, kept in IndexedDB as the `CryptoKeyPair` object itself with its `alg`
+ * (structured clone; a key exported to bytes could be copied away, and a JWK of a
+ * non-extractable key cannot be made at all). One key per client id and provider, made at the first login, shared by every
  * tab of the origin, deleted at logout. A refresh token bound to it is worthless elsewhere, which
  * is what makes a session kept in IndexedDB across reloads a reasonable choice.
  */
@@ -11,7 +11,7 @@ import { DEV } from './dev';
 import {
   OidcError,
   createDpopProof,
-  dpop as dpopHandle,
+  dpopForGeneratedKey,
   generateDpopKeyPair,
   invalidOptions,
   protectedResourceRequest,
@@ -117,7 +117,8 @@ function bindKey(alg: DpopAlgorithm | undefined, options: ResolvedOptions, adopt
     throw invalidOptions(DEV && 'dpop and implicitFlow do not go together: the implicit flow has no token request to bind. Use the code flow.');
   }
   const name = `oidc-rp.dpop:${clientId}:${issuer}`;
-  const store = keyValueStore<CryptoKeyPair>();
+  // The pair with the algorithm it was made for (the part's `alg` may have changed since).
+  const store = keyValueStore<CryptoKeyPair & { alg: DpopAlgorithm }>();
   let making: Promise<DpopHandle> | undefined;
   // Why the last load found no usable key (an unreadable entry), for the error's cause.
   let failure: unknown;
@@ -128,8 +129,9 @@ function bindKey(alg: DpopAlgorithm | undefined, options: ResolvedOptions, adopt
     failure = undefined;
     let loaded: DpopHandle | undefined;
     try {
-      const keyPair = await store.get(name);
-      if (keyPair) loaded = await dpopHandle({ keyPair, now });
+      // Only this part writes there, so the key is one generateDpopKeyPair made.
+      const stored = await store.get(name);
+      if (stored) loaded = await dpopForGeneratedKey({ keyPair: { privateKey: stored.privateKey, publicKey: stored.publicKey }, alg: stored.alg, now });
     } catch (cause) {
       failure = cause;
     }
@@ -160,9 +162,9 @@ function bindKey(alg: DpopAlgorithm | undefined, options: ResolvedOptions, adopt
       const found = await load();
       if (found) return found;
       const keyPair = await generateDpopKeyPair(alg);
-      const made = await dpopHandle({ keyPair, now });
+      const made = await dpopForGeneratedKey({ keyPair, alg, now });
       try {
-        await store.set(name, keyPair);
+        await store.set(name, { ...keyPair, alg: made.alg });
       } catch (cause) {
         throw new OidcError('dpop_key_unavailable', DEV && 'The DPoP key could not be kept in IndexedDB: allow site data for this origin.', { cause });
       }

@@ -79,40 +79,40 @@ const JTI_BYTES = 16; // 128 bits, RFC 9449 section 11.1
 // RFC 9449 section 8.1: nonce = 1*NQCHAR; a longer one than this is not a nonce worth keeping.
 const NONCE = /^[\x21\x23-\x5B\x5D-\x7E]{1,1024}$/;
 
-// WebCrypto parameters per algorithm: [key generation, signing].
-function cryptoParams(alg: DpopAlgorithm): [RsaHashedKeyGenParams | EcKeyGenParams | Algorithm, Algorithm | EcdsaParams | RsaPssParams] {
-  const rsa = { modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: 'SHA-256' };
-  switch (alg) {
-    case 'ES256':
-    case 'ES384':
-      return [{ name: 'ECDSA', namedCurve: `P-${alg.slice(2)}` }, { name: 'ECDSA', hash: `SHA-${alg.slice(2)}` }];
-    case 'PS256':
-      return [{ name: 'RSA-PSS', ...rsa }, { name: 'RSA-PSS', saltLength: 32 } as RsaPssParams];
-    case 'RS256':
-      return [{ name: 'RSASSA-PKCS1-v1_5', ...rsa }, { name: 'RSASSA-PKCS1-v1_5' }];
-    case 'EdDSA':
-      return [{ name: 'Ed25519' }, { name: 'Ed25519' }];
-    default:
-      throw unsupported(DEV && `alg must be ES256, ES384, PS256, RS256 or EdDSA.`);
-  }
+// One table for both directions: the key generation parameters of each algorithm, and what a
+// given key must match to be used with it (RSA: the hash and at least the bits). Plain literals
+// only, so that a bundle without dpop() drops it.
+const KEYS: Record<DpopAlgorithm, Algorithm & { namedCurve?: string; modulusLength?: number; hash?: string }> = {
+  ES256: { name: 'ECDSA', namedCurve: 'P-256' },
+  ES384: { name: 'ECDSA', namedCurve: 'P-384' },
+  PS256: { name: 'RSA-PSS', modulusLength: 2048, hash: 'SHA-256' },
+  RS256: { name: 'RSASSA-PKCS1-v1_5', modulusLength: 2048, hash: 'SHA-256' },
+  EdDSA: { name: 'Ed25519' },
+};
+
+// Key generation parameters (the exponent is read by RSA only: 65537).
+function keyParams(alg: DpopAlgorithm): Algorithm {
+  if (!Object.hasOwn(KEYS, alg)) throw unsupported(DEV && `alg must be ES256, ES384, PS256, RS256 or EdDSA.`);
+  return { ...KEYS[alg], publicExponent: new Uint8Array([1, 0, 1]) } as Algorithm;
+}
+
+// Signing parameters: each algorithm reads only its own members (ECDSA the hash, RSA-PSS the
+// salt length; the RSA hash is the key's, Ed25519 takes none).
+function signParams(alg: DpopAlgorithm): EcdsaParams & RsaPssParams {
+  return { name: KEYS[alg].name, hash: alg === 'ES384' ? 'SHA-384' : 'SHA-256', saltLength: 32 };
 }
 
 // The algorithm a WebCrypto key signs with, or undefined for a key DPoP does not take.
 function algorithmOf(key: CryptoKey): DpopAlgorithm | undefined {
   const algorithm = key.algorithm as Partial<EcKeyAlgorithm & RsaHashedKeyAlgorithm>;
-  const rsaOk = (algorithm.modulusLength ?? 0) >= 2048 && algorithm.hash?.name === 'SHA-256';
-  switch (algorithm.name) {
-    case 'ECDSA':
-      return algorithm.namedCurve === 'P-256' ? 'ES256' : algorithm.namedCurve === 'P-384' ? 'ES384' : undefined;
-    case 'RSA-PSS':
-      return rsaOk ? 'PS256' : undefined;
-    case 'RSASSA-PKCS1-v1_5':
-      return rsaOk ? 'RS256' : undefined;
-    case 'Ed25519':
-      return 'EdDSA';
-    default:
-      return undefined;
-  }
+  return (Object.keys(KEYS) as DpopAlgorithm[]).find((alg) => {
+    const { name, namedCurve, modulusLength, hash } = KEYS[alg];
+    return (
+      name === algorithm.name &&
+      namedCurve === algorithm.namedCurve &&
+      (!modulusLength || ((algorithm.modulusLength ?? 0) >= modulusLength && algorithm.hash?.name === hash))
+    );
+  });
 }
 
 /**
@@ -125,7 +125,7 @@ function algorithmOf(key: CryptoKey): DpopAlgorithm | undefined {
  * ```
  */
 export async function generateDpopKeyPair(alg: DpopAlgorithm = 'ES256'): Promise<CryptoKeyPair> {
-  const params = cryptoParams(alg)[0];
+  const params = keyParams(alg);
   try {
     return (await crypto.subtle.generateKey(params, false, ['sign', 'verify'])) as CryptoKeyPair;
   } catch (cause) {
@@ -156,9 +156,33 @@ export async function dpop(options: DpopOptions = {}): Promise<DpopHandle> {
     );
   }
   if (!privateKey.usages.includes('sign')) throw unsupported(DEV && 'The private key must allow "sign".');
+  return handleFor(keyPair, alg, options.now);
+}
+
+/**
+ * A DPoP handle for a key pair that {@link generateDpopKeyPair} made for `alg` (default
+ * `ES256`), kept since, e.g. in IndexedDB: {@link dpop} without the checks a key made elsewhere
+ * needs, so an app that only ever uses its own keys does not bundle them. Give a key from
+ * anywhere else to `dpop({ keyPair })`, which refuses one DPoP cannot use. `dpop_key_unsupported`
+ * for an unknown `alg` or a public key that cannot be exported.
+ *
+ * @example
+ * ```ts
+ * const keyPair = await generateDpopKeyPair('EdDSA');
+ * // … kept in IndexedDB and read back later:
+ * const handle = await dpopForGeneratedKey({ keyPair, alg: 'EdDSA' });
+ * ```
+ */
+export async function dpopForGeneratedKey({ keyPair, alg = 'ES256', now }: DpopOptions & { keyPair: CryptoKeyPair }): Promise<DpopHandle> {
+  keyParams(alg);
+  return handleFor(keyPair, alg, now);
+}
+
+// The handle of a key pair known to suit `alg`: its public JWK and thumbprint, a nonce cache.
+async function handleFor(keyPair: CryptoKeyPair, alg: DpopAlgorithm, now: Clock = systemClock): Promise<DpopHandle> {
   let exported: JsonWebKey;
   try {
-    exported = await crypto.subtle.exportKey('jwk', publicKey);
+    exported = await crypto.subtle.exportKey('jwk', keyPair?.publicKey);
   } catch (cause) {
     throw new OidcError('dpop_key_unsupported', DEV && 'The public key must be extractable: generate the pair with generateDpopKeyPair.', { cause });
   }
@@ -181,7 +205,7 @@ export async function dpop(options: DpopOptions = {}): Promise<DpopHandle> {
       if (nonces.size > MAX_ORIGINS) nonces.delete(nonces.keys().next().value as string);
     },
     sender_: (accessToken) => (url, init, http, what, read) => sendWithProof(handle, url, init, http, what, read, accessToken),
-    now_: options.now ?? systemClock,
+    now_: now,
     // RFC 9449 5: a Bearer token answered to a DPoP request is not bound to the key (a downgrade).
     downgrade_: () =>
       new OidcError(
@@ -220,7 +244,7 @@ export async function createDpopProof(handle: DpopHandle, params: DpopProofParam
     nonce: params.nonce ?? handle.nonceFor(htu.origin),
   };
   const input = `${base64url(utf8(JSON.stringify(header)))}.${base64url(utf8(JSON.stringify(claims)))}`;
-  const signature = await crypto.subtle.sign(cryptoParams(alg)[1], keyPair.privateKey, utf8(input));
+  const signature = await crypto.subtle.sign(signParams(alg), keyPair.privateKey, utf8(input));
   return `${input}.${base64url(new Uint8Array(signature))}`;
 }
 

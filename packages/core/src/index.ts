@@ -56,7 +56,7 @@ export { completeAuthorization, completeCodeAuthorization } from './authorizatio
 export { pushAuthorizationRequest, usesPushedAuthorization } from './pushed-authorization';
 export type { PushAuthorizationRequestParams } from './pushed-authorization';
 export type { CompleteAuthorizationParams } from './authorization-flow';
-export { dpop, generateDpopKeyPair, createDpopProof, protectedResourceRequest } from './dpop';
+export { dpop, dpopForGeneratedKey, generateDpopKeyPair, createDpopProof, protectedResourceRequest } from './dpop';
 export type { DpopAlgorithm, DpopHandle, DpopOptions, DpopProofParams, DpopPublicJwk } from './dpop';
 export { readBoundedBody } from './http';
 export { invalidOptions } from './options';

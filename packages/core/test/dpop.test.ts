@@ -9,6 +9,7 @@ import {
   clientCredentials,
   createDpopProof,
   dpop,
+  dpopForGeneratedKey,
   exchangeCode,
   fetchUserInfo,
   generateDpopKeyPair,
@@ -71,6 +72,27 @@ describe('dpop(): the handle', () => {
     expect(protectedHeader.alg).toBe(alg);
     expect(protectedHeader.jwk).toEqual(handle.publicJwk);
     expect(JSON.stringify(protectedHeader.jwk)).not.toMatch(/"(d|p|q|dp|dq|qi)"/);
+  });
+
+  it.each(['ES256', 'ES384', 'PS256', 'RS256', 'EdDSA'] as DpopAlgorithm[])(
+    'dpopForGeneratedKey makes the same handle as dpop for a generated %s key, and its proofs verify',
+    async (alg) => {
+      const keyPair = await generateDpopKeyPair(alg);
+      const checked = await dpop({ keyPair, now });
+      const handle = await dpopForGeneratedKey({ keyPair, alg, now });
+      expect(handle).toMatchObject({ alg, keyPair, jkt: checked.jkt, publicJwk: checked.publicJwk });
+      const proof = await createDpopProof(handle, { htm: 'GET', htu: API });
+      const { protectedHeader, payload } = await jwtVerify(proof, EmbeddedJWK, { typ: 'dpop+jwt', algorithms: [alg], currentDate: new Date(NOW * 1000) });
+      expect(protectedHeader.jwk).toEqual(checked.publicJwk);
+      expect(payload.iat).toBe(NOW);
+    },
+  );
+
+  it('dpopForGeneratedKey refuses an unknown alg and a key pair it cannot read (dpop_key_unsupported)', async () => {
+    const keyPair = await generateDpopKeyPair();
+    await expect(dpopForGeneratedKey({ keyPair, alg: 'none' as DpopAlgorithm })).rejects.toMatchObject({ code: 'dpop_key_unsupported' });
+    const garbage = { privateKey: 'not a key', publicKey: 42 } as unknown as CryptoKeyPair;
+    await expect(dpopForGeneratedKey({ keyPair: garbage })).rejects.toMatchObject({ code: 'dpop_key_unsupported' });
   });
 
   it('refuses a key DPoP cannot use, and an alg that does not match the key, with dpop_key_unsupported', async () => {
