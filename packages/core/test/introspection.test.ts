@@ -102,8 +102,10 @@ describe('introspectionVerifier', () => {
     const calls = endpoint(new Map());
     const verify = introspectionVerifier({ ...base, now: () => T0 });
     expect(await refusal(verify(request(null)))).toMatchObject({ code: 'access_token_missing' });
-    expect(await refusal(verify(request('Basic dXNlcjpwYXNz')))).toMatchObject({ challenge: 'invalid_request' });
-    expect(await refusal(verify(request(`Bearer ${'a'.repeat(9000)}`)))).toMatchObject({ code: 'access_token_invalid' });
+    // Another scheme is no token at all (RFC 6750 3.1: answered without an error code); two tokens are malformed.
+    expect(await refusal(verify(request('Basic dXNlcjpwYXNz')))).toMatchObject({ code: 'access_token_missing', challenge: 'invalid_token' });
+    expect(await refusal(verify(request('Bearer two tokens')))).toMatchObject({ challenge: 'invalid_request' });
+    expect(await refusal(verify(request(`Bearer ${'a'.repeat(9000)}`)))).toMatchObject({ code: 'access_token_malformed' });
     expect(calls.size).toBe(0);
   });
 
