@@ -13,6 +13,10 @@ import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type InteropClient, type RunningOidcProvider, startOidcProvider } from './support/oidc-provider';
 
+// Playwright reports a response's events a little after the page has it; on a loaded machine
+// that can take seconds, so waits on the recorded requests are bounded generously.
+const EVENT_WAIT = 15_000;
+
 declare global {
   interface Window {
     oidcRp: typeof import('@oidc-rp/browser');
@@ -109,7 +113,7 @@ describe('@oidc-rp/browser with dpop() in Chromium against oidc-provider (DPoP a
     expect(await page.evaluate(() => window.client.getSnapshot().error?.code)).toBeUndefined();
     expect(await page.evaluate(() => window.client.getSnapshot().user?.sub)).toBe('alice');
     // The exchange: refused once for want of a nonce, then accepted with it (events may come after the page is done).
-    await expect.poll(() => sent.some((s) => s.path === '/token' && s.status === 200)).toBe(true);
+    await expect.poll(() => sent.some((s) => s.path === '/token' && s.status === 200), { timeout: EVENT_WAIT }).toBe(true);
     expect(sent.filter((s) => s.path === '/token').map(({ status, nonce }) => ({ status, nonce: nonce !== undefined }))).toEqual([
       { status: 400, nonce: false },
       { status: 200, nonce: true },
@@ -119,7 +123,7 @@ describe('@oidc-rp/browser with dpop() in Chromium against oidc-provider (DPoP a
     sent.length = 0;
     const [before, after] = await page.evaluate(async () => [await window.client.getAccessToken(), await window.client.getAccessToken({ forceRefresh: true })]);
     expect(after).not.toBe(before);
-    await expect.poll(() => sent.some((s) => s.path === '/token' && s.status === 200)).toBe(true);
+    await expect.poll(() => sent.some((s) => s.path === '/token' && s.status === 200), { timeout: EVENT_WAIT }).toBe(true);
     const refreshes = sent.filter((s) => s.path === '/token');
     expect(refreshes.at(-1)?.status).toBe(200);
     expect(refreshes.length).toBeLessThanOrEqual(2); // a nonce retry at most, if the provider's nonce moved on
@@ -133,7 +137,7 @@ describe('@oidc-rp/browser with dpop() in Chromium against oidc-provider (DPoP a
       return response.status;
     });
     expect(status).toBe(200);
-    await expect.poll(() => sent.filter((s) => s.path === '/me' && s.status === 200).length).toBe(2);
+    await expect.poll(() => sent.filter((s) => s.path === '/me' && s.status === 200).length, { timeout: EVENT_WAIT }).toBe(2);
     const calls = sent.filter((s) => s.path === '/me');
     expect(calls.every((s) => s.scheme === 'DPoP' && s.nonce !== undefined)).toBe(true);
     expect(calls.at(-1)?.status).toBe(200);
