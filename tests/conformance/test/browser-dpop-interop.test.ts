@@ -84,13 +84,22 @@ afterAll(async () => {
 /** What the page sent to the provider (CORS preflights left out): path, status, the proof's nonce and the Authorization scheme. */
 function record(page: Page) {
   const sent: { path: string; status: number; nonce?: string; scheme?: string }[] = [];
-  page.on('requestfinished', async (request) => {
+  // Recorded when the request starts (synchronously, so none is missed), its status when the
+  // response comes: Playwright's later per-request events were seen to skip one under load.
+  page.on('request', (request) => {
     const url = new URL(request.url());
     if (url.origin !== op.issuer || request.method() === 'OPTIONS') return;
-    const headers = await request.allHeaders();
+    const headers = request.headers();
     const proof = headers.dpop;
     const nonce = proof ? (JSON.parse(Buffer.from(proof.split('.')[1] ?? '', 'base64url').toString()) as { nonce?: string }).nonce : undefined;
-    sent.push({ path: url.pathname, status: (await request.response())?.status() ?? 0, nonce, scheme: headers.authorization?.split(' ')[0] });
+    const entry = { path: url.pathname, status: 0, nonce, scheme: headers.authorization?.split(' ')[0] };
+    sent.push(entry);
+    request.response().then(
+      (response) => {
+        entry.status = response?.status() ?? 0;
+      },
+      () => undefined,
+    );
   });
   return sent;
 }
