@@ -58,14 +58,13 @@ export async function findJwksKey(
       (keys) => {
         entry.resolved_ = keys;
       },
-      () => undefined,
+      () => {
+        if (cache.get(jwksUri) !== entry) return;
+        if (!previous) return void cache.delete(jwksUri);
+        previous.refetchedAt_ = refetchedAt; // a failed refetch still starts the cooldown
+        cache.set(jwksUri, previous);
+      },
     );
-    entry.keys.catch(() => {
-      if (cache.get(jwksUri) !== entry) return;
-      if (!previous) return void cache.delete(jwksUri);
-      previous.refetchedAt_ = refetchedAt; // a failed refetch still starts the cooldown
-      cache.set(jwksUri, previous);
-    });
     return entry;
   };
   let entry = cache.get(jwksUri);
