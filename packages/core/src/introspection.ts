@@ -78,7 +78,7 @@ export async function introspectToken(params: IntrospectTokenParams): Promise<In
   requireString(token, DEV && 'token');
   const body = new URLSearchParams({ token, token_type_hint: params.tokenTypeHint ?? 'access_token' });
   const headers = formHeaders();
-  authenticate(params.clientAuth, { clientId: client?.clientId, provider, body, headers });
+  await authenticate(params.clientAuth, { clientId: client?.clientId, provider, body, headers });
   return sendRequest(endpoint, { method: 'POST', headers, body, redirect: 'manual' }, params.http, DEV && 'The introspection endpoint', processIntrospectionResponse);
 }
 

@@ -5,6 +5,7 @@ import {
   type IntrospectionResponse,
   type ResourceRequest,
   clientSecretBasic,
+  clientSecretJwt,
   introspectToken,
   introspectionVerifier,
 } from '../src/index';
@@ -51,6 +52,14 @@ async function refusal(promise: Promise<unknown>): Promise<AccessTokenError> {
 }
 
 describe('introspectToken', () => {
+  it('waits for an asynchronous ClientAuth: a client assertion is in the request it sends', async () => {
+    endpoint(new Map([['tok-2', active()]]));
+    await introspectToken({ provider, client: { clientId: 'api' }, clientAuth: clientSecretJwt('an-api-secret-of-at-least-32-bytes!'), token: 'tok-2' });
+    const form = new URLSearchParams(await requests[0]!.text());
+    expect(form.get('client_assertion_type')).toBe('urn:ietf:params:oauth:client-assertion-type:jwt-bearer');
+    expect(form.get('client_assertion')?.split('.')).toHaveLength(3);
+  });
+
   it('posts the token with the hint and the resource server authenticated by its ClientAuth value', async () => {
     endpoint(new Map([['tok-1', active()]]));
     const answer = await introspectToken({ provider, client: { clientId: 'api' }, clientAuth: clientSecretBasic('api-secret'), token: 'tok-1' });
