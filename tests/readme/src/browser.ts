@@ -63,7 +63,7 @@ async function addOrigin(control: Control, documented: string, real: string): Pr
 async function walk(url: string, run: BrowserRun, describeUrl: (url: string) => string, problems: string[]): Promise<BrowserResult> {
   browser ??= chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: ['--no-sandbox', '--disable-gpu', '--no-first-run'] });
   const context = await (await browser).newContext();
-  context.setDefaultTimeout(15_000);
+  context.setDefaultTimeout(30_000);
   const page = await context.newPage();
   page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
   page.on('console', (message) => {
@@ -152,7 +152,7 @@ async function freePort(): Promise<number> {
 }
 
 /** Resolves once `port` accepts a connection; rejects when `exited` settles first or after `timeout` ms. */
-async function listening(port: number, exited: Promise<unknown>, timeout = 20_000): Promise<void> {
+async function listening(port: number, exited: Promise<unknown>, timeout = 30_000): Promise<void> {
   let gone = false;
   void exited.then(() => {
     gone = true;

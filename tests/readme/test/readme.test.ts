@@ -122,8 +122,10 @@ describe('run with vitest (one run for all)', () => {
 });
 
 // Two at a time (the suite has 2 cores): each a browser context of one Chromium, and for a
-// server a node process.
+// server a node process. A test's time includes its wait for a turn, so its bound is the whole
+// queue's; each run bounds its own steps (30 s each, see ../src/browser.ts).
 const CHROMIUM_RUNS_AT_ONCE = 2;
+const CHROMIUM_QUEUE_TIMEOUT = 600_000;
 let running = 0;
 const waiting: (() => void)[] = [];
 async function inTurn<T>(run: () => Promise<T>): Promise<T> {
@@ -143,7 +145,7 @@ describe.concurrent('run in Chromium, signed in through the reference server', (
     it(`${snippet.file}:${snippet.line} (${how})`, async () => {
       const result = await inTurn(() => (snippet.mode === 'browser' ? runInBrowser : runServerInBrowser)(snippet, scratch, origin, control));
       if (!result.ok) throw new Error(failure(snippet, 'failed in Chromium', result.output));
-    });
+    }, CHROMIUM_QUEUE_TIMEOUT);
   }
 });
 
