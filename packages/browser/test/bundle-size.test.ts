@@ -23,13 +23,17 @@ const budget = JSON.parse(readFileSync(bench('lib/bundle-budget.json'), 'utf8'))
   reactExtraGzip: number;
 };
 
-async function bundle(entry: string): Promise<{ gzip: number; code: string; inputs: string[] }> {
-  const result = await build({
-    ...settings,
-    entryPoints: [bench(`bundle-entries/${entry}`)],
+/** `shipped`: the packages' built dist, as an app installs them; otherwise their sources. */
+async function bundle(entry: string, { shipped = false } = {}): Promise<{ gzip: number; code: string; inputs: string[] }> {
+  const fromSources = {
     alias: { '@oidc-rp/core': source('core'), '@oidc-rp/browser': source('browser'), '@oidc-rp/react': source('react') },
     plugins: [productionMessagesPlugin], // as the packages' production build does
     mangleProps, // likewise
+  };
+  const result = await build({
+    ...settings,
+    entryPoints: [bench(`bundle-entries/${entry}`)],
+    ...(shipped ? {} : fromSources),
     metafile: true,
     write: false,
     outdir: 'out',
@@ -50,6 +54,14 @@ async function bundle(entry: string): Promise<{ gzip: number; code: string; inpu
 describe('bundle size of the SPA usage (min+gzip, bench settings)', () => {
   it(`@oidc-rp/browser stays within ${budget.browserGzip} B`, async () => {
     const { gzip } = await bundle('oidc-rp-browser.js');
+    expect(gzip).toBeLessThanOrEqual(budget.browserGzip);
+  });
+
+  // One file per package drops less than a bundler does across source modules: a top-level
+  // statement that may have effects (a `.split()` call, an array spread) stays in every app.
+  it(`@oidc-rp/browser as shipped (the built packages) stays within ${budget.browserGzip} B`, async () => {
+    const { gzip, inputs } = await bundle('oidc-rp-browser.js', { shipped: true });
+    expect(inputs.join('\n')).toContain('core/dist/index.production.mjs');
     expect(gzip).toBeLessThanOrEqual(budget.browserGzip);
   });
 

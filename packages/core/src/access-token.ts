@@ -14,7 +14,7 @@ import type { DpopProofChecker } from './dpop-proof';
 import type { OidcErrorCode } from './errors';
 import { isJsonObject } from './http';
 import { type JosePrimitives, webCryptoPrimitives } from './jose-primitives';
-import { cachedJwksKeys, findJwksKey, selectVerificationKey } from './jwks';
+import { ASYMMETRIC_ALGORITHMS, cachedJwksKeys, findJwksKey, selectVerificationKey } from './jwks';
 import { COMPACT_JWS } from './jwt';
 import { invalidOptions, requireString } from './options';
 import type { HttpOptions } from './types';
@@ -81,10 +81,9 @@ export interface VerifiedTokenCache {
   set(token: string, entry: CachedAccessToken): void;
 }
 
-const ASYMMETRIC_ALGORITHMS = 'RS256 RS384 RS512 PS256 PS384 PS512 ES256 ES384 ES512 EdDSA Ed25519'.split(' ');
 const DEFAULT_ALGORITHMS = ['RS256', 'PS256', 'ES256', 'EdDSA'];
 const AT_JWT = ['at+jwt', 'application/at+jwt'];
-const AT_JWT_OR_JWT = [...AT_JWT, 'JWT', 'jwt', 'application/jwt'];
+const AT_JWT_OR_JWT = ['at+jwt', 'application/at+jwt', 'JWT', 'jwt', 'application/jwt'];
 
 /**
  * A verifier of RFC 9068 JWT access tokens for one API: give it each request's method, URL

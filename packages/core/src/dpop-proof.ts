@@ -15,7 +15,7 @@ import { base64url, utf8 } from './encoding';
 import type { OidcErrorCode } from './errors';
 import { isJsonObject } from './http';
 import type { JosePrimitives } from './jose-primitives';
-import { selectVerificationKey } from './jwks';
+import { ASYMMETRIC_ALGORITHMS, selectVerificationKey } from './jwks';
 import { COMPACT_JWS } from './jwt';
 import { invalidOptions } from './options';
 
@@ -82,7 +82,6 @@ export interface DpopProofChecker {
   readonly algorithms: readonly string[];
 }
 
-const PROOF_ALGORITHMS = 'ES256 ES384 ES512 PS256 PS384 PS512 RS256 RS384 RS512 EdDSA Ed25519'.split(' ');
 const DEFAULT_ALGORITHMS = ['ES256', 'ES384', 'PS256', 'RS256', 'EdDSA'];
 // Members only a private (or symmetric) key has: a proof carrying one is refused.
 const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
@@ -109,8 +108,8 @@ const JTI = /^[\x21-\x7e]{1,256}$/;
  */
 export function dpopProofs(options: DpopProofOptions = {}): DpopProofChecker {
   const algorithms = options.algorithms ?? DEFAULT_ALGORITHMS;
-  if (!algorithms.length || !algorithms.every((alg) => PROOF_ALGORITHMS.includes(alg))) {
-    throw invalidOptions(DEV && `dpop algorithms may list only ${PROOF_ALGORITHMS}.`);
+  if (!algorithms.length || !algorithms.every((alg) => ASYMMETRIC_ALGORITHMS.includes(alg))) {
+    throw invalidOptions(DEV && `dpop algorithms may list only ${ASYMMETRIC_ALGORITHMS}.`);
   }
   const maxAge = bounded(options.maxAge, 60, 300, DEV && 'maxAge');
   const tolerance = bounded(options.clockTolerance, 5, 60, DEV && 'clockTolerance');

@@ -9,7 +9,7 @@ import { DEV } from './dev';
 import { invalidOptions } from './options';
 import { type Clock, systemClock } from './clock';
 import { type OidcErrorCode, OidcError } from './errors';
-import { findJwksKey, selectVerificationKey } from './jwks';
+import { ASYMMETRIC_ALGORITHMS, findJwksKey, selectVerificationKey } from './jwks';
 import { verifyCompactJws } from './jws';
 import { decodeUnverifiedJwt } from './jwt';
 import { tokenHash } from './token-hashes';
@@ -43,8 +43,6 @@ export interface IdTokenValidationOptions {
   now?: Clock | undefined;
 }
 
-/** Every signing algorithm an ID token may use here: asymmetric ones only, never `none` or HMAC. */
-const ASYMMETRIC_ALGORITHMS = 'RS256 RS384 RS512 PS256 PS384 PS512 ES256 ES384 ES512 EdDSA Ed25519'.split(' ');
 
 /**
  * Verifies an ID token's signature against the provider's JWKS (cached; see

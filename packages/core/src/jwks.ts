@@ -114,6 +114,12 @@ export function selectVerificationKey(keys: readonly JWK[], alg: string, kid: st
   return fitting.length === 1 ? fitting[0] : undefined;
 }
 
+/**
+ * Every signature algorithm a token or proof may use here: asymmetric ones only, never `none`
+ * or HMAC. One list for ID tokens, access tokens and DPoP proofs.
+ */
+export const ASYMMETRIC_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'];
+
 const CURVES: Record<string, string> = { ES256: 'P-256', ES384: 'P-384', ES512: 'P-521', EdDSA: 'Ed25519', Ed25519: 'Ed25519' };
 
 function fitsAlgorithm(key: JWK, alg: string): boolean {
