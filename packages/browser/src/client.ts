@@ -18,6 +18,7 @@ import { createCallbackHandler } from './callback';
 import type { TabLink } from './cross-tab';
 import type { Dpop } from './dpop';
 import { createEmitter } from './events';
+import type { Par } from './par';
 import { resolveOptions, type BrowserClientOptions } from './options';
 import { createRefresher } from './refresh';
 import { createSnapshotStore, type AuthSnapshot } from './snapshot-store';
@@ -47,6 +48,8 @@ import type { BrowserClient, GetAccessTokenOptions, LoginOptions, LoginResult, L
  */
 export function createBrowserClient(options: BrowserClientOptions): BrowserClient {
   const o = resolveOptions(options);
+  // Only with the par part: it pushes each login's request (RFC 9126) before the redirect.
+  (options.par as unknown as Par | undefined)?.bind_(o);
   const state = createSnapshotStore();
   const events = createEmitter();
   let session: Session | undefined;

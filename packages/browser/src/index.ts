@@ -16,6 +16,7 @@ export { implicitFlow, type ImplicitFlowPart } from './implicit';
 export { revocation, type RevocationPart } from './revocation';
 export { crossTab, type CrossTabOptions, type CrossTabPart } from './cross-tab';
 export { dpop, type BrowserDpop, type DpopPart, type DpopPartOptions } from './dpop';
+export { par, type ParPart } from './par';
 export { getUserInfo } from './userinfo';
 export {
   OidcError,

@@ -17,6 +17,7 @@ import {
 import type { CrossTab, CrossTabPart } from './cross-tab';
 import type { DpopPart } from './dpop';
 import type { ImplicitFlow, ImplicitFlowPart } from './implicit';
+import type { ParPart } from './par';
 import type { Channel } from './channel';
 import type { Lock } from './lock';
 import { browserNavigation, type Navigation } from './navigation';
@@ -95,6 +96,12 @@ export interface BrowserClientOptions {
    * setup for a session that survives reloads.
    */
   dpop?: DpopPart;
+  /**
+   * Opt-in part that pushes every login's parameters to the provider first (RFC 9126, pass
+   * `par()`): the authorize URL then carries only `client_id` and `request_uri`. The provider
+   * must offer a `pushed_authorization_request_endpoint`.
+   */
+  par?: ParPart;
   /** Where this tab keeps its tokens. Default `'memory'`; see {@link TokenStorageOption}. Not with a shared `crossTab` storage. */
   tokenStorage?: TokenStorageOption;
   /** Seconds before expiry from which `getAccessToken()` refreshes. Default 30. */

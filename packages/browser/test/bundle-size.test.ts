@@ -60,18 +60,21 @@ describe('bundle size of the SPA usage (min+gzip, bench settings)', () => {
   // One file per package drops less than a bundler does across source modules: a top-level
   // statement that may have effects (a `.split()` call, an array spread) stays in every app.
   it(`@oidc-rp/browser as shipped (the built packages) stays within ${budget.browserGzip} B`, async () => {
-    const { gzip, inputs } = await bundle('oidc-rp-browser.js', { shipped: true });
+    const { gzip, inputs, code } = await bundle('oidc-rp-browser.js', { shipped: true });
     expect(inputs.join('\n')).toContain('core/dist/index.production.mjs');
     expect(gzip).toBeLessThanOrEqual(budget.browserGzip);
+    // The single-file builds drop the par part (and core's push) unless the app imports it.
+    expect(code).not.toContain('pushed_authorization_request_endpoint');
+    expect((await bundle('oidc-rp-browser-par.js', { shipped: true })).code).toContain('pushed_authorization_request_endpoint');
   });
 
-  it('ships none of the opt-in parts (popup, implicit, userinfo, revocation, discovery, cross-tab, authorized fetch, DPoP) nor jose unless the app imports them', async () => {
+  it('ships none of the opt-in parts (popup, implicit, userinfo, revocation, discovery, cross-tab, authorized fetch, DPoP, PAR) nor jose unless the app imports them', async () => {
     const { inputs, code } = await bundle('oidc-rp-browser.js');
     const shipped = inputs.join('\n');
-    const optIn = ['popup', 'implicit', 'userinfo', 'revocation', 'cross-tab', 'indexed-db-storage', 'lock', 'channel', 'authorized-fetch', 'dpop'].map(
+    const optIn = ['popup', 'implicit', 'userinfo', 'revocation', 'cross-tab', 'indexed-db-storage', 'lock', 'channel', 'authorized-fetch', 'dpop', 'par'].map(
       (name) => `browser/src/${name}.ts`,
     );
-    for (const module of [...optIn, 'core/src/userinfo.ts', 'core/src/revocation.ts', 'core/src/dpop.ts', 'jose/']) {
+    for (const module of [...optIn, 'core/src/userinfo.ts', 'core/src/revocation.ts', 'core/src/dpop.ts', 'core/src/pushed-authorization.ts', 'jose/']) {
       expect(shipped).not.toContain(module);
     }
     expect(code).not.toContain('.well-known/openid-configuration'); // discovery
@@ -84,6 +87,9 @@ describe('bundle size of the SPA usage (min+gzip, bench settings)', () => {
     expect((await bundle('oidc-rp-browser-fetch.js')).inputs.join('\n')).toContain('browser/src/authorized-fetch.ts');
     expect((await bundle('oidc-rp-browser-fetch.js')).inputs.join('\n')).not.toContain('core/src/dpop.ts'); // DPoP comes with its part only
     expect((await bundle('oidc-rp-browser-dpop.js')).inputs.join('\n')).toContain('core/src/dpop.ts');
+    const withPar = (await bundle('oidc-rp-browser-par.js')).inputs.join('\n');
+    expect(withPar).toContain('browser/src/par.ts');
+    expect(withPar).toContain('core/src/pushed-authorization.ts');
     expect((await bundle('oidc-rp-browser-userinfo.js')).inputs.join('\n')).toContain('core/src/userinfo.ts');
     expect((await bundle('oidc-rp-browser-revocation.js')).inputs.join('\n')).toContain('core/src/revocation.ts');
     expect((await bundle('oidc-rp-browser-discover.js')).code).toContain('.well-known/openid-configuration');
