@@ -4,7 +4,7 @@
  * from the page's origin (CORS as in a browser), the browser goes to the authorize endpoint with
  * `client_id` and `request_uri` only, and the login completes through the real login page, in a
  * redirect and in a popup. Without the part the provider refuses the login; a `request_uri`
- * works once. The server's request journal shows what was pushed (values of secret-bearing
+ * works once, and a parameter added to the short URL on the way is refused. The server's request journal shows what was pushed (values of secret-bearing
  * parameters redacted) and what the authorize endpoint received.
  */
 import { demoConfig } from '@oidc-rp/reference-server';
@@ -94,6 +94,16 @@ describe('the par part against the reference server (PAR required for the client
     await app.client.login();
     expect(app.redirects[1]).not.toBe(app.redirects[0]);
     expect(new URL(app.redirects[1]!).searchParams.get('request_uri')).toMatch(/^urn:ietf:params:oauth:request_uri:/);
+  });
+
+  it('a parameter added to the short URL on the way (a redirect_uri of the attacker) is refused: nothing is redirected', async () => {
+    const app = page({ par: par() });
+    await app.client.login();
+    const tampered = new URL(app.redirects[0]!);
+    tampered.searchParams.set('redirect_uri', 'http://evil.test/callback');
+    const before = await lastSeq();
+    await expect(signIn(tampered.href)).rejects.toThrow(/answered 400/);
+    expect((await journal(before, '/oidc/authorize')).map((entry) => entry.status)).toEqual([400]);
   });
 
   it('pushes a popup login too: the popup is sent to the short URL', async () => {
