@@ -24,18 +24,15 @@ import { webcrypto } from 'node:crypto';
 import { cpus, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import autocannon from 'autocannon';
 import { createDpopProof, dpop, generateDpopKeyPair } from '@oidc-rp/core';
 import * as panva from 'dpop';
-import { EmbeddedJWK, exportJWK, generateKeyPair, jwtVerify } from 'jose';
-import { startServer } from './lib/child-server.mjs';
+import { EmbeddedJWK, jwtVerify } from 'jose';
 import { emit } from './lib/emit.mjs';
 import { interleave, median, pairedRatio } from './lib/interleave.mjs';
 import { num, ratio, table } from './lib/table.mjs';
+import { FORM_HEADERS as FORM, REFERENCE_CLI, TOKEN_BODY, autocannonRun, autocannonRounds, ms, opSigningJwk } from './lib/token-load.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const referenceCli = join(dirname(fileURLToPath(import.meta.resolve('@oidc-rp/reference-server'))), 'cli.js');
-const TOKEN_BODY = 'grant_type=client_credentials&client_id=service&client_secret=service-secret&scope=api.read';
 const HTU = 'https://as.example/demo/oauth/token';
 const RESOURCE = 'https://api.example/orders';
 const ACCESS_TOKEN = 'eyJhbGciOiJFUzI1NiJ9.an-access-token-of-typical-length-for-a-resource-request.c2lnbmF0dXJl';
@@ -93,17 +90,14 @@ async function proofCreation({ rounds, sliceMs }) {
 // --- Token endpoint with DPoP ----------------------------------------------------------------
 
 async function targets() {
-  const { privateKey } = await generateKeyPair('RS256', { extractable: true });
-  const opJwk = JSON.stringify({ ...(await exportJWK(privateKey)), kid: 'op-1', alg: 'RS256', use: 'sig' });
-  const ours = { script: referenceCli, args: ['--port', '0'], token: '/demo/oauth/token' };
+  const opJwk = await opSigningJwk();
+  const ours = { script: REFERENCE_CLI, args: ['--port', '0'], token: '/demo/oauth/token' };
   return [
     { id: 'ours', name: '@oidc-rp/reference-server, DPoP', proofs: true, ...ours },
     { id: 'op', name: 'oidc-provider 9, DPoP', proofs: true, script: join(here, 'servers/oidc-provider.mjs'), args: [], env: { BENCH_OP_JWK: opJwk }, token: '/token' },
     { id: 'ours-bearer', name: '@oidc-rp/reference-server, Bearer (no proof)', proofs: false, ...ours },
   ];
 }
-
-const FORM = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' };
 
 async function tokenRequest(url, proof) {
   const response = await fetch(url, { method: 'POST', headers: { ...FORM, ...(proof ? { dpop: proof } : {}) }, body: TOKEN_BODY });
@@ -127,17 +121,14 @@ function load(url, amount, proofs) {
       return { ...req, headers: { ...FORM, dpop: proof } };
     };
   }
-  // With `amount`, autocannon notices the end at its next sample tick and counts the time up to
-  // it: sampling every 10 ms keeps that padding out of req/s (every second would inflate short runs).
-  return autocannon({ url, requests: [request], connections: 10, pipelining: 1, amount, sampleInt: 10 });
+  return autocannonRun(url, { request, amount });
 }
 
 async function tokenEndpoint({ rounds, amount }) {
   const handle = await dpop({ keyPair: await generateDpopKeyPair('ES256') });
-  const running = [];
-  try {
-    for (const target of await targets()) running.push({ target, server: await startServer(target.script, target.args, target.env) });
-    for (const { target, server } of running) {
+  return autocannonRounds(await targets(), {
+    rounds,
+    async prepare(target, server) {
       const url = server.origin + target.token;
       const proof = target.proofs ? await createDpopProof(handle, { htm: 'POST', htu: url }) : undefined;
       const first = await tokenRequest(url, proof);
@@ -151,38 +142,15 @@ async function tokenEndpoint({ rounds, amount }) {
       }
       target.sample = { token_type: first.body.token_type, expires_in: first.body.expires_in };
       await load(url, 500, target.proofs ? await makeProofs(handle, url, 600) : undefined); // warm-up
-    }
-    const perRound = running.map(() => []);
-    for (let round = 0; round < rounds; round++) {
-      for (let k = 0; k < running.length; k++) {
-        const index = (k + round) % running.length;
-        const { target, server } = running[index];
-        const url = server.origin + target.token;
-        // Each connection builds its first request twice (autocannon), hence the margin.
-        const proofs = target.proofs ? await makeProofs(handle, url, amount + 100) : undefined;
-        const r = await load(url, amount, proofs);
-        if (r.non2xx || r.errors || r.timeouts) {
-          throw new Error(`${target.name}: ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts under load`);
-        }
-        perRound[index].push({ rps: r.requests.total / r.duration, p50: r.latency.p50, p99: r.latency.p99, total: r.requests.total });
-      }
-    }
-    return running.map(({ target }, i) => ({
-      id: target.id,
-      name: target.name,
-      sample: target.sample,
-      rps: median(perRound[i].map((r) => r.rps)),
-      p50: median(perRound[i].map((r) => r.p50)),
-      p99: median(perRound[i].map((r) => r.p99)),
-      // Ratios within a round, medians over rounds, as everywhere in bench/.
-      rounds: perRound[i],
-    }));
-  } finally {
-    await Promise.all(running.map(({ server }) => server.stop()));
-  }
+    },
+    async load(target, server) {
+      const url = server.origin + target.token;
+      // Each connection builds its first request twice (autocannon), hence the margin.
+      const proofs = target.proofs ? await makeProofs(handle, url, amount + 100) : undefined;
+      return load(url, amount, proofs);
+    },
+  });
 }
-
-const ms = (value) => (value < 1 ? '<1' : num(value, Number.isInteger(value) ? 0 : 1));
 
 export async function run({ rounds = 11, sliceMs = 250, loadRounds = 3, amount = 2000 } = {}) {
   const loadAtStart = loadavg()[0];

@@ -20,14 +20,14 @@
  * flipped signature byte, so no candidate skips the signature.
  */
 
-import { createPublicKey, verify as cryptoVerify, webcrypto } from 'node:crypto';
-import { SignJWT, exportJWK, generateKeyPair, importJWK, jwtVerify } from 'jose';
+import { webcrypto } from 'node:crypto';
+import { SignJWT, importJWK, jwtVerify } from 'jose';
 import { validateIdToken } from '@oidc-rp/core';
 import * as oauth from 'oauth4webapi';
 import * as openid from 'openid-client';
 import { emit } from './lib/emit.mjs';
-import { interleave, pairedRatio } from './lib/interleave.mjs';
 import { num, ratio, table } from './lib/table.mjs';
+import { checkCandidates, cryptoVerifyLimit, roundsNote, signingKey, splitJws, verifyRounds } from './lib/verify-rounds.mjs';
 
 const CLIENT_ID = 'bench-client';
 const NONCE = 'n-0S6_WzA2Mj';
@@ -39,8 +39,7 @@ const SUBTLE = {
 
 /** Everything a candidate needs for one algorithm. */
 async function fixture(alg) {
-  const { publicKey, privateKey } = await generateKeyPair(alg, { extractable: true });
-  const jwk = { ...(await exportJWK(publicKey)), kid: `${alg}-1`, alg, use: 'sig' };
+  const { privateKey, jwk } = await signingKey(alg);
   const issuer = `https://op.example/${alg.toLowerCase()}`;
   const jwksUri = `${issuer}/jwks`;
   const now = Math.floor(Date.now() / 1000);
@@ -72,8 +71,6 @@ async function fixture(alg) {
 /** The candidates for one algorithm: name → verify(token) (rejects or returns false on a bad token). */
 async function candidates(f) {
   const { alg, jwk, issuer, jwksUri, fetchStub } = f;
-  const keyObject = createPublicKey({ key: jwk, format: 'jwk' });
-  const nodeKey = alg.startsWith('ES') ? { key: keyObject, dsaEncoding: 'ieee-p1363' } : keyObject;
   const subtleKey = await webcrypto.subtle.importKey('jwk', jwk, SUBTLE[alg].import, false, ['verify']);
   const joseKey = await importJWK(jwk, alg);
 
@@ -89,23 +86,12 @@ async function candidates(f) {
   // biome-ignore lint/correctness/useHookAtTopLevel: an openid-client setting, not a React hook
   openid.useIdTokenResponseType(config);
 
-  const split = (token) => {
-    const dot = token.lastIndexOf('.');
-    return [Buffer.from(token.slice(0, dot)), Buffer.from(token.slice(dot + 1), 'base64url')];
-  };
-
   return [
-    {
-      name: 'crypto.verify (limit)',
-      verify: (token) => {
-        const [input, signature] = split(token);
-        return () => cryptoVerify('sha256', input, nodeKey, signature);
-      },
-    },
+    cryptoVerifyLimit(jwk, alg),
     {
       name: 'WebCrypto subtle.verify',
       verify: (token) => {
-        const [input, signature] = split(token);
+        const [input, signature] = splitJws(token);
         return () => webcrypto.subtle.verify(SUBTLE[alg].verify, subtleKey, signature, input);
       },
     },
@@ -139,42 +125,17 @@ async function candidates(f) {
   ];
 }
 
-// A token whose signature has one byte flipped: every candidate must refuse it.
-function tamper(token) {
-  const dot = token.lastIndexOf('.');
-  const signature = Buffer.from(token.slice(dot + 1), 'base64url');
-  signature[signature.length >> 1] ^= 0x01;
-  return `${token.slice(0, dot)}.${signature.toString('base64url')}`;
-}
-
-async function accepts(fn) {
-  try {
-    return (await fn()) !== false;
-  } catch {
-    return false;
-  }
-}
-
 async function benchAlgorithm(alg, options) {
   const f = await fixture(alg);
   const list = await candidates(f);
-  for (const c of list) {
-    f.jwksFetches.phase = c.name;
-    if (!(await accepts(c.verify(f.token)))) throw new Error(`${c.name} rejected a valid ${alg} ID token`);
-    if (await accepts(c.verify(tamper(f.token)))) throw new Error(`${c.name} accepted a ${alg} ID token with a bad signature`);
-  }
+  await checkCandidates(list, { what: `${alg} ID token`, valid: f.token, before: (c) => (f.jwksFetches.phase = c.name) });
   f.jwksFetches.phase = 'rounds';
-  const results = await interleave(
-    list.map((c) => ({ name: c.name, fn: c.verify(f.token) })),
-    options,
-  );
-  const limit = results[0];
-  const jose = results.find((r) => r.name === 'jose jwtVerify');
+  const results = await verifyRounds(list, f.token, options, { reference: 'jose jwtVerify', as: 'vsJose' });
   return {
     alg,
     jwksFetchesDuringRounds: f.jwksFetches.counts.get('rounds') ?? 0,
     jwksFetchesPerCandidate: Object.fromEntries(list.map((c) => [c.name, f.jwksFetches.counts.get(c.name) ?? 0])),
-    results: results.map((r) => ({ ...r, vsLimit: pairedRatio(r, limit), vsJose: pairedRatio(r, jose) })),
+    results,
   };
 }
 
@@ -200,7 +161,7 @@ export async function run({ rounds = 9, sliceMs = 200 } = {}) {
   const verdict = Object.entries(core)
     .map(([alg, v]) => `${alg}: validateIdToken = ${ratio(v)} jose jwtVerify (target ≥ 0.95×: ${v >= 0.95 ? 'met' : 'NOT met'})`)
     .join('; ');
-  const markdown = `${sections.join('\n\n')}\n\n${verdict}. ops/s: median of ${rounds} interleaved rounds of ${sliceMs} ms per candidate; ratios: median of the per-round ratios.`;
+  const markdown = `${sections.join('\n\n')}\n\n${verdict}. ${roundsNote(rounds, sliceMs)}`;
   return { markdown, data: { rounds, sliceMs, byAlg, coreVsJose: core } };
 }
 

@@ -17,28 +17,24 @@ import { createHash, randomBytes } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
-import autocannon from 'autocannon';
-import { exportJWK, generateKeyPair } from 'jose';
 import { createReferenceServer, demoConfig } from '@oidc-rp/reference-server';
 import { completeLogin } from '@oidc-rp/reference-server/testing';
 import { startServer } from './lib/child-server.mjs';
 import { emit } from './lib/emit.mjs';
 import { median, percentile } from './lib/interleave.mjs';
 import { num, ratio, table } from './lib/table.mjs';
+import { FORM_HEADERS, REFERENCE_CLI, TOKEN_BODY, autocannonRun, autocannonRounds, ms, opSigningJwk } from './lib/token-load.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const referenceCli = join(dirname(fileURLToPath(import.meta.resolve('@oidc-rp/reference-server'))), 'cli.js');
-const TOKEN_BODY = 'grant_type=client_credentials&client_id=service&client_secret=service-secret&scope=api.read';
 
 async function targets() {
-  const { privateKey } = await generateKeyPair('RS256', { extractable: true });
-  const opJwk = JSON.stringify({ ...(await exportJWK(privateKey)), kid: 'op-1', alg: 'RS256', use: 'sig' });
+  const opJwk = await opSigningJwk();
   return [
     { id: 'bare', name: 'bare node:http (ceiling)', script: join(here, 'servers/bare-http.mjs'), args: [], token: '/token', probe: '/' },
     {
       id: 'ours',
       name: '@oidc-rp/reference-server',
-      script: referenceCli,
+      script: REFERENCE_CLI,
       args: ['--port', '0'],
       token: '/demo/oauth/token',
       probe: '/demo/.well-known/openid-configuration',
@@ -55,15 +51,12 @@ async function targets() {
   ];
 }
 
-// autocannon latencies have 1 ms resolution: below it, say so.
-const ms = (value) => (value < 1 ? '<1' : num(value, Number.isInteger(value) ? 0 : 1));
-
 const start = (target) => startServer(target.script, target.args, target.env);
 
 async function tokenRequest(origin, target) {
   const response = await fetch(origin + target.token, {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+    headers: FORM_HEADERS,
     body: TOKEN_BODY,
   });
   const body = await response.json();
@@ -73,51 +66,17 @@ async function tokenRequest(origin, target) {
   return body;
 }
 
-function load(url, seconds) {
-  return autocannon({
-    url,
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
-    body: TOKEN_BODY,
-    connections: 10,
-    pipelining: 1,
-    duration: seconds,
-  });
-}
-
-async function tokenEndpoint(list, { rounds, seconds }) {
-  const running = [];
-  try {
-    for (const target of list) running.push({ target, server: await start(target) });
-    for (const { target, server } of running) {
+// Every target under the same load: a sample answer first, a 1 s warm-up, then the rounds.
+function tokenEndpoint(list, { rounds, seconds }) {
+  return autocannonRounds(list, {
+    rounds,
+    async prepare(target, server) {
       const sample = await tokenRequest(server.origin, target);
       target.sample = { token_type: sample.token_type, expires_in: sample.expires_in, scope: sample.scope };
-      await load(server.origin + target.token, 1); // warm-up
-    }
-    const perRound = running.map(() => []);
-    for (let round = 0; round < rounds; round++) {
-      for (let k = 0; k < running.length; k++) {
-        const index = (k + round) % running.length;
-        const { target, server } = running[index];
-        const r = await load(server.origin + target.token, seconds);
-        if (r.non2xx || r.errors || r.timeouts) {
-          throw new Error(`${target.name}: ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts under load`);
-        }
-        perRound[index].push({ rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, total: r.requests.total });
-      }
-    }
-    return running.map(({ target }, i) => ({
-      id: target.id,
-      name: target.name,
-      sample: target.sample,
-      rps: median(perRound[i].map((r) => r.rps)),
-      p50: median(perRound[i].map((r) => r.p50)),
-      p99: median(perRound[i].map((r) => r.p99)),
-      rounds: perRound[i],
-    }));
-  } finally {
-    await Promise.all(running.map(({ server }) => server.stop()));
-  }
+      await autocannonRun(server.origin + target.token, { seconds: 1 }); // warm-up
+    },
+    load: (target, server) => autocannonRun(server.origin + target.token, { seconds }),
+  });
 }
 
 async function startup(list, repetitions) {

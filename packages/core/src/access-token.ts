@@ -7,10 +7,10 @@
 
 import type { JWK } from 'jose';
 import { DEV } from './dev';
-import { AccessTokenError, type AccessTokenClaims, type AccessTokenVerifier, type ResourceRequest, type VerifiedAccessToken } from './access-token-error';
+import { AccessTokenError, type AccessTokenClaims, type AccessTokenVerifier, type VerifiedAccessToken } from './access-token-error';
 import { DEFAULT_MAX_TOKEN_LENGTH, readAccessToken } from './authorization-header';
 import { type Clock, systemClock } from './clock';
-import type { DpopProofChecker } from './dpop-proof';
+import { type DpopProofChecker, checkDpopBinding, withDpopSettings } from './dpop-proof';
 import type { OidcErrorCode } from './errors';
 import { isJsonObject } from './http';
 import { type JosePrimitives, webCryptoPrimitives } from './jose-primitives';
@@ -93,7 +93,8 @@ const AT_JWT_OR_JWT = ['at+jwt', 'application/at+jwt', 'JWT', 'jwt', 'applicatio
  * its JWKS (cached with ID-token validation; `jku`, `x5u`, `jwk` and `x5c` headers are never
  * used); the signature; `iss`; `aud`; `exp`, `nbf`, `iat` with the clock tolerance; `sub`,
  * `client_id`, `jti`; `scope` or `scp`; then the binding: a token with `cnf.jkt` only with the
- * `DPoP` scheme and a valid proof, an unbound one only as `Bearer`; then `requiredScopes`.
+ * `DPoP` scheme and a valid proof, an unbound one only as `Bearer` (and only when `dpop` does
+ * not require binding); then `requiredScopes`.
  * Resolves the claims and scopes; rejects with {@link AccessTokenError} (its `challenge` for the
  * `WWW-Authenticate` answer), or `jwks_fetch_failed` when the issuer's keys cannot be fetched.
  *
@@ -232,33 +233,13 @@ export function jwtAccessTokenVerifier<C extends AccessTokenClaims = AccessToken
       cache?.set(token, verified);
     }
     const { claims, scopes } = verified;
-    const jkt = claims.cnf?.jkt;
-    if (jkt !== undefined || scheme === 'DPoP') await checkBinding(request, scheme, token, jkt, dpop, primitives);
+    const binding = checkDpopBinding(request, scheme, token, claims.cnf?.jkt, dpop, primitives);
+    if (binding) await binding;
     const result: VerifiedAccessToken<C> = { claims: claims as C, scheme, scopes };
     if (requiredScopes) checkScopes(result, requiredScopes);
     return result;
   };
-  // What the HTTP layer puts in challenges and RFC 9728 metadata: DPoP accepted (with these
-  // proof algorithms) next to Bearer.
-  return dpop ? Object.assign(verify, { dpop: { required: false, algorithms: dpop.algorithms } }) : verify;
-}
-
-// RFC 9449 section 7: a bound token only with a proof by its key; the DPoP scheme only for a bound token.
-async function checkBinding(
-  request: ResourceRequest,
-  scheme: 'Bearer' | 'DPoP',
-  token: string,
-  jkt: string | undefined,
-  dpop: DpopProofChecker | undefined,
-  primitives: JosePrimitives,
-): Promise<void> {
-  if (jkt === undefined) {
-    if (scheme === 'DPoP') fail('dpop_binding_mismatch', DEV && 'the DPoP scheme was used with a token that is not DPoP-bound; send it as Bearer');
-    return;
-  }
-  if (scheme !== 'DPoP') fail('dpop_binding_mismatch', DEV && 'a DPoP-bound token was sent as Bearer; send it with the DPoP scheme and a proof');
-  if (!dpop) fail('dpop_binding_mismatch', DEV && 'the token is DPoP-bound and this API checks no DPoP proofs; pass the dpop option (dpopProofs())');
-  await dpop.check(request, token, jkt, primitives);
+  return withDpopSettings(verify, dpop);
 }
 
 /**

@@ -4,12 +4,13 @@
  * URL, fresh, carrying the token's hash, never seen before, and (optionally) with a nonce this
  * server issued. One straight line of checks, each with its own message; a failure is an
  * {@link AccessTokenError} with `invalid_dpop_proof` (or `use_dpop_nonce` and a fresh nonce).
- * Opt-in: a verifier given no {@link dpopProofs} value refuses DPoP-bound tokens.
+ * Opt-in: a verifier given no {@link dpopProofs} value refuses DPoP-bound tokens. Every verifier
+ * (JWT access tokens, introspection) takes the same checker and applies the same binding rule.
  */
 
 import type { JWK } from 'jose';
 import { DEV } from './dev';
-import { AccessTokenError, type ResourceRequest } from './access-token-error';
+import { type AccessTokenClaims, AccessTokenError, type AccessTokenVerifier, type ResourceRequest } from './access-token-error';
 import { type Clock, systemClock } from './clock';
 import { base64url, utf8 } from './encoding';
 import type { OidcErrorCode } from './errors';
@@ -66,6 +67,11 @@ export interface DpopProofOptions {
   maxLength?: number | undefined;
   /** The clock `iat` is judged by. Default {@link systemClock}. */
   now?: Clock | undefined;
+  /**
+   * Accept DPoP-bound tokens only: a token without `cnf.jkt` is refused, and challenges and RFC
+   * 9728 metadata say so (`dpop_bound_access_tokens_required`). Default false: Bearer tokens too.
+   */
+  required?: boolean | undefined;
 }
 
 /**
@@ -80,6 +86,8 @@ export interface DpopProofChecker {
   check(request: ResourceRequest, accessToken: string, jkt: string, primitives: JosePrimitives): Promise<void>;
   /** The proof algorithms accepted (for the `algs` of a DPoP challenge). */
   readonly algorithms: readonly string[];
+  /** True when tokens that are not DPoP-bound are refused. */
+  readonly required: boolean;
 }
 
 const DEFAULT_ALGORITHMS = ['ES256', 'ES384', 'PS256', 'RS256', 'EdDSA'];
@@ -88,7 +96,8 @@ const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
 const JTI = /^[\x21-\x7e]{1,256}$/;
 
 /**
- * DPoP proof checking for a verifier's `dpop` option: on, with its settings. Every proof is
+ * DPoP proof checking for a verifier's `dpop` option (`jwtAccessTokenVerifier`,
+ * `introspectionVerifier`): on, with its settings. Every proof is
  * checked in this order: at most `maxLength` characters; one compact JWS of JSON; `typ`
  * `dpop+jwt`; `alg` in the allow-list; a public `jwk` that fits `alg` and whose thumbprint is
  * the token's `cnf.jkt`; the signature; `htm` the request's method; `htu` the request's URL
@@ -162,7 +171,40 @@ export function dpopProofs(options: DpopProofOptions = {}): DpopProofChecker {
       fail(DEV && 'this proof was used before; make a new proof for every request', 'dpop_proof_replayed');
     }
   }
-  return { check, algorithms: [...algorithms] };
+  return { check, algorithms: [...algorithms], required: options.required === true };
+}
+
+/**
+ * RFC 9449 section 7, the one binding rule of every verifier: a token with `cnf.jkt` only with
+ * the DPoP scheme and a proof by its key; the DPoP scheme only for a bound token; an unbound
+ * token only when `dpop` does not require binding. Undefined when there is nothing to await.
+ */
+export function checkDpopBinding(
+  request: ResourceRequest,
+  scheme: 'Bearer' | 'DPoP',
+  token: string,
+  jkt: string | undefined,
+  dpop: DpopProofChecker | undefined,
+  primitives: JosePrimitives,
+): Promise<void> | undefined {
+  if (jkt === undefined) {
+    if (scheme === 'DPoP') mismatch(DEV && 'the DPoP scheme was used with a token that is not DPoP-bound; send it as Bearer');
+    if (dpop?.required) mismatch(DEV && 'this API accepts DPoP-bound tokens only; the client must get one bound to its DPoP key');
+    return undefined;
+  }
+  if (scheme !== 'DPoP') mismatch(DEV && 'a DPoP-bound token was sent as Bearer; send it with the DPoP scheme and a proof');
+  if (!dpop) mismatch(DEV && 'the token is DPoP-bound and this API checks no DPoP proofs; pass the dpop option (dpopProofs())');
+  return dpop.check(request, token, jkt, primitives);
+}
+
+/** A verifier with its DPoP settings attached, for the HTTP layer's challenges and RFC 9728 metadata. */
+export function withDpopSettings<C extends AccessTokenClaims>(verify: AccessTokenVerifier<C>, dpop: DpopProofChecker | undefined): AccessTokenVerifier<C> {
+  return dpop ? Object.assign(verify, { dpop: { required: dpop.required, algorithms: dpop.algorithms } }) : verify;
+}
+
+// A token presented against its binding: `invalid_token`, like the token checks' failures.
+function mismatch(problem?: string): never {
+  throw new AccessTokenError('dpop_binding_mismatch', 'invalid_token', DEV && `Invalid access token: ${problem}.`);
 }
 
 // The proof's `jwk` as a public key that fits `alg`, or undefined.

@@ -16,9 +16,11 @@ import type { ClientAuth } from './client-auth';
 import { type Clock, systemClock } from './clock';
 import { DEV } from './dev';
 import { type DiscoveredProvider, assertSecureUrl, providerMetadata } from './discovery';
+import { type DpopProofChecker, checkDpopBinding, withDpopSettings } from './dpop-proof';
 import { base64url, digest } from './encoding';
 import { OidcError } from './errors';
 import { isJsonObject, readJson, sendRequest } from './http';
+import { type JosePrimitives, webCryptoPrimitives } from './jose-primitives';
 import { invalidOptions, requireString } from './options';
 import { readAccessToken } from './authorization-header';
 import { formHeaders } from './token-endpoint';
@@ -121,17 +123,12 @@ export interface IntrospectionVerifierOptions extends Omit<IntrospectTokenParams
   /** Seconds of clock skew accepted on `nbf`. Default 60. */
   clockTolerance?: number;
   /**
-   * Accepts DPoP-bound tokens (`cnf.jkt`) presented as `Authorization: DPoP` with a proof that
-   * `verifyProof` checks (RFC 9449 §7: `htm`, `htu`, `ath`, the key's thumbprint). Without it,
-   * bound tokens are refused.
+   * DPoP proof checking ({@link dpopProofs}), the same value `jwtAccessTokenVerifier` takes: the
+   * proof is checked against the introspected `cnf.jkt`. Absent, a DPoP-bound token is refused.
    */
-  dpop?: {
-    verifyProof: (request: ResourceRequest, binding: { accessToken: string; jkt: string }) => Promise<void>;
-    /** Proof algorithms accepted, named in challenges. */
-    algorithms: readonly string[];
-    /** Refuse tokens that are not DPoP-bound. Default false. */
-    required?: boolean;
-  };
+  dpop?: DpopProofChecker | undefined;
+  /** Hash, signature and decoding primitives of the DPoP proof checks. Default `webCryptoPrimitives`; `@oidc-rp/node/api` passes `node:crypto` ones. */
+  primitives?: JosePrimitives | undefined;
 }
 
 type Answer = IntrospectionResponse | undefined; // undefined: not active
@@ -141,9 +138,10 @@ const DEFAULT_CACHE_ENTRIES = 10_000;
 
 /**
  * A verifier for opaque access tokens: the token is introspected (RFC 7662) and must be active,
- * unexpired, for `audience`, from the provider's `issuer` and an access token; a DPoP-bound
- * one needs `dpop`. Answers are cached (see `cache`) and concurrent checks of one token share
- * one request. Failures are {@link AccessTokenError}s; a provider that cannot be asked is an
+ * unexpired, for `audience`, from the provider's `issuer` and an access token; then the DPoP
+ * binding, the rule of `jwtAccessTokenVerifier`: a token with `cnf.jkt` only with the `DPoP`
+ * scheme and a proof `dpop` accepts, an unbound one only as `Bearer`. Answers are cached (see
+ * `cache`) and concurrent checks of one token share one request. Failures are {@link AccessTokenError}s; a provider that cannot be asked is an
  * `OidcError` (`introspection_failed`, `network_error`) that the HTTP layer answers with 503.
  *
  * @example
@@ -153,12 +151,14 @@ const DEFAULT_CACHE_ENTRIES = 10_000;
  *   client: { clientId: 'orders-api' },
  *   clientAuth: clientSecretBasic(process.env.API_CLIENT_SECRET!),
  *   audience: 'https://api.example.com',
+ *   dpop: dpopProofs(), // DPoP-bound tokens too, checked against the introspected cnf.jkt
  * });
- * const { claims, scopes } = await verifier({ method: 'GET', url, authorization, dpop: null });
+ * const { claims, scopes } = await verifier({ method: 'GET', url, authorization, dpop });
  * ```
  */
 export function introspectionVerifier<C extends AccessTokenClaims = AccessTokenClaims>(options: IntrospectionVerifierOptions): AccessTokenVerifier<C> {
   const { audience, dpop } = options;
+  const primitives = options.primitives ?? webCryptoPrimitives;
   const now = options.now ?? systemClock;
   const tolerance = options.clockTolerance ?? 60;
   const cacheOptions = options.cache === false ? undefined : (options.cache ?? {});
@@ -209,20 +209,11 @@ export function introspectionVerifier<C extends AccessTokenClaims = AccessTokenC
     const { scheme, token } = readAccessToken(request);
     const answer = await answerFor(token);
     const claims = checkAnswer(answer, { issuer: options.provider.issuer, audience, now: now(), tolerance });
-    const jkt = claims.cnf?.jkt;
-    if (scheme === 'Bearer' && jkt !== undefined) {
-      throw new AccessTokenError('access_token_invalid', 'invalid_token', DEV && 'The access token is DPoP-bound: send it as Authorization: DPoP <token> with a DPoP proof.');
-    }
-    if (scheme === 'DPoP') {
-      if (jkt === undefined) throw new AccessTokenError('access_token_invalid', 'invalid_token', DEV && 'The access token is not DPoP-bound: send it as Authorization: Bearer <token>.');
-      if (!dpop) throw new AccessTokenError('dpop_proof_invalid', 'invalid_token', DEV && 'This API does not accept DPoP-bound access tokens.');
-      await dpop.verifyProof(request, { accessToken: token, jkt });
-    } else if (dpop?.required) {
-      throw new AccessTokenError('access_token_invalid', 'invalid_token', DEV && 'This API accepts DPoP-bound access tokens only.');
-    }
+    const binding = checkDpopBinding(request, scheme, token, claims.cnf?.jkt, dpop, primitives);
+    if (binding) await binding;
     return { claims: claims as C, scheme, scopes: claims.scope ? claims.scope.split(' ').filter(Boolean) : [] };
   };
-  return dpop ? Object.assign(verify, { dpop: { required: dpop.required === true, algorithms: dpop.algorithms } }) : verify;
+  return withDpopSettings(verify, dpop);
 }
 
 // The checks of an answer, one line per rule; the answer may come from the cache, so time is checked here.
@@ -244,6 +235,10 @@ function checkAnswer(answer: Answer, expected: { issuer: string; audience: strin
   const sub = answer.sub ?? answer.client_id;
   // RFC 9068 §2.2: a token of the client itself (client credentials) has the client as subject.
   if (typeof sub !== 'string') throw new AccessTokenError('access_token_invalid', 'invalid_token', DEV && 'The introspection answer names neither sub nor client_id.');
+  const { cnf } = answer;
+  if (cnf !== undefined && (!isJsonObject(cnf) || (cnf.jkt !== undefined && (typeof cnf.jkt !== 'string' || !cnf.jkt)))) {
+    throw new AccessTokenError('access_token_invalid', 'invalid_token', DEV && 'The introspection answer\'s "cnf" is not an object with a string "jkt".');
+  }
   const { active: _active, ...claims } = answer;
   return { ...claims, iss: iss ?? expected.issuer, sub, aud: aud ?? [], exp };
 }

@@ -1,5 +1,5 @@
 import { HttpResponse, http } from 'msw';
-import { type JWK, decodeProtectedHeader, exportJWK, generateKeyPair, jwtVerify } from 'jose';
+import { decodeProtectedHeader, jwtVerify } from 'jose';
 import { describe, expect, it } from 'vitest';
 import {
   type ClientAuth,
@@ -8,28 +8,20 @@ import {
   clientSecretJwt,
   privateKeyJwt,
   revokeToken,
-  serviceProvider,
 } from '../src/index';
+import { ISSUER, NOW, now, provider } from './support/acme-provider';
+import { ecdsaKeyPair, privateJwk, rsa1024KeyPair } from './support/key-pairs';
 import { useMswServer } from './support/msw-server';
 
 const { server, requests } = useMswServer();
 
-const ISSUER = 'https://login.example.com/acme';
-const provider = serviceProvider(ISSUER);
 const ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
-const NOW = 1_800_000_000;
-const now = () => NOW;
 
 // The form a method writes, as the token endpoint would receive it.
 async function formOf(clientAuth: ClientAuth, metadata: ProviderMetadata = provider): Promise<URLSearchParams> {
   const body = new URLSearchParams({ grant_type: 'client_credentials' });
   await clientAuth({ clientId: 'batch', provider: metadata, body, headers: new Headers() });
   return body;
-}
-
-async function privateJwk(alg: 'ES256' | 'RS256' | 'PS256' | 'EdDSA') {
-  const { publicKey, privateKey } = await generateKeyPair(alg, { extractable: true });
-  return { publicKey, jwk: (await exportJWK(privateKey)) as JWK & JsonWebKey };
 }
 
 async function rejection(promise: Promise<unknown>): Promise<{ code: string; message: string }> {
@@ -78,7 +70,7 @@ describe('privateKeyJwt', () => {
   });
 
   it('signs with a non-extractable CryptoKey, its algorithm read from the key', async () => {
-    const pair = (await crypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-384' }, false, ['sign', 'verify'])) as CryptoKeyPair;
+    const pair = await ecdsaKeyPair('P-384');
     const assertion = (await formOf(privateKeyJwt(pair.privateKey, { kid: 'hsm-1' }))).get('client_assertion')!;
     const { protectedHeader } = await jwtVerify(assertion, pair.publicKey, { algorithms: ['ES384'] });
     expect(protectedHeader).toMatchObject({ alg: 'ES384', kid: 'hsm-1' });
@@ -91,7 +83,7 @@ describe('privateKeyJwt', () => {
     expect(() => privateKeyJwt({ kty: 'oct', k: 'c2VjcmV0', d: 'x' } as JsonWebKey)).toThrow(
       expect.objectContaining({ code: 'client_assertion_key_unsupported' }),
     );
-    const pair = (await crypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, true, ['sign', 'verify'])) as CryptoKeyPair;
+    const pair = await ecdsaKeyPair('P-256', true);
     expect(() => privateKeyJwt(pair.publicKey)).toThrow(expect.objectContaining({ code: 'client_assertion_key_unsupported' }));
     expect(() => privateKeyJwt(jwk, { lifetime: 3600 })).toThrow(expect.objectContaining({ code: 'invalid_options' }));
     expect(() => privateKeyJwt(jwk, { kid: '' })).toThrow(expect.objectContaining({ code: 'invalid_options' }));
@@ -101,16 +93,12 @@ describe('privateKeyJwt', () => {
     const { jwk } = await privateJwk('ES256');
     expect((await rejection(formOf(privateKeyJwt(jwk, { alg: 'ES384' })))).code).toBe('client_assertion_key_unsupported');
     expect((await rejection(formOf(privateKeyJwt(jwk, { alg: 'HS256' as 'ES256' })))).code).toBe('client_assertion_key_unsupported');
-    const rsa1024 = (await crypto.subtle.generateKey(
-      { name: 'RSASSA-PKCS1-v1_5', modulusLength: 1024, publicExponent: new Uint8Array([1, 0, 1]), hash: 'SHA-256' },
-      true,
-      ['sign', 'verify'],
-    )) as CryptoKeyPair;
+    const rsa1024 = await rsa1024KeyPair(true);
     const small = await crypto.subtle.exportKey('jwk', rsa1024.privateKey);
     const error = await rejection(formOf(privateKeyJwt({ ...small, alg: undefined })));
     expect(error.code).toBe('client_assertion_key_unsupported');
     expect(error.message).not.toContain(small.d!);
-    const pair = (await crypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, false, ['sign', 'verify'])) as CryptoKeyPair;
+    const pair = await ecdsaKeyPair('P-256');
     expect((await rejection(formOf(privateKeyJwt(pair.privateKey, { alg: 'PS256' })))).code).toBe('client_assertion_key_unsupported');
   });
 

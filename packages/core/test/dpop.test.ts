@@ -18,20 +18,17 @@ import {
   protectedResourceRequest,
   refreshTokens,
   revokeToken,
-  serviceProvider,
 } from '../src/index';
+import { ISSUER, NOW, now, provider } from './support/acme-provider';
+import { ecdsaKeyPair, rsa1024KeyPair } from './support/key-pairs';
 import { useMswServer } from './support/msw-server';
 
 const { server, requests } = useMswServer();
 
-const ISSUER = 'https://login.example.com/acme';
-const provider = serviceProvider(ISSUER);
 const TOKEN = `${ISSUER}/oauth/token`;
 const CODE_TOKEN = `${ISSUER}/oidc/token`;
 const USERINFO = `${ISSUER}/oidc/userinfo`;
 const API = 'https://api.example.com/orders';
-const NOW = 1_800_000_000;
-const now = () => NOW;
 const service = { provider, client: { clientId: 'service' }, clientAuth: clientSecretBasic('s3cret') };
 
 async function failure(promise: Promise<unknown>) {
@@ -96,12 +93,8 @@ describe('dpop(): the handle', () => {
   });
 
   it('refuses a key DPoP cannot use, and an alg that does not match the key, with dpop_key_unsupported', async () => {
-    const p521 = (await crypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-521' }, false, ['sign', 'verify'])) as CryptoKeyPair;
-    const rsa1024 = (await crypto.subtle.generateKey(
-      { name: 'RSASSA-PKCS1-v1_5', modulusLength: 1024, publicExponent: new Uint8Array([1, 0, 1]), hash: 'SHA-256' },
-      false,
-      ['sign', 'verify'],
-    )) as CryptoKeyPair;
+    const p521 = await ecdsaKeyPair('P-521');
+    const rsa1024 = await rsa1024KeyPair();
     const hmac = await crypto.subtle.generateKey({ name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
     const es256 = await generateDpopKeyPair();
     const sealedPublic = await crypto.subtle.importKey('jwk', await crypto.subtle.exportKey('jwk', es256.publicKey), { name: 'ECDSA', namedCurve: 'P-256' }, false, ['verify']);

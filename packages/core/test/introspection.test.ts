@@ -6,6 +6,10 @@ import {
   type ResourceRequest,
   clientSecretBasic,
   clientSecretJwt,
+  createDpopProof,
+  type DpopHandle,
+  dpop,
+  dpopProofs,
   introspectToken,
   introspectionVerifier,
 } from '../src/index';
@@ -118,25 +122,58 @@ describe('introspectionVerifier', () => {
     expect(calls.size).toBe(0);
   });
 
-  it('refuses a DPoP-bound token sent as Bearer, and without a proof checker any DPoP-bound token', async () => {
-    endpoint(new Map([['bound', active({ token_type: 'DPoP', cnf: { jkt: 'thumb' } })]]));
-    const verify = introspectionVerifier({ ...base, now: () => T0 });
-    expect(await refusal(verify(request('Bearer bound')))).toMatchObject({ challenge: 'invalid_token', message: expect.stringContaining('DPoP-bound') });
-    expect(await refusal(verify({ ...request('DPoP bound'), dpop: 'proof' }))).toMatchObject({ code: 'dpop_proof_invalid' });
-  });
-
-  it('hands a DPoP-bound token to the proof checker with its jkt, and names the DPoP settings for challenges', async () => {
-    endpoint(new Map([['bound', active({ token_type: 'DPoP', cnf: { jkt: 'thumb' } })]]));
-    const seen: unknown[] = [];
-    const verify = introspectionVerifier({
-      ...base,
-      now: () => T0,
-      dpop: { algorithms: ['ES256'], verifyProof: async (req, binding) => void seen.push([req.dpop, binding]) },
+  describe('DPoP-bound tokens: the dpopProofs() checker and binding rule of jwtAccessTokenVerifier', () => {
+    const url = `${API}/orders`;
+    const dpopRequest = async (handle: DpopHandle, token: string, proofUrl = url) => ({
+      ...request(`DPoP ${token}`),
+      dpop: await createDpopProof(handle, { htm: 'GET', htu: proofUrl, accessToken: token }),
     });
-    expect(verify.dpop).toEqual({ required: false, algorithms: ['ES256'] });
-    const verified = await verify({ ...request('DPoP bound'), dpop: 'proof' });
-    expect(verified.scheme).toBe('DPoP');
-    expect(seen).toEqual([['proof', { accessToken: 'bound', jkt: 'thumb' }]]);
+
+    it('accepts a bound token with a proof by the key of the introspected cnf.jkt, and names the DPoP settings', async () => {
+      const handle = await dpop({ now: () => T0 });
+      endpoint(new Map([['bound', active({ token_type: 'DPoP', cnf: { jkt: handle.jkt } })]]));
+      const verify = introspectionVerifier({ ...base, now: () => T0, dpop: dpopProofs({ algorithms: ['ES256'], now: () => T0 }) });
+      expect(verify.dpop).toEqual({ required: false, algorithms: ['ES256'] });
+      const verified = await verify(await dpopRequest(handle, 'bound'));
+      expect(verified.scheme).toBe('DPoP');
+      expect(verified.claims.cnf).toEqual({ jkt: handle.jkt });
+    });
+
+    it('refuses a proof by another key, for another URL, or replayed, with invalid_dpop_proof', async () => {
+      const [handle, other] = await Promise.all([dpop({ now: () => T0 }), dpop({ now: () => T0 })]);
+      endpoint(new Map([['bound', active({ token_type: 'DPoP', cnf: { jkt: handle.jkt } })]]));
+      const verify = introspectionVerifier({ ...base, now: () => T0, dpop: dpopProofs({ now: () => T0 }) });
+      expect(await refusal(verify(await dpopRequest(other, 'bound')))).toMatchObject({ code: 'dpop_proof_invalid', challenge: 'invalid_dpop_proof' });
+      expect(await refusal(verify(await dpopRequest(handle, 'bound', `${API}/admin`)))).toMatchObject({ code: 'dpop_proof_invalid', challenge: 'invalid_dpop_proof' });
+      const once = await dpopRequest(handle, 'bound');
+      await verify(once);
+      expect(await refusal(verify(once))).toMatchObject({ code: 'dpop_proof_replayed', challenge: 'invalid_dpop_proof' });
+    });
+
+    it('refuses a bound token sent as Bearer, an unbound one sent as DPoP, and without a checker any bound token', async () => {
+      const handle = await dpop({ now: () => T0 });
+      endpoint(new Map([['bound', active({ token_type: 'DPoP', cnf: { jkt: handle.jkt } })], ['plain', active()]]));
+      const verify = introspectionVerifier({ ...base, now: () => T0, dpop: dpopProofs({ now: () => T0 }) });
+      expect(await refusal(verify(request('Bearer bound')))).toMatchObject({ code: 'dpop_binding_mismatch', challenge: 'invalid_token' });
+      expect(await refusal(verify(await dpopRequest(handle, 'plain')))).toMatchObject({ code: 'dpop_binding_mismatch', challenge: 'invalid_token' });
+      const withoutDpop = introspectionVerifier({ ...base, now: () => T0 });
+      expect(withoutDpop.dpop).toBeUndefined();
+      expect(await refusal(withoutDpop(await dpopRequest(handle, 'bound')))).toMatchObject({ code: 'dpop_binding_mismatch', challenge: 'invalid_token' });
+    });
+
+    it('refuses an unbound token when the checker requires binding, and says so to the HTTP layer', async () => {
+      endpoint(new Map([['plain', active()]]));
+      const verify = introspectionVerifier({ ...base, now: () => T0, dpop: dpopProofs({ required: true, now: () => T0 }) });
+      expect(verify.dpop).toMatchObject({ required: true });
+      expect(await refusal(verify(request('Bearer plain')))).toMatchObject({ code: 'dpop_binding_mismatch', challenge: 'invalid_token' });
+    });
+
+    it('refuses an answer whose cnf is not an object with a string jkt', async () => {
+      const handle = await dpop({ now: () => T0 });
+      endpoint(new Map([['odd', active({ token_type: 'DPoP', cnf: { jkt: 42 } as unknown as { jkt: string } })]]));
+      const verify = introspectionVerifier({ ...base, now: () => T0, dpop: dpopProofs({ now: () => T0 }) });
+      expect(await refusal(verify(await dpopRequest(handle, 'odd')))).toMatchObject({ code: 'access_token_invalid', challenge: 'invalid_token' });
+    });
   });
 
   it('makes one introspection request for 50 concurrent checks of one token, held until all 50 wait on it', async () => {

@@ -55,6 +55,26 @@ describe.each([
     expect([replay.status, replay.body.code, replay.challenge]).toEqual([401, 'dpop_proof_replayed', 'DPoP error="invalid_dpop_proof"']);
   });
 
+  it('refuses an unbound Bearer token when dpopProofs({ required: true }), and still accepts a bound one with its proof', async () => {
+    const strict = make({ issuer: issuer.issuer, jwksUri: issuer.jwksUri, audience: AUDIENCE, dpop: dpopProofs({ required: true }) });
+    expect(strict.dpop).toEqual({ required: true, algorithms: expect.arrayContaining(['ES256']) });
+    const strictResource = await startResource(() => strict);
+    try {
+      const plain = issuer.token();
+      sent.push(plain);
+      const refused = await strictResource.call('/orders', { authorization: `Bearer ${plain}` });
+      expect([refused.status, refused.body.code]).toEqual([401, 'dpop_binding_mismatch']);
+      const client = makeKey('ES256');
+      const token = issuer.token({ cnf: { jkt: thumbprint(client.publicJwk) } });
+      sent.push(token);
+      const url = `${strictResource.origin}/orders`;
+      const accepted = await strictResource.call('/orders', { authorization: `DPoP ${token}`, dpop: proof(client, { method: 'GET', url, token }) });
+      expect([accepted.status, accepted.body.scheme]).toEqual([200, 'DPoP']);
+    } finally {
+      await strictResource.close();
+    }
+  });
+
   it('checks the scopes the API requires: 403 insufficient_scope', async () => {
     const strict = make({ issuer: issuer.issuer, jwksUri: issuer.jwksUri, audience: AUDIENCE, requiredScopes: ['orders:write'] });
     const strictResource = await startResource(() => strict);

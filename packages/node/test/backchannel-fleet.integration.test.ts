@@ -1,43 +1,23 @@
 // The whole path over real HTTP: a user's session at the provider ends (RP-initiated logout, or
 // the sessions.end control call), the provider POSTs its logout token to one instance of the app,
 // and the session is gone on every instance sharing the Redis store before the provider answers.
-import { type RedisClientType, createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CookieJar, completeLogin } from '@oidc-rp/reference-server/testing';
 import { RedisSessionStore } from '../src/redis/index';
-import { type RunningRedis, startRedisServer } from '../../../test-support/redis-server';
-import { type AppInstance, type BackchannelWorld, startBackchannelWorld } from './support/backchannel-world';
+import { type AppInstance, type BackchannelWorld, startBackchannelWorld, stateAt } from './support/backchannel-world';
 import { Agent } from './support/session-app';
 
 let world: BackchannelWorld;
-let redisServer: RunningRedis;
-let redis: RedisClientType;
 
 beforeAll(async () => {
-  [world, redisServer] = await Promise.all([
-    // The provider tells instance B (index 1) of the app; sessions are started at instance A.
-    startBackchannelWorld((config, origins) => {
-      const web = config.tenants[0]?.clients?.find((c) => c.client_id === 'web');
-      Object.assign(web ?? {}, { backchannel_logout_uri: `${origins[1]}/auth/backchannel-logout`, backchannel_logout_session_required: true });
-    }),
-    startRedisServer(),
-  ]);
-  redis = createClient({ url: redisServer.url, disableOfflineQueue: true });
-  redis.on('error', () => undefined);
-  await redis.connect();
-  for (const app of world.apps) app.use({ store: new RedisSessionStore({ redis, keyPrefix: 'fleet-bcl:' }), backchannelLogout: { clientId: 'web' } });
+  // The provider tells instance B (index 1) of the app; sessions are started at instance A.
+  world = await startBackchannelWorld((config, origins) => {
+    const web = config.tenants[0]?.clients?.find((c) => c.client_id === 'web');
+    Object.assign(web ?? {}, { backchannel_logout_uri: `${origins[1]}/auth/backchannel-logout`, backchannel_logout_session_required: true });
+  });
+  for (const app of world.apps) app.use({ store: new RedisSessionStore({ redis: world.redis, keyPrefix: 'fleet-bcl:' }), backchannelLogout: { clientId: 'web' } });
 });
-afterAll(async () => {
-  redis?.destroy();
-  await Promise.all([world?.close(), redisServer?.stop()]);
-});
-
-interface State {
-  signedIn: boolean;
-  reason: string | null;
-  sid: string | null;
-  idToken: string | null;
-}
+afterAll(() => world?.close());
 
 /** Logs a new app session in at `app`, with `providerJar` as the browser's cookies at the provider (SSO when reused). */
 async function signIn(app: AppInstance, providerJar: CookieJar, username = 'alice'): Promise<Agent> {
@@ -48,11 +28,6 @@ async function signIn(app: AppInstance, providerJar: CookieJar, username = 'alic
   const target = new URL(result.location);
   expect((await agent.request(target.pathname + target.search)).status).toBe(303);
   return agent;
-}
-
-async function stateAt(app: AppInstance, agent: Agent): Promise<State> {
-  const response = await fetch(`${app.origin}/state`, { headers: { cookie: agent.cookieHeader() } });
-  return (await response.json()) as State;
 }
 
 describe('back-channel logout across a fleet on one Redis store', () => {

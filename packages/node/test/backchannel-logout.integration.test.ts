@@ -2,34 +2,18 @@
 // name (by sid, or all of sub's) in a memory store, on one Redis store shared by two app
 // instances, and for cookie-only sessions through a revocation record; every forged, replayed or
 // misaddressed token is refused with 400 and ends nothing.
-import { type RedisClientType, createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SessionStore, MemorySessionStore, createSessionAuth } from '../src/index';
 import { RedisSessionStore } from '../src/redis/index';
-import { type RunningRedis, startRedisServer } from '../../../test-support/redis-server';
-import { type AppInstance, type BackchannelWorld, startBackchannelWorld } from './support/backchannel-world';
+import { type AppInstance, type BackchannelWorld, startBackchannelWorld, stateAt } from './support/backchannel-world';
 import { Agent } from './support/session-app';
 
 let world: BackchannelWorld;
-let redisServer: RunningRedis;
-let redis: RedisClientType;
 
 beforeAll(async () => {
-  [world, redisServer] = await Promise.all([startBackchannelWorld(), startRedisServer()]);
-  redis = createClient({ url: redisServer.url, disableOfflineQueue: true });
-  redis.on('error', () => undefined);
-  await redis.connect();
+  world = await startBackchannelWorld();
 });
-afterAll(async () => {
-  redis?.destroy();
-  await Promise.all([world?.close(), redisServer?.stop()]);
-});
-
-interface State {
-  signedIn: boolean;
-  reason: string | null;
-  sid: string | null;
-}
+afterAll(() => world?.close());
 
 /** Logs a new browser in at `app` (a new provider session, so a new sid). */
 async function signIn(app: AppInstance, username = 'alice'): Promise<Agent> {
@@ -37,12 +21,6 @@ async function signIn(app: AppInstance, username = 'alice'): Promise<Agent> {
   const callback = await agent.logIn({ username });
   expect(callback.status).toBe(303);
   return agent;
-}
-
-/** The session state of `agent`'s cookies as `app` reads them (another instance reads the same cookie). */
-async function stateAt(app: AppInstance, agent: Agent): Promise<State> {
-  const response = await fetch(`${app.origin}/state`, { headers: { cookie: agent.cookieHeader(), accept: 'application/json' } });
-  return (await response.json()) as State;
 }
 
 async function sidOf(agent: Agent, app: AppInstance): Promise<string> {
@@ -177,15 +155,15 @@ describe('with cookie-only sessions', () => {
 describe('on one Redis store shared by two instances', () => {
   it('a logout token posted to one instance ends the session at the other at once; a replay to either is refused', async () => {
     const [a, b] = world.apps;
-    const store = () => new RedisSessionStore({ redis, keyPrefix: 'bcl-test:' });
+    const store = () => new RedisSessionStore({ redis: world.redis, keyPrefix: 'bcl-test:' });
     a.use({ store: store(), backchannelLogout: { clientId: 'web' } });
     b.use({ store: store(), backchannelLogout: { clientId: 'web' } });
     const agent = await signIn(a);
     const other = await signIn(a);
     const sid = await sidOf(agent, b);
-    const indexKeys = await redis.keys('bcl-test:bcl.sid.*');
+    const indexKeys = await world.redis.keys('bcl-test:bcl.sid.*');
     expect(indexKeys.length).toBeGreaterThanOrEqual(2);
-    const ttl = await redis.ttl(indexKeys[0] as string);
+    const ttl = await world.redis.ttl(indexKeys[0] as string);
     expect(ttl).toBeGreaterThan(600_000); // the absolute session lifetime (a week by default)
 
     const token = await world.sign(world.claims({ sid, sub: 'alice' }));
@@ -200,7 +178,7 @@ describe('on one Redis store shared by two instances', () => {
 
   it('ends cookie-only sessions through a revocation record in Redis, seen by both instances', async () => {
     const [a, b] = world.apps;
-    const revocations = () => new RedisSessionStore({ redis, keyPrefix: 'bcl-cookie-test:' });
+    const revocations = () => new RedisSessionStore({ redis: world.redis, keyPrefix: 'bcl-cookie-test:' });
     a.use({ backchannelLogout: { clientId: 'web', store: revocations() } });
     b.use({ backchannelLogout: { clientId: 'web', store: revocations() } });
     const agent = await signIn(a);

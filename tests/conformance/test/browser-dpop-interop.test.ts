@@ -6,11 +6,10 @@
 // signing in on the provider's forms, is done by the support driver; the page is sent back to the
 // callback URL the provider answered with. The provider is the judge: a proof it refuses, or a
 // token not bound to the key, fails these tests.
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { build } from 'esbuild';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHROMIUM_LAUNCH, type PageServer, startPageServer } from '../../../test-support/page-server';
 import { type InteropClient, type RunningOidcProvider, startOidcProvider } from './support/oidc-provider';
 
 // Playwright reports a response's events a little after the page has it; on a loaded machine
@@ -27,7 +26,7 @@ declare global {
   }
 }
 
-let app: Server;
+let app: PageServer;
 let appOrigin: string;
 let op: RunningOidcProvider;
 let browser: Browser;
@@ -54,14 +53,8 @@ beforeAll(async () => {
     write: false,
     logLevel: 'silent',
   });
-  const script = bundled.outputFiles[0]!.text;
-  app = createServer((request, response) => {
-    if (request.url === '/sdk.js') response.writeHead(200, { 'content-type': 'text/javascript' }).end(script);
-    else if (request.url === '/config.js') response.writeHead(200, { 'content-type': 'text/javascript' }).end(`window.issuer = ${JSON.stringify(op.issuer)};`);
-    else response.writeHead(200, { 'content-type': 'text/html' }).end(PAGE);
-  });
-  await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
-  appOrigin = `http://127.0.0.1:${(app.address() as AddressInfo).port}`;
+  app = await startPageServer({ script: bundled.outputFiles[0]!.text, page: PAGE, issuer: () => op.issuer });
+  appOrigin = app.origin;
   const clients: InteropClient[] = [
     {
       client_id: 'dpop-spa',
@@ -72,13 +65,13 @@ beforeAll(async () => {
     },
   ];
   op = await startOidcProvider(clients, { dpop: { requireNonce: true } });
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu'] });
+  browser = await chromium.launch(CHROMIUM_LAUNCH);
 });
 
 afterAll(async () => {
   await browser?.close();
   await op?.close();
-  await new Promise((resolve) => app?.close(resolve));
+  await app?.close();
 });
 
 /** What the page sent to the provider (CORS preflights left out): path, status, the proof's nonce and the Authorization scheme. */

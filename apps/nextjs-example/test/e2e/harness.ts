@@ -5,7 +5,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createReferenceServer, demoConfig } from '@oidc-rp/reference-server';
-import { type Browser, type Page, chromium } from 'playwright-core';
+import { type Browser, type BrowserContext, type BrowserContextOptions, type Page, chromium } from 'playwright-core';
+import { afterAll, beforeAll } from 'vitest';
 import { freePort } from '../../../../test-support/redis-server';
 import { appRoot, nextBin } from './next-build';
 
@@ -105,6 +106,33 @@ async function stop(child: ChildProcess): Promise<void> {
   const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
   await exited;
   clearTimeout(timer);
+}
+
+/** What an e2e file works with: the harness, and one page of a fresh browser context. */
+export interface HarnessPage {
+  harness: Harness;
+  context: BrowserContext;
+  page: Page;
+}
+
+/**
+ * The setup of every e2e file: before its tests, the harness (with `options`) and a fresh
+ * browser context (`contextOptions`, 15 s per action) with one page; after them, all closed.
+ * The fields of the returned object are set once the file's beforeAll has run.
+ */
+export function setUpHarnessPage(options: { refreshLeeway?: number } = {}, contextOptions: BrowserContextOptions = {}): HarnessPage {
+  const e2e = {} as HarnessPage;
+  beforeAll(async () => {
+    e2e.harness = await startHarness(options);
+    e2e.context = await e2e.harness.browser.newContext(contextOptions);
+    e2e.context.setDefaultTimeout(15_000);
+    e2e.page = await e2e.context.newPage();
+  });
+  afterAll(async () => {
+    await e2e.context?.close();
+    await e2e.harness?.close();
+  });
+  return e2e;
 }
 
 /** Fills the reference server's login form as alice (consent: allowed when asked). */

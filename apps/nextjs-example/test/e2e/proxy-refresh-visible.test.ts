@@ -3,63 +3,49 @@
 // the page renders with the spent token (and a second refresh with it makes the provider revoke
 // the family). Here every request is due for a refresh; the page must show the token the proxy
 // just got, which is also the one in the cookie the browser receives.
-import type { BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createNodeClient, createSessionAuth } from '@oidc-rp/node';
 import { tokenFingerprint } from '../../lib/auth';
-import { type Harness, SESSION_SECRET, logInAsAlice, startHarness } from './harness';
+import { SESSION_SECRET, logInAsAlice, setUpHarnessPage } from './harness';
 
-let harness: Harness;
-let context: BrowserContext;
-let page: Page;
-
-beforeAll(async () => {
-  harness = await startHarness({ refreshLeeway: 100_000 });
-  context = await harness.browser.newContext();
-  context.setDefaultTimeout(15_000);
-  page = await context.newPage();
-});
-afterAll(async () => {
-  await context?.close();
-  await harness?.close();
-});
+const e2e = setUpHarnessPage({ refreshLeeway: 100_000 });
 
 /** The access token sealed in the browser's session cookie right now, opened with the app's secret (read only). */
 async function browserToken(): Promise<{ fingerprint: string; expiresAt: number | undefined }> {
   const auth = createSessionAuth({
     client: createNodeClient({
-      issuer: harness.issuer,
+      issuer: e2e.harness.issuer,
       clientId: 'web',
       clientSecret: 'web-secret',
-      redirectUri: `${harness.appOrigin}/auth/callback`,
+      redirectUri: `${e2e.harness.appOrigin}/auth/callback`,
       cookieSecret: SESSION_SECRET,
     }),
     secret: SESSION_SECRET,
-    baseUrl: harness.appOrigin,
+    baseUrl: e2e.harness.appOrigin,
   });
-  const cookies = await context.cookies(harness.appOrigin);
+  const cookies = await e2e.context.cookies(e2e.harness.appOrigin);
   const header = cookies.map((c) => `${c.name}=${c.value}`).join('; ');
-  const { session } = await auth.getSession(new Request(harness.appOrigin, { headers: { cookie: header } }), { refresh: false });
+  const { session } = await auth.getSession(new Request(e2e.harness.appOrigin, { headers: { cookie: header } }), { refresh: false });
   if (!session) throw new Error('the browser holds no session');
   return { fingerprint: tokenFingerprint(session.accessToken), expiresAt: session.accessTokenExpiresAt };
 }
 
 describe('Next.js example: a refresh in the proxy is what the server components of that request see', () => {
   it('every page render shows the token refreshed in the same request, the one the browser is sent', async () => {
-    await page.goto(`${harness.appOrigin}/auth/login`);
-    await logInAsAlice(page);
-    await page.waitForURL(`${harness.appOrigin}/`);
-    const token = page.getByTestId('access-token');
+    await e2e.page.goto(`${e2e.harness.appOrigin}/auth/login`);
+    await logInAsAlice(e2e.page);
+    await e2e.page.waitForURL(`${e2e.harness.appOrigin}/`);
+    const token = e2e.page.getByTestId('access-token');
 
     const seen = new Set<string>();
     for (let i = 0; i < 3; i++) {
       const before = await browserToken();
-      const refreshes = harness.count('POST', '/oauth/token');
-      await page.goto(`${harness.appOrigin}/`);
+      const refreshes = e2e.harness.count('POST', '/oauth/token');
+      await e2e.page.goto(`${e2e.harness.appOrigin}/`);
       const rendered = await token.getAttribute('data-fingerprint');
       const after = await browserToken();
       // The proxy refreshed once (the server component only reads)...
-      expect(harness.count('POST', '/oauth/token') - refreshes).toBe(1);
+      expect(e2e.harness.count('POST', '/oauth/token') - refreshes).toBe(1);
       expect(after.fingerprint).not.toBe(before.fingerprint);
       // ...and the page was rendered with that new token, not with the request's old cookie.
       expect(rendered).toBe(after.fingerprint);
@@ -67,6 +53,6 @@ describe('Next.js example: a refresh in the proxy is what the server components 
       seen.add(rendered as string);
     }
     expect(seen.size).toBe(3);
-    await expect(page.getByTestId('status').getAttribute('data-status')).resolves.toBe('authenticated');
+    await expect(e2e.page.getByTestId('status').getAttribute('data-status')).resolves.toBe('authenticated');
   });
 });

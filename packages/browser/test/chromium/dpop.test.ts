@@ -9,14 +9,12 @@
  * refresh with one key (the server's request journal), a nonce challenge is retried once, and a
  * lost or corrupt key ends the session with `dpop_key_unavailable` until a new login makes a new key.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { fileURLToPath } from 'node:url';
 import { createReferenceServer, demoConfig } from '@oidc-rp/reference-server';
-import { build } from 'esbuild';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHROMIUM_LAUNCH, type PageServer, startPageServer } from '../../../../test-support/page-server';
 import type { BrowserClient } from '../../src/index';
+import { bundleSdkFromSources } from '../support/sdk-bundle';
 
 declare global {
   interface Window {
@@ -29,7 +27,7 @@ declare global {
 }
 
 type Reference = Awaited<ReturnType<typeof createReferenceServer>>;
-let app: Server;
+let app: PageServer;
 let appOrigin: string;
 let reference: Reference;
 let closeReference: () => Promise<void>;
@@ -51,23 +49,8 @@ const PAGE = `<!doctype html><title>app</title><script src="/sdk.js"></script><s
 </script>`;
 
 beforeAll(async () => {
-  const bundled = await build({
-    entryPoints: [fileURLToPath(new URL('../../src/index.ts', import.meta.url))],
-    alias: { '@oidc-rp/core': fileURLToPath(new URL('../../../core/src/index.ts', import.meta.url)) },
-    bundle: true,
-    format: 'iife',
-    globalName: 'oidcRp',
-    write: false,
-    logLevel: 'silent',
-  });
-  const script = bundled.outputFiles[0]!.text;
-  app = createServer((request, response) => {
-    if (request.url === '/sdk.js') response.writeHead(200, { 'content-type': 'text/javascript' }).end(script);
-    else if (request.url === '/config.js') response.writeHead(200, { 'content-type': 'text/javascript' }).end(`window.issuer = ${JSON.stringify(issuer)};`);
-    else response.writeHead(200, { 'content-type': 'text/html' }).end(PAGE);
-  });
-  await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
-  appOrigin = `http://127.0.0.1:${(app.address() as AddressInfo).port}`;
+  app = await startPageServer({ script: await bundleSdkFromSources(), page: PAGE, issuer: () => issuer });
+  appOrigin = app.origin;
 
   const config = demoConfig();
   const tenant = config.tenants.find((t) => t.id === 'demo')!;
@@ -80,13 +63,13 @@ beforeAll(async () => {
   const listening = await reference.listen({ port: 0, host: '127.0.0.1' });
   closeReference = () => listening.close();
   issuer = `${listening.origin}/demo`;
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu'] });
+  browser = await chromium.launch(CHROMIUM_LAUNCH);
 });
 
 afterAll(async () => {
   await browser?.close();
   await closeReference?.();
-  await new Promise((resolve) => app?.close(resolve));
+  await app?.close();
 });
 
 /** A fresh profile (own cookies, IndexedDB and locks). */

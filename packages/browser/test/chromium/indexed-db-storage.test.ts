@@ -5,12 +5,10 @@
  * that released it wrote. (Chromium's localStorage fails it in about one hand-over in three:
  * each tab reads its own cached copy, so the next tab would send a used refresh token.)
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHROMIUM_LAUNCH, type PageServer, startPageServer } from '../../../../test-support/page-server';
+import { bundleSdkFromSources } from '../support/sdk-bundle';
 
 declare global {
   interface Window {
@@ -20,33 +18,19 @@ declare global {
   }
 }
 
-let server: Server;
+let server: PageServer;
 let browser: Browser;
 let origin: string;
 
 beforeAll(async () => {
-  const bundled = await build({
-    entryPoints: [fileURLToPath(new URL('../../src/index.ts', import.meta.url))],
-    alias: { '@oidc-rp/core': fileURLToPath(new URL('../../../core/src/index.ts', import.meta.url)) },
-    bundle: true,
-    format: 'iife',
-    globalName: 'oidcRp',
-    write: false,
-    logLevel: 'silent',
-  });
-  const script = bundled.outputFiles[0]!.text;
-  server = createServer((request, response) => {
-    if (request.url === '/sdk.js') response.writeHead(200, { 'content-type': 'text/javascript' }).end(script);
-    else response.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>tab</title><script src="/sdk.js"></script>');
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu'] });
+  server = await startPageServer({ script: await bundleSdkFromSources(), page: '<!doctype html><title>tab</title><script src="/sdk.js"></script>' });
+  origin = server.origin;
+  browser = await chromium.launch(CHROMIUM_LAUNCH);
 });
 
 afterAll(async () => {
   await browser?.close();
-  await new Promise((resolve) => server?.close(resolve));
+  await server?.close();
 });
 
 /** Two tabs of one origin in a fresh profile. */

@@ -1,7 +1,7 @@
 /**
  * @oidc-rp/node/api: the API side on Node. Access-token verifiers with core's checks on
  * `node:crypto` (key objects built once per JWK, one-shot `crypto.verify`), an opt-in cache of
- * verified tokens, and core's DPoP proof checking. A separate entry point: a client-only app
+ * verified tokens, introspection, and core's DPoP proof checking (one `dpop` option for both). A separate entry point: a client-only app
  * never loads it.
  *
  * @example
@@ -19,7 +19,9 @@
 import {
   type AccessTokenClaims,
   type AccessTokenVerifier,
+  type IntrospectionVerifierOptions,
   type JwtAccessTokenVerifierOptions,
+  introspectionVerifier as coreIntrospectionVerifier,
   jwtAccessTokenVerifier as coreJwtAccessTokenVerifier,
 } from '@oidc-rp/core';
 import { nodePrimitives } from './node-primitives';
@@ -61,6 +63,29 @@ export function jwtAccessTokenVerifier<C extends AccessTokenClaims = AccessToken
   });
 }
 
+/**
+ * Core's `introspectionVerifier` (RFC 7662) with its DPoP proof checks on `node:crypto`: the
+ * same checks, the same errors. See core's documentation for what it checks.
+ *
+ * @example
+ * ```ts
+ * import { clientSecretBasic, discovery, dpopProofs, introspectionVerifier } from '@oidc-rp/node/api';
+ *
+ * const verify = introspectionVerifier({
+ *   provider: discovery('https://id.example.com'),
+ *   client: { clientId: 'orders-api' },
+ *   clientAuth: clientSecretBasic(process.env.API_CLIENT_SECRET!),
+ *   audience: 'https://api.example.com',
+ *   dpop: dpopProofs(),
+ * });
+ * ```
+ */
+export function introspectionVerifier<C extends AccessTokenClaims = AccessTokenClaims>(
+  options: Omit<IntrospectionVerifierOptions, 'primitives'>,
+): AccessTokenVerifier<C> {
+  return coreIntrospectionVerifier<C>({ ...options, primitives: nodePrimitives });
+}
+
 export { nodePrimitives } from './node-primitives';
 export { verifiedTokenCache } from './verified-token-cache';
 export type { VerifiedTokenCacheOptions } from './verified-token-cache';
@@ -91,7 +116,6 @@ export {
   discovery,
   dpopNonces,
   dpopProofs,
-  introspectionVerifier,
   memoryDpopReplayCache,
   readAccessToken,
 } from '@oidc-rp/core';

@@ -1,6 +1,8 @@
 // The introspection verifier behind the guard, against the reference server over real HTTP:
 // a token for this API is accepted, a token for another audience or a revoked one is refused,
-// a burst of one token costs one introspection, and a provider outage is a 503.
+// a burst of one token costs one introspection, a provider outage is a 503, and a DPoP-bound
+// token needs a proof by the key of its introspected cnf.jkt (the dpopProofs() checker).
+import { createDpopProof, dpop } from '@oidc-rp/core';
 import { demoConfig } from '@oidc-rp/reference-server';
 import { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,6 +11,7 @@ import {
   type AccessTokenVariables,
   clientSecretBasic,
   discovery,
+  dpopProofs,
   honoAccessToken,
   introspectionVerifier,
   requireAccessToken,
@@ -34,10 +37,11 @@ beforeAll(async () => {
     audience: API,
     cache: { maxAge: 30 },
     now: () => now,
+    dpop: dpopProofs(),
   });
   const app = new Hono<{ Variables: AccessTokenVariables }>();
   app.use('/orders', honoAccessToken(requireAccessToken({ verifier, origin: API, scope: 'api.read' })));
-  app.get('/orders', (c) => c.json({ sub: c.get('accessToken').claims.sub, client: c.get('accessToken').claims.client_id }));
+  app.get('/orders', (c) => c.json({ sub: c.get('accessToken').claims.sub, client: c.get('accessToken').claims.client_id, scheme: c.get('accessToken').scheme }));
   api = await serveFetch(app.fetch);
 });
 afterAll(async () => {
@@ -58,7 +62,7 @@ describe('introspectionVerifier behind requireAccessToken', () => {
     const before = server.count('POST', '/oauth/introspect');
     const answers = await Promise.all(Array.from({ length: 50 }, () => call(token)));
     expect(answers.map((a) => a.status)).toEqual(Array(50).fill(200));
-    expect(await answers[0]!.json()).toEqual({ sub: 'service', client: 'service' });
+    expect(await answers[0]!.json()).toEqual({ sub: 'service', client: 'service', scheme: 'Bearer' });
     expect(server.count('POST', '/oauth/introspect') - before).toBe(1);
   });
 
@@ -97,5 +101,25 @@ describe('introspectionVerifier behind requireAccessToken', () => {
     if (result.ok) return;
     expect(result.response.status).toBe(503);
     expect(await result.response.json()).toMatchObject({ error: 'temporarily_unavailable', error_description: expect.stringContaining('introspection_failed') });
+  });
+
+  it('accepts a DPoP-bound token with a proof by its key, and refuses it as Bearer or with another key\'s proof', async () => {
+    const [handle, stranger] = await Promise.all([dpop(), dpop()]);
+    const service = createNodeClient({ ...serviceClientOptions(server), dpop: handle });
+    const { accessToken } = await service.getClientCredentialsToken({ scope: 'api.read', resource: API });
+    const withProof = async (key: typeof handle) => ({
+      authorization: `DPoP ${accessToken}`,
+      // htu is the API's public origin: the guard never builds the URL from the Host header.
+      dpop: await createDpopProof(key, { htm: 'GET', htu: `${API}/orders`, accessToken }),
+    });
+    const ok = await fetch(`${api.origin}/orders`, { headers: await withProof(handle) });
+    expect([ok.status, (await ok.json()).scheme]).toEqual([200, 'DPoP']);
+
+    const asBearer = await call(accessToken);
+    expect(asBearer.status).toBe(401);
+    expect(await asBearer.json()).toMatchObject({ error: 'invalid_token' });
+    const stolen = await fetch(`${api.origin}/orders`, { headers: await withProof(stranger) });
+    expect(stolen.status).toBe(401);
+    expect(stolen.headers.get('www-authenticate')).toMatch(/^DPoP .*error="invalid_dpop_proof"/);
   });
 });

@@ -1,13 +1,16 @@
 // Back-channel logout over real HTTP: the reference server (the provider that logs users in and
 // sends logout tokens), two app instances on node:http each with its own session layer (as two
 // processes of a fleet would be), and a JWKS the apps trust that also holds a test key, so a test
-// can sign logout tokens of its own (well-formed ones and attacks) besides the provider's.
+// can sign logout tokens of its own (well-formed ones and attacks) besides the provider's; and a
+// Redis server with a connected client, for the session stores a fleet shares.
 import { type Server, createServer } from 'node:http';
 import { once } from 'node:events';
 import { type JWK, SignJWT, exportJWK, generateKeyPair } from 'jose';
 import { type ReferenceServer, type ServerConfig, createReferenceServer, demoConfig } from '@oidc-rp/reference-server';
+import { type RedisClientType, createClient } from 'redis';
+import { startRedisServer } from '../../../../test-support/redis-server';
 import { type SessionAuth, type SessionAuthOptions, createNodeClient, createSessionAuth, sendWebResponse, serviceProvider, toWebRequest } from '../../src/index';
-import { SECRET } from './session-app';
+import { type Agent, SECRET } from './session-app';
 
 export const EVENT = 'http://schemas.openid.net/event/backchannel-logout';
 
@@ -37,7 +40,23 @@ export interface BackchannelWorld {
   claims(what: { sid?: string; sub?: string }, overrides?: Record<string, unknown>): Record<string, unknown>;
   /** POSTs a logout token to an app's back-channel route. */
   post(app: AppInstance, body: string, contentType?: string): Promise<Response>;
+  /** A client of this world's own Redis server (for `RedisSessionStore`s; give each test its key prefix). */
+  redis: RedisClientType;
   close(): Promise<void>;
+}
+
+/** What an app's `/state` route answers about the session of a request's cookies. */
+export interface SessionState {
+  signedIn: boolean;
+  reason: string | null;
+  sid: string | null;
+  idToken: string | null;
+}
+
+/** The session state of `agent`'s cookies as `app` reads them (another instance reads the same cookie). */
+export async function stateAt(app: AppInstance, agent: Agent): Promise<SessionState> {
+  const response = await fetch(`${app.origin}/state`, { headers: { cookie: agent.cookieHeader(), accept: 'application/json' } });
+  return (await response.json()) as SessionState;
 }
 
 async function testKey(kid: string): Promise<TestKey> {
@@ -78,7 +97,10 @@ function providerConfig(origins: string[], configure?: (config: ServerConfig, or
 }
 
 export async function startBackchannelWorld(configure?: (config: ServerConfig, origins: string[]) => void): Promise<BackchannelWorld> {
-  const [trusted, stranger] = await Promise.all([testKey('trusted-test-key'), testKey('stranger-key')]);
+  const [trusted, stranger, redisServer] = await Promise.all([testKey('trusted-test-key'), testKey('stranger-key'), startRedisServer()]);
+  const redis: RedisClientType = createClient({ url: redisServer.url, disableOfflineQueue: true });
+  redis.on('error', () => undefined);
+  await redis.connect();
   const servers: Server[] = [];
   const auths: Array<SessionAuth | undefined> = [undefined, undefined];
   const origins: string[] = [];
@@ -146,12 +168,14 @@ export async function startBackchannelWorld(configure?: (config: ServerConfig, o
     post(app, body, contentType = 'application/x-www-form-urlencoded') {
       return fetch(`${app.origin}/auth/backchannel-logout`, { method: 'POST', headers: { 'content-type': contentType }, body });
     },
+    redis,
     async close() {
       for (const server of servers) {
         server.closeAllConnections();
         server.close();
       }
-      await listening.close();
+      redis.destroy();
+      await Promise.all([listening.close(), redisServer.stop()]);
     },
   };
 }

@@ -1,0 +1,19 @@
+/**
+ * The package bundled from its sources (core's too) as one script defining `window.oidcRp`, for
+ * pages in real Chromium: the tests run what the sources say, without a build first.
+ */
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+export async function bundleSdkFromSources(): Promise<string> {
+  const bundled = await build({
+    entryPoints: [fileURLToPath(new URL('../../src/index.ts', import.meta.url))],
+    alias: { '@oidc-rp/core': fileURLToPath(new URL('../../../core/src/index.ts', import.meta.url)) },
+    bundle: true,
+    format: 'iife',
+    globalName: 'oidcRp',
+    write: false,
+    logLevel: 'silent',
+  });
+  return bundled.outputFiles[0]!.text;
+}
