@@ -11,7 +11,8 @@
 
 /**
  * The conformance faults a client can be configured with (see the fault table in the README),
- * the DPoP ones ({@link DPOP_FAULTS}) among them.
+ * the DPoP ones ({@link DPOP_FAULTS}), the PAR ones ({@link PAR_FAULTS}) and the client
+ * assertion ones ({@link CLIENT_ASSERTION_FAULTS}) among them.
  *
  * @example
  * { "client_id": "broken", "fault": ["id_token_wrong_aud", "redirect_missing_iss"], ... }
