@@ -61,7 +61,8 @@ export function usesPushedAuthorization(provider: ProviderMetadata, wanted?: boo
  * one: the authorization endpoint with `client_id` and `request_uri` only. The transaction is
  * unchanged (the state, nonce and verifier stay with the app; the callback is checked as
  * always). An error answer is a `TokenEndpointError` (same error shape, RFC 9126 2.3); an answer
- * without a usable `request_uri` is `par_response_invalid`. The `request_uri` expires quickly
+ * without a usable `request_uri`, or whose `expires_in` is not a positive number, is
+ * `par_response_invalid`. The `request_uri` expires quickly
  * (usually 60 s) and works once: push right before redirecting.
  *
  * @example
@@ -95,9 +96,12 @@ export async function pushAuthorizationRequest(params: PushAuthorizationRequestP
     async (response) => {
       const json = await readJson(response);
       if (response.status !== 201 && response.status !== 200) throw tokenEndpointError(response.status, json);
-      const value = json.ok && isJsonObject(json.value) ? json.value.request_uri : undefined;
-      if (typeof value !== 'string' || value === '' || value.length > 2048) {
-        throw new OidcError('par_response_invalid', DEV && 'The PAR endpoint answered without a request_uri; check the endpoint URL.');
+      const answer = json.ok && isJsonObject(json.value) ? json.value : {};
+      const value = answer.request_uri;
+      const expiresIn = answer.expires_in;
+      // RFC 9126 2.2: both are required; an answer without a positive numeric lifetime is not a PAR answer.
+      if (typeof value !== 'string' || value === '' || value.length > 2048 || typeof expiresIn !== 'number' || !(expiresIn > 0)) {
+        throw new OidcError('par_response_invalid', DEV && 'The PAR endpoint answered without a request_uri and a positive numeric expires_in (RFC 9126 2.2); check the endpoint URL.');
       }
       return value;
     },

@@ -70,6 +70,15 @@ describe('pushAuthorizationRequest', () => {
     );
   });
 
+  it('refuses an answer whose expires_in is missing, a string, zero or negative (RFC 9126 2.2) as par_response_invalid', async () => {
+    for (const expires_in of [undefined, '60', 0, -1]) {
+      server.use(http.post(PAR, () => HttpResponse.json({ request_uri: REQUEST_URI, expires_in }, { status: 201 }), { once: true }));
+      const error = await rejection(pushAuthorizationRequest({ provider, client: { clientId: 'web' }, clientAuth: clientSecretBasic('s'), request: await built() }));
+      expect(error.code, String(expires_in)).toBe('par_response_invalid');
+      expect(error.message).not.toContain(REQUEST_URI);
+    }
+  });
+
   it('refuses, before any request, a provider without the endpoint and a request of another client', async () => {
     const request = await built();
     const bare = serviceProvider(ISSUER);

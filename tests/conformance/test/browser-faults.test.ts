@@ -5,7 +5,7 @@
 // is not authenticated; the same flow with a well-behaved client succeeds.
 import { createBrowserClient, memoryStorage, serviceProvider, type BrowserClientOptions } from '@oidc-rp/browser';
 import { clearJwksCache, isOidcError } from '@oidc-rp/core';
-import { DPOP_FAULTS, FAULTS } from '@oidc-rp/reference-server';
+import { CLIENT_ASSERTION_FAULTS, DPOP_FAULTS, FAULTS, PAR_FAULTS } from '@oidc-rp/reference-server';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runBrowserFlow, storedSessions, type BrowserFlow } from './support/browser-flow';
 import { CASES, caseName, casesFor, requestTimeoutFor, testTimeoutFor, type FaultCase } from './support/catalogue';
@@ -77,9 +77,9 @@ describe('@oidc-rp/browser against the misbehaving reference server', () => {
     expect(CASES.map((c) => c.fault).sort()).toEqual([...FAULTS].sort());
   });
 
-  it('runs every row but the DPoP ones, which wait for the DPoP part of @oidc-rp/browser', () => {
+  it('runs every row but the DPoP and PAR ones, which wait for those parts of @oidc-rp/browser, and the client assertion ones (confidential clients only)', () => {
     const skipped = CASES.filter((c) => !casesFor('browser').includes(c));
-    expect(skipped.map((c) => c.fault).sort()).toEqual([...DPOP_FAULTS].sort());
+    expect(skipped.map((c) => c.fault).sort()).toEqual([...DPOP_FAULTS, ...PAR_FAULTS, ...CLIENT_ASSERTION_FAULTS].sort());
   });
 
   for (const c of casesFor('browser')) {

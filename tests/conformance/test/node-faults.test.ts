@@ -1,14 +1,15 @@
 // Every fault of the reference server, met by @oidc-rp/node over real HTTP: the login (or the
 // step the fault breaks) fails with the fault's own OidcError code and hands the app nothing,
 // and the same flow with a well-behaved client of the same server succeeds. The DPoP faults'
-// rows log in with createNodeClient({ dpop }), their well-behaved counterpart too.
+// rows log in with createNodeClient({ dpop }), the PAR faults' with par: true, the client
+// assertion faults' with clientAuth: privateKeyJwt(key); their well-behaved counterparts too.
 import { clearJwksCache, isOidcError } from '@oidc-rp/core';
 import { FAULTS, createReferenceServer, type Listening, type ReferenceServer, type RequestInfo } from '@oidc-rp/reference-server';
 import { completeLogin } from '@oidc-rp/reference-server/testing';
-import { createNodeClient, dpop } from '@oidc-rp/node';
+import { createNodeClient, dpop, privateKeyJwt } from '@oidc-rp/node';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CASES, caseName, casesFor, requestTimeoutFor, testTimeoutFor, type FaultCase } from './support/catalogue';
-import { CLIENT_SECRET, MISMATCH_TENANT, NODE_REDIRECT, SCOPE, TENANT, clientId, conformanceConfig, tenantOf } from './support/config';
+import { CLIENT_PRIVATE_JWK, CLIENT_SECRET, MISMATCH_TENANT, NODE_REDIRECT, SCOPE, TENANT, clientId, conformanceConfig, tenantOf } from './support/config';
 import { runNodeFlow, type NodeFlow } from './support/node-flow';
 
 let server: ReferenceServer;
@@ -34,7 +35,13 @@ const issuerOf = (c?: FaultCase) => `${listening.origin}/${tenantOf(c?.fault)}`;
 const jwksRequests = () => requests.filter((r) => r.method === 'GET' && r.path === `/${TENANT}/oidc/jwks`).length;
 
 async function flowOptions(c: FaultCase) {
-  return { ...(c.responseType ? { responseType: c.responseType } : {}), userinfo: c.step === 'userinfo', ...(c.dpop ? { dpop: await dpop() } : {}) };
+  return {
+    ...(c.responseType ? { responseType: c.responseType } : {}),
+    userinfo: c.step === 'userinfo',
+    ...(c.dpop ? { dpop: await dpop() } : {}),
+    ...(c.par ? { par: true } : {}),
+    ...(c.clientAssertion ? { clientAuth: privateKeyJwt(CLIENT_PRIVATE_JWK) } : {}),
+  };
 }
 
 const faultyFlowOptions = async (c: FaultCase) => {
@@ -49,6 +56,8 @@ function expectLoggedIn(flow: NodeFlow, c: FaultCase): void {
   expect(flow.tokens?.claims).toMatchObject({ sub: 'alice', email: 'alice@example.com' });
   expect(flow.tokens?.accessToken).toEqual(expect.any(String));
   if (c.step === 'userinfo') expect(flow.userinfo).toMatchObject({ sub: 'alice', email: 'alice@example.com' });
+  if (c.par) expect(flow.sent.filter((s) => s.path.endsWith('/oauth/par')).map((s) => s.status)).toEqual([201]);
+  if (c.clientAssertion) expect(tokenRequests(flow).map((s) => s.status)).toEqual([200]);
   if (c.dpop) {
     // Bound tokens, every token request and userinfo call with a proof, userinfo with the DPoP scheme.
     expect(flow.tokens?.tokenType).toBe('DPoP');
@@ -105,6 +114,10 @@ describe('@oidc-rp/node against the misbehaving reference server', () => {
       expectNothingKept(flow, c);
       // A refused proof is not retried (a new request would get a new proof): one token request.
       if (c.dpop) expect(tokenRequests(flow)).toEqual([expect.objectContaining({ proof: true })]);
+      // The login was pushed, once; a refused push or request_uri is not retried.
+      if (c.par) expect(flow.sent.filter((s) => s.path.endsWith('/oauth/par'))).toHaveLength(1);
+      // A refused assertion is not retried (a new request would get a new assertion): one token request.
+      if (c.clientAssertion) expect(tokenRequests(flow)).toEqual([expect.objectContaining({ status: 401 })]);
 
       const wellBehaved = await runNodeFlow({ issuer: issuerOf(), clientId: clientId('node'), ...(await flowOptions(c)) });
       expectLoggedIn(wellBehaved, c);

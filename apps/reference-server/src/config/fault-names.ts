@@ -4,13 +4,15 @@
  * relying-party certification, so a client library's defences can be proven over real HTTP.
  * Each fault hands the client something it must refuse, except `jwks_key_rotated` and
  * `token_response_token_type_lowercase`, which a correct client accepts, and
- * `dpop_nonce_required`, which it answers by retrying once with the nonce. Test use only.
+ * `dpop_nonce_required`, which it answers by retrying once with the nonce. The PAR and client
+ * assertion faults answer a valid request with a refusal or a malformed answer. Test use only.
  * The names live here, for the config to check; what each does is in faults/.
  */
 
 /**
  * The conformance faults a client can be configured with (see the fault table in the README),
- * the DPoP ones ({@link DPOP_FAULTS}) among them.
+ * the DPoP ones ({@link DPOP_FAULTS}), the PAR ones ({@link PAR_FAULTS}) and the client
+ * assertion ones ({@link CLIENT_ASSERTION_FAULTS}) among them.
  *
  * @example
  * { "client_id": "broken", "fault": ["id_token_wrong_aud", "redirect_missing_iss"], ... }
@@ -52,6 +54,16 @@ export const FAULTS = [
   'token_response_token_type_bearer',
   'dpop_proof_replayed',
   'dpop_nonce_required',
+  // Pushed authorization requests (RFC 9126): a valid push answered wrongly, or its request_uri refused at authorize.
+  'par_request_refused',
+  'par_response_missing_request_uri',
+  'par_response_bad_expires_in',
+  'par_request_uri_expired',
+  // Client assertions (RFC 7523): a valid assertion refused (401 invalid_client) as if one of its checks failed.
+  'client_assertion_replayed',
+  'client_assertion_wrong_aud',
+  'client_assertion_expired',
+  'client_assertion_unknown_key',
 ] as const;
 
 /**
@@ -65,6 +77,38 @@ export const FAULTS = [
  * await server.control.faults.set('spa', 'dpop_nonce_required');
  */
 export const DPOP_FAULTS = ['token_response_token_type_bearer', 'dpop_proof_replayed', 'dpop_nonce_required'] as const satisfies readonly (typeof FAULTS)[number][];
+
+/**
+ * The pushed authorization request (RFC 9126) faults: a valid push refused (400
+ * `invalid_request`), answered without `request_uri`, or with an `expires_in` that is not a
+ * number; or its `request_uri` reported expired at authorize (an `invalid_request_uri` error
+ * redirect). Part of {@link FAULTS}; a client meets them only when it pushes its logins.
+ *
+ * @example
+ * await server.control.faults.set('web', 'par_request_uri_expired', { times: 1 });
+ */
+export const PAR_FAULTS = [
+  'par_request_refused',
+  'par_response_missing_request_uri',
+  'par_response_bad_expires_in',
+  'par_request_uri_expired',
+] as const satisfies readonly (typeof FAULTS)[number][];
+
+/**
+ * The client assertion (RFC 7523) faults: a valid `private_key_jwt` or `client_secret_jwt`
+ * assertion refused with 401 `invalid_client` as if its `jti` had been used before, its `aud`
+ * were another, it had expired, or it were signed by a key not registered for the client. Part
+ * of {@link FAULTS}; a client meets them only when it authenticates with an assertion.
+ *
+ * @example
+ * await server.control.faults.set('fapi-client', 'client_assertion_replayed', { times: 1 });
+ */
+export const CLIENT_ASSERTION_FAULTS = [
+  'client_assertion_replayed',
+  'client_assertion_wrong_aud',
+  'client_assertion_expired',
+  'client_assertion_unknown_key',
+] as const satisfies readonly (typeof FAULTS)[number][];
 
 /**
  * Every fault name a client may have: {@link FAULTS}.

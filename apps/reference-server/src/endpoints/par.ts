@@ -9,6 +9,7 @@ import { readStrictForm } from '../http/params';
 import { validateAuthorizeRequest } from '../oauth/authorize-request';
 import { authenticateClient, requireSecretIfConfidential } from '../oauth/client-auth';
 import { checkProof, demandedNonces, dpopHeader, nonceHeader } from '../oauth/dpop';
+import { faultyPushAnswer, refuseFaultyPush } from '../faults/pushed-request';
 import { pushRequest } from '../oauth/pushed-request';
 import type { RequestContext } from '../request/context';
 
@@ -48,7 +49,10 @@ export async function pushedAuthorizationRequest(ctx: RequestContext): Promise<R
       }
       request.dpopJkt = proof.jkt;
     }
-    return jsonResponse(await pushRequest(ctx, request), 201, ctx.corsHeaders);
+    const { faults } = auth.client;
+    if (faults.size > 0) refuseFaultyPush(faults);
+    const answer = await pushRequest(ctx, request);
+    return jsonResponse(faults.size > 0 ? faultyPushAnswer(faults, answer) : answer, 201, ctx.corsHeaders);
   } catch (error) {
     if (error instanceof OAuthError) return errorResponse(error, ctx.corsHeaders);
     throw error;

@@ -9,6 +9,7 @@
 import { type JWK, compactVerify, importJWK } from 'jose';
 import type { Client, ClientJwk } from '../config/model';
 import { storageKey } from '../crypto/secrets';
+import { faultyAssertionCheck } from '../faults/client-assertion';
 import { invalidClient } from '../http/errors';
 import { nowSeconds, type RequestContext } from '../request/context';
 
@@ -31,6 +32,18 @@ const JWKS_TIMEOUT_MS = 5000;
 const MAX_JWKS_BYTES = 64 * 1024;
 /** At most this many candidate keys are tried for an assertion without `kid`. */
 const MAX_CANDIDATES = 10;
+
+/**
+ * What the client is told when its assertion is refused for being replayed, having another
+ * audience, having expired, or being signed by a key not registered for it: one wording for the
+ * checks below and for the faults that imitate them (faults/client-assertion.ts).
+ */
+const ASSERTION_REFUSALS = {
+  replayed: 'the client assertion has been used before; make a new one (a new jti) for every request',
+  wrongAud: (issuer: string) => `the client assertion aud must be the issuer ${issuer} (or the URL of the endpoint it is sent to)`,
+  expired: 'the client assertion has expired',
+  unknownKey: 'the client assertion signature does not verify with the keys registered for the client',
+} as const;
 
 /** What an assertion proved: the client, and which method it used. */
 export interface AssertedClient {
@@ -101,15 +114,19 @@ export async function authenticateAssertion(ctx: RequestContext, form: ReadonlyM
   const verified = hmac
     ? await verifyWith(assertion, [{ secret: client.client_secret as string }], alg)
     : await verifyWith(assertion, await candidateKeys(ctx, client, header.kid, alg), alg);
-  if (!verified) throw refuse('the client assertion signature does not verify with the keys registered for the client');
+  if (!verified) throw refuse(ASSERTION_REFUSALS.unknownKey);
 
   checkClaims(ctx, claims, endpointUrl, refuse);
+  // A client with faults may have its valid assertion refused as if a check above had failed (jti unspent).
+  const failed = client.faults.size > 0 ? faultyAssertionCheck(client.faults) : undefined;
+  if (failed === 'wrongAud') throw refuse(ASSERTION_REFUSALS.wrongAud(ctx.issuer));
+  if (failed !== undefined) throw refuse(ASSERTION_REFUSALS[failed]);
   const jti = claims.jti as string;
   const exp = claims.exp as number;
   // Last, so a refusal above does not spend the jti; kept until the assertion has expired for good.
   const ttl = Math.max(1, exp - nowSeconds(ctx.server) + SKEW);
   const first = await ctx.server.store.rememberProof(storageKey(`client-assertion.${ctx.tenant.id}.${clientId}.${jti}`), ttl);
-  if (!first) throw refuse('the client assertion has been used before; make a new one (a new jti) for every request');
+  if (!first) throw refuse(ASSERTION_REFUSALS.replayed);
   return { client, method };
 }
 
@@ -120,12 +137,12 @@ function checkClaims(ctx: RequestContext, claims: Record<string, unknown>, endpo
   const aud = claims.aud;
   const listed = typeof aud === 'string' ? [aud] : Array.isArray(aud) ? aud : [];
   if (!listed.some((value) => typeof value === 'string' && audiences.has(value))) {
-    throw refuse(`the client assertion aud must be the issuer ${issuer} (or the URL of the endpoint it is sent to)`);
+    throw refuse(ASSERTION_REFUSALS.wrongAud(issuer));
   }
   const now = nowSeconds(ctx.server);
   const { exp, iat, nbf, jti } = claims;
   if (typeof exp !== 'number' || !Number.isFinite(exp)) throw refuse('the client assertion must have a numeric exp');
-  if (exp <= now - SKEW) throw refuse('the client assertion has expired');
+  if (exp <= now - SKEW) throw refuse(ASSERTION_REFUSALS.expired);
   if (exp > now + MAX_ASSERTION_LIFETIME + SKEW) {
     throw refuse(`the client assertion exp must be at most ${MAX_ASSERTION_LIFETIME} seconds ahead`);
   }

@@ -7,10 +7,12 @@
  */
 import type { Client } from '../config/model';
 import { randomToken, storageKey } from '../crypto/secrets';
+import { faultyPushedRequestError } from '../faults/pushed-request';
 import type { Params } from '../http/params';
 import { nowSeconds, type RequestContext } from '../request/context';
 import type { AuthorizationRequest } from '../store/store';
 import type { AuthorizeValidation } from './authorize-request';
+import { targetOf } from './authorization-response';
 
 /** The URN prefix of every `request_uri` this server hands out. */
 export const REQUEST_URI_PREFIX = 'urn:ietf:params:oauth:request_uri:';
@@ -61,5 +63,7 @@ export async function pushedAuthorizeRequest(ctx: RequestContext, params: Params
   if (!pushed || pushed.tenant !== ctx.tenant.id || pushed.expiresAt <= nowSeconds(ctx.server)) {
     return page('The request_uri is unknown, expired or already used, or was pushed by another client: push the request again.');
   }
+  const expired = client.faults.size > 0 ? faultyPushedRequestError(client.faults) : undefined;
+  if (expired) return { kind: 'error', target: targetOf(pushed.request), error: expired };
   return { kind: 'ok', client, request: pushed.request };
 }

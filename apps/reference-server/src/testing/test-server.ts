@@ -1,8 +1,9 @@
 /**
  * The test preset: `createTestServer()` starts a server made for tests (fixed development keys,
  * no logging, no consent page) and `loginAs()` returns a signed-in user's tokens and validated
- * ID token claims through the real endpoints: authorize with PKCE, state and nonce, the login
- * form, the code exchange. The ID token is checked with jose, never with the SDK.
+ * ID token claims through the real endpoints: authorize with PKCE, state and nonce (pushed first
+ * when the client must use PAR), the login form, the code exchange with the client's own
+ * authentication (secret, client assertion). The ID token is checked with jose, never with the SDK.
  */
 import { createLocalJWKSet, jwtVerify } from 'jose';
 import { demoConfig } from '../config/demo';
@@ -12,6 +13,7 @@ import { randomToken, s256 } from '../crypto/secrets';
 import { scopesReleasing, USER_SCOPES } from '../oauth/claims';
 import { createReferenceServer, type ReferenceServer, tenantsOf } from '../server';
 import { completeLogin, CookieJar } from './complete-login';
+import { loginAuthMethod, loginClientAuth } from './login-client-auth';
 
 /** Options of {@link createTestServer}. */
 export interface TestServerOptions {
@@ -57,6 +59,18 @@ export interface LoginAsOptions {
   tenant?: string;
   /** Default: the client's first redirect URI. */
   redirectUri?: string;
+  /**
+   * The client's private key (a JWK with `d`, or a `CryptoKey`), for a client registered with
+   * keys (`jwks` or `jwks_uri`) that authenticates with `private_key_jwt`: `loginAs` signs its
+   * client assertions with it (`kid` and `alg` from the JWK, else from the key's type). A
+   * `client_secret_jwt` client needs nothing: its secret is in the config.
+   */
+  clientKey?: JsonWebKey | CryptoKey;
+  /**
+   * Push the authorization request (RFC 9126) first. Default: when the client or its tenant
+   * requires it (`require_pushed_authorization_requests`).
+   */
+  par?: boolean;
 }
 
 /** A token response of the code exchange. */
@@ -253,21 +267,44 @@ export async function createTestServer(options: TestServerOptions = {}): Promise
     const redirectUri = o.redirectUri ?? client.redirect_uris[0] ?? '';
     const scope = o.scope ?? defaultScope(tenant, client.scopes);
     const user = await persona(server, tenant, username, o.claims, () => checkReleased(tenant, client, scope, o.claims));
+    const method = loginAuthMethod(tenant, client, o.clientKey !== undefined);
+    // Every request of the client authenticates with a fresh credential, on the server's clock.
+    const credentials = async () =>
+      loginClientAuth(method, client, { issuer, now: Math.floor(Date.parse((await server.control.clock.get()).time) / 1000), key: o.clientKey });
+    if (method === 'private_key_jwt' && o.clientKey === undefined) await credentials(); // says what to pass, before anything is sent
     const verifier = randomToken(32);
     const state = randomToken(16);
     const nonce = randomToken(16);
-    const authorize = new URL(`${issuer}/oidc/authorize`);
-    for (const [k, v] of Object.entries({
+    // The contract profile takes a secret in the body or a verifier, never both: such a client skips PKCE.
+    const pkce = !(method === 'client_secret_post' && tenant.profile !== 'standard');
+    const request: Record<string, string> = {
       response_type: 'code',
       client_id: client.client_id,
       redirect_uri: redirectUri,
       scope,
       state,
       nonce,
-      code_challenge: s256(verifier),
-      code_challenge_method: 'S256',
-    })) {
-      authorize.searchParams.set(k, v);
+      ...(pkce ? { code_challenge: s256(verifier), code_challenge_method: 'S256' } : {}),
+    };
+    const authorize = new URL(`${issuer}/oidc/authorize`);
+    const push = o.par ?? (tenant.require_pushed_authorization_requests || client.require_pushed_authorization_requests);
+    if (push) {
+      const { form, headers } = await credentials();
+      const pushed = await send(
+        new Request(`${issuer}/oauth/par`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+          body: new URLSearchParams({ ...request, ...form }).toString(),
+        }),
+      );
+      const answer = (await pushed.json()) as { request_uri?: string; error?: string; error_description?: string };
+      if (pushed.status !== 201 || typeof answer.request_uri !== 'string') {
+        throw new Error(`loginAs: the pushed authorization request failed with ${pushed.status} ${answer.error ?? ''}: ${answer.error_description ?? ''}`);
+      }
+      authorize.searchParams.set('client_id', client.client_id);
+      authorize.searchParams.set('request_uri', answer.request_uri);
+    } else {
+      for (const [k, v] of Object.entries(request)) authorize.searchParams.set(k, v);
     }
     const result = await completeLogin(authorize, { fetch: send, cookies: new CookieJar(), username, password: user.password, consent: 'allow' });
     if (result.type !== 'redirect') throw new Error('loginAs: the login ended in a form_post page, expected a redirect');
@@ -279,14 +316,10 @@ export async function createTestServer(options: TestServerOptions = {}): Promise
     const code = params.get('code');
     if (!code) throw new Error('loginAs: the callback has no code');
 
-    // A confidential client always authenticates its code exchange. The contract profile takes
-    // the secret or the verifier in the body, never both, so the secret goes in HTTP Basic there.
-    const form = new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: redirectUri, client_id: client.client_id, code_verifier: verifier });
-    const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded' };
-    if (client.client_secret !== undefined) {
-      if (tenant.profile === 'standard') form.set('client_secret', client.client_secret);
-      else headers.authorization = `Basic ${btoa(`${encodeURIComponent(client.client_id)}:${encodeURIComponent(client.client_secret)}`)}`;
-    }
+    // A confidential client always authenticates its code exchange (the method above).
+    const auth = await credentials();
+    const form = new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: redirectUri, client_id: client.client_id, ...(pkce ? { code_verifier: verifier } : {}), ...auth.form });
+    const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded', ...auth.headers };
     const response = await send(new Request(`${issuer}/oidc/token`, { method: 'POST', headers, body: form.toString() }));
     const tokens = (await response.json()) as TestTokens & { error?: string; error_description?: string };
     if (!response.ok) throw new Error(`loginAs: the code exchange failed with ${response.status} ${tokens.error ?? ''}: ${tokens.error_description ?? ''}`);

@@ -1,10 +1,11 @@
 /**
  * The reference server's configuration for the conformance suites: for every fault, one
- * confidential client (`node.<fault>`, for @oidc-rp/node) and one public client
+ * confidential client (`node.<fault>`, for @oidc-rp/node, with a secret and a key) and one public client
  * (`spa.<fault>`, for @oidc-rp/browser), beside well-behaved ones registered the same way.
  * `discovery_issuer_mismatch` spoils its tenant's discovery document, so it gets a tenant of
  * its own.
  */
+import { generateKeyPairSync, type JsonWebKey } from 'node:crypto';
 import { FAULTS, type ClientConfig, type Fault, type ServerConfig } from '@oidc-rp/reference-server';
 
 export const TENANT = 'conformance';
@@ -16,6 +17,13 @@ export const CLIENT_SECRET = 'conformance-client-secret';
 export const SCOPE = 'openid profile email offline_access';
 
 export type Wrapper = 'node' | 'spa';
+
+// Every node client is also registered with this key, for the rows whose client authenticates
+// with private_key_jwt (a test key made per run; the config stays plain JSON).
+const clientKeys = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+/** The private key of every node client, as a JWK (`privateKeyJwt(CLIENT_PRIVATE_JWK)`). */
+export const CLIENT_PRIVATE_JWK: JsonWebKey = { ...clientKeys.privateKey.export({ format: 'jwk' }), kid: 'conformance-key', alg: 'ES256' };
+const CLIENT_PUBLIC_JWK = { ...clientKeys.publicKey.export({ format: 'jwk' }), kid: 'conformance-key', alg: 'ES256' };
 
 /** The client id of a wrapper's client with `fault`, or of the well-behaved one. */
 export function clientId(wrapper: Wrapper, fault?: Fault): string {
@@ -33,6 +41,7 @@ function clients(fault?: Fault): ClientConfig[] {
     {
       client_id: clientId('node', fault),
       client_secret: CLIENT_SECRET,
+      jwks: { keys: [CLIENT_PUBLIC_JWK] },
       redirect_uris: [NODE_REDIRECT],
       grant_types: ['authorization_code', 'refresh_token'],
       response_types: ['code', 'code id_token'],

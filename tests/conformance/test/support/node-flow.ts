@@ -4,7 +4,7 @@
  * provider's real HTML forms (`completeLogin`, real HTTP), and the browser comes back to the
  * callback with that cookie, where `handleCallback` finishes the login.
  */
-import { type DpopHandle, MemoryTokenCache, createNodeClient, type NodeClient, type ResponseType, type TokenSet, type UserInfo } from '@oidc-rp/node';
+import { type ClientAuth, type DpopHandle, MemoryTokenCache, createNodeClient, type NodeClient, type ResponseType, type TokenSet, type UserInfo } from '@oidc-rp/node';
 import { completeLogin } from '@oidc-rp/reference-server/testing';
 import { CLIENT_SECRET, NODE_REDIRECT, SCOPE } from './config';
 
@@ -43,6 +43,10 @@ export interface NodeFlowOptions {
   timeout?: number;
   /** Send DPoP proofs with this handle (`createNodeClient({ dpop })`). */
   dpop?: DpopHandle;
+  /** Push the logins (`createNodeClient({ par: true })`). */
+  par?: boolean;
+  /** Authenticate with this instead of the client secret (e.g. `privateKeyJwt(key)`). */
+  clientAuth?: ClientAuth;
 }
 
 /** A fetch that records each request's path, status, DPoP proof and Authorization scheme. */
@@ -81,7 +85,7 @@ export async function runNodeFlow(options: NodeFlowOptions): Promise<NodeFlow> {
   const client = createNodeClient({
     issuer: options.issuer,
     clientId: options.clientId,
-    clientSecret: CLIENT_SECRET,
+    ...(options.clientAuth ? { clientAuth: options.clientAuth } : { clientSecret: CLIENT_SECRET }),
     redirectUri: NODE_REDIRECT,
     scope: SCOPE,
     responseType,
@@ -91,6 +95,7 @@ export async function runNodeFlow(options: NodeFlowOptions): Promise<NodeFlow> {
     fetch: recordingFetch(sent),
     ...(options.timeout !== undefined ? { timeout: options.timeout } : {}),
     ...(options.dpop ? { dpop: options.dpop } : {}),
+    ...(options.par !== undefined ? { par: options.par } : {}),
   });
   const flow: NodeFlow = { client, callback: new URLSearchParams(), cacheWrites, sent };
   try {
