@@ -1,6 +1,6 @@
 /**
  * The par part's failures, each answer of the PAR endpoint mocked (msw): a refused push, a 5xx,
- * a body that is not JSON, no usable `request_uri`, an odd `expires_in`, a dropped connection,
+ * a body that is not JSON, no usable `request_uri` or `expires_in`, a dropped connection,
  * no answer at all, and a provider without the endpoint. What a user relies on: `login()`
  * rejects with the SDK's stable code (and the client emits it as `error`), the page goes
  * nowhere, no login transaction is left waiting, and no message repeats a value of the pushed
@@ -130,13 +130,17 @@ describe('the par part, when the push goes wrong', () => {
     }
   });
 
-  it('expires_in is the provider’s business: a missing, negative or non-numeric one does not stop the login', async () => {
-    for (const extra of [{}, { expires_in: -5 }, { expires_in: 'soon' }, { expires_in: null }]) {
+  it('an answer without a positive numeric expires_in is par_response_invalid (RFC 9126 2.2 requires it)', async () => {
+    for (const extra of [{}, { expires_in: -5 }, { expires_in: 0 }, { expires_in: 'soon' }, { expires_in: null }]) {
+      pushed.length = 0;
       answer(() => HttpResponse.json({ request_uri: REQUEST_URI, ...extra }, { status: 201 }));
-      const page = app();
-      await page.client.login();
-      expect(new URL(page.redirects[0]!).searchParams.get('request_uri')).toBe(REQUEST_URI);
+      expect((await failedLogin(app())).code).toBe('par_response_invalid');
     }
+    // ...and a valid one starts the login.
+    answer(() => HttpResponse.json({ request_uri: REQUEST_URI, expires_in: 60 }, { status: 201 }));
+    const page = app();
+    await page.client.login();
+    expect(new URL(page.redirects[0]!).searchParams.get('request_uri')).toBe(REQUEST_URI);
   });
 
   it('a dropped connection is network_error, no answer in time request_timeout', async () => {

@@ -5,7 +5,7 @@
  * where `handleRedirectCallback()` finishes the login. Tokens go to the page's sessionStorage,
  * so a test can see what was stored.
  */
-import { createBrowserClient, discovery, getUserInfo, implicitFlow, type BrowserClient, type UserInfo } from '@oidc-rp/browser';
+import { createBrowserClient, discovery, getUserInfo, implicitFlow, par, type BrowserClient, type UserInfo } from '@oidc-rp/browser';
 import { SPA_REDIRECT } from './config';
 import type { ServerProcess } from '@oidc-rp/reference-server/testing';
 
@@ -28,6 +28,8 @@ export interface BrowserFlowOptions {
   userinfo?: boolean;
   /** The client's per-request timeout (ms); its default (10 s) when left out. */
   timeout?: number;
+  /** Push the logins (the `par()` part). */
+  par?: boolean;
 }
 
 /**
@@ -46,6 +48,7 @@ export async function runBrowserFlow(provider: ServerProcess, options: BrowserFl
     tokenStorage: 'sessionStorage',
     ...(options.timeout !== undefined ? { http: { timeout: options.timeout } } : {}),
     ...(options.responseType === 'id_token token' ? { implicitFlow } : {}),
+    ...(options.par ? { par: par() } : {}),
     // Leaving the page is the one thing a test page cannot do: navigations are recorded.
     navigate: {
       currentUrl: () => location.href,

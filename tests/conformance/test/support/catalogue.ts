@@ -20,7 +20,7 @@ export interface FaultCase {
   wrappers?: readonly WrapperName[];
   /** The client sends DPoP proofs (node: `createNodeClient({ dpop })`); the fault only meets such clients. */
   dpop?: true;
-  /** The client pushes its logins (node: `createNodeClient({ par: true })`); the fault only meets such clients. */
+  /** The client pushes its logins (node: `createNodeClient({ par: true })`, browser: the `par()` part); the fault only meets such clients. */
   par?: true;
   /** The client authenticates with a key (node: `clientAuth: privateKeyJwt(key)`); the fault only meets such clients. */
   clientAssertion?: true;
@@ -76,10 +76,10 @@ export const CASES: readonly FaultCase[] = [
   { fault: 'dpop_proof_replayed', mirrors: 'RFC 9449 11.1: the proof reported as replayed', wrappers: ['node'], dpop: true, node: 'token_endpoint_error', oauthError: 'invalid_dpop_proof' },
   { fault: 'dpop_nonce_required', mirrors: 'RFC 9449 8: a server nonce demanded mid-session (one retry)', wrappers: ['node'], dpop: true, node: 'accepted', step: 'userinfo' },
   // Pushed authorization requests (RFC 9126): node only until @oidc-rp/browser has its PAR part.
-  { fault: 'par_request_refused', mirrors: 'RFC 9126 2.3: the push refused', wrappers: ['node'], par: true, node: 'token_endpoint_error', oauthError: 'invalid_request' },
-  { fault: 'par_response_missing_request_uri', mirrors: 'RFC 9126 2.2: request_uri required', wrappers: ['node'], par: true, node: 'par_response_invalid' },
-  { fault: 'par_response_bad_expires_in', mirrors: 'RFC 9126 2.2: expires_in a positive JSON number', wrappers: ['node'], par: true, node: 'par_response_invalid' },
-  { fault: 'par_request_uri_expired', mirrors: 'RFC 9126 4, RFC 9101 6.2: request_uri expired or used', wrappers: ['node'], par: true, node: 'authorization_error', oauthError: 'invalid_request_uri' },
+  { fault: 'par_request_refused', mirrors: 'RFC 9126 2.3: the push refused', par: true, node: 'token_endpoint_error', browser: 'token_endpoint_error', oauthError: 'invalid_request' },
+  { fault: 'par_response_missing_request_uri', mirrors: 'RFC 9126 2.2: request_uri required', par: true, node: 'par_response_invalid', browser: 'par_response_invalid' },
+  { fault: 'par_response_bad_expires_in', mirrors: 'RFC 9126 2.2: expires_in a positive JSON number', par: true, node: 'par_response_invalid', browser: 'par_response_invalid' },
+  { fault: 'par_request_uri_expired', mirrors: 'RFC 9126 4, RFC 9101 6.2: request_uri expired or used', par: true, node: 'authorization_error', browser: 'authorization_error', oauthError: 'invalid_request_uri' },
   // Client assertions (RFC 7523): a confidential client's, so never the browser's.
   { fault: 'client_assertion_replayed', mirrors: 'RFC 7523 3 (7): jti reported as replayed', wrappers: ['node'], clientAssertion: true, node: 'token_endpoint_error', oauthError: 'invalid_client' },
   { fault: 'client_assertion_wrong_aud', mirrors: 'RFC 7523 3 (3): aud reported as another', wrappers: ['node'], clientAssertion: true, node: 'token_endpoint_error', oauthError: 'invalid_client' },
