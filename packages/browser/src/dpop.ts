@@ -14,29 +14,13 @@ import {
   dpopForGeneratedKey,
   generateDpopKeyPair,
   invalidOptions,
-  protectedResourceRequest,
-  type DpopAlgorithm,
   type DpopHandle,
   type DpopProofParams,
-  type HttpOptions,
 } from '@oidc-rp/core';
 import { keyValueStore } from './indexed-db-storage';
 import type { ResolvedOptions } from './options';
 import type { Part } from './parts';
 import type { StorageAdapter } from './storage';
-
-/**
- * Settings of {@link dpop}.
- *
- * @example
- * ```ts
- * const settings: DpopPartOptions = { alg: 'ES256' };
- * ```
- */
-export interface DpopPartOptions {
-  /** The key's algorithm when one is made. Default `ES256`, the one every DPoP server takes. */
-  alg?: DpopAlgorithm;
-}
 
 /**
  * DPoP, as the client's `dpop` option takes it (made by {@link dpop}). Opaque.
@@ -61,21 +45,16 @@ export type DpopPart = Part<'dpop'>;
  * ```
  */
 export interface BrowserDpop {
-  /** The key as a core `DpopHandle`, for `@oidc-rp/core`'s functions (e.g. `protectedResourceRequest`). */
+  /**
+   * The key as a core `DpopHandle`, for `@oidc-rp/core`'s functions: `authorizedFetch(client)`
+   * and `getUserInfo(client)` send with it, and so can the app (`protectedResourceRequest`).
+   */
   handle(): Promise<DpopHandle>;
   /**
    * A DPoP proof for one of the app's own requests (core's `createDpopProof` with this key): give
    * it the access token to get `ath`, and send it as `DPoP` next to `Authorization: DPoP <token>`.
    */
   proof(params: DpopProofParams): Promise<string>;
-  /**
-   * Sends a request with `Authorization: DPoP <accessToken>` and a proof (with `ath`), never
-   * `Bearer`, retrying once when the resource asks for a nonce (`use_dpop_nonce`); core's
-   * `protectedResourceRequest` with this key. Redirects are not followed; `Authorization` and
-   * `DPoP` headers of the request are replaced. Transport failures reject with `network_error`
-   * or `request_timeout`.
-   */
-  request(accessToken: string, input: RequestInfo | URL, init?: RequestInit, http?: HttpOptions): Promise<Response>;
 }
 
 /** What the client uses of the part. Internal: names ending in `_` are shortened by the build. */
@@ -91,8 +70,8 @@ export interface Dpop {
 }
 
 /**
- * Binds the client's tokens to a DPoP key (RFC 9449): a non-extractable key pair (ES256 unless
- * `alg` says otherwise) kept in IndexedDB, one per client id and provider, shared by the tabs of
+ * Binds the client's tokens to a DPoP key (RFC 9449): a non-extractable ES256 key pair (the
+ * algorithm every DPoP server takes) kept in IndexedDB, one per client id and provider, shared by the tabs of
  * the origin (with `crossTab`, made under its lock, so two tabs never make two keys). Logins send
  * `dpop_jkt`, the code exchange and every refresh carry a proof, and a `Bearer` answer is refused
  * (`dpop_token_type_mismatch`); `authorizedFetch(client)` and `getUserInfo(client)` send
@@ -106,19 +85,18 @@ export interface Dpop {
  * const client = createBrowserClient({ ...options, dpop: dpop(), crossTab: crossTab({ storage: 'indexedDB' }) });
  * ```
  */
-export function dpop({ alg }: DpopPartOptions = {}): DpopPart {
-  const part: Dpop = { bind_: (options, adopt) => bindKey(alg, options, adopt) };
+export function dpop(): DpopPart {
+  const part: Dpop = { bind_: bindKey };
   return part as unknown as DpopPart;
 }
 
-function bindKey(alg: DpopAlgorithm | undefined, options: ResolvedOptions, adopt: Parameters<Dpop['bind_']>[1]): BrowserDpop {
+function bindKey(options: ResolvedOptions, adopt: Parameters<Dpop['bind_']>[1]): BrowserDpop {
   const { now, issuer, clientId, core_: core } = options;
   if (options.fragment_) {
     throw invalidOptions(DEV && 'dpop and implicitFlow do not go together: the implicit flow has no token request to bind. Use the code flow.');
   }
   const name = `oidc-rp.dpop:${clientId}:${issuer}`;
-  // The pair with the algorithm it was made for (the part's `alg` may have changed since).
-  const store = keyValueStore<CryptoKeyPair & { alg: DpopAlgorithm }>();
+  const store = keyValueStore<CryptoKeyPair>();
   let making: Promise<DpopHandle> | undefined;
   // Why the last load found no usable key (an unreadable entry), for the error's cause.
   let failure: unknown;
@@ -129,9 +107,9 @@ function bindKey(alg: DpopAlgorithm | undefined, options: ResolvedOptions, adopt
     failure = undefined;
     let loaded: DpopHandle | undefined;
     try {
-      // Only this part writes there, so the key is one generateDpopKeyPair made.
+      // Only this part writes there, so the key is one generateDpopKeyPair made (ES256).
       const stored = await store.get(name);
-      if (stored) loaded = await dpopForGeneratedKey({ keyPair: { privateKey: stored.privateKey, publicKey: stored.publicKey }, alg: stored.alg, now });
+      if (stored) loaded = await dpopForGeneratedKey({ keyPair: stored, now });
     } catch (cause) {
       failure = cause;
     }
@@ -161,10 +139,10 @@ function bindKey(alg: DpopAlgorithm | undefined, options: ResolvedOptions, adopt
     const make = async () => {
       const found = await load();
       if (found) return found;
-      const keyPair = await generateDpopKeyPair(alg);
-      const made = await dpopForGeneratedKey({ keyPair, alg, now });
+      const keyPair = await generateDpopKeyPair();
+      const made = await dpopForGeneratedKey({ keyPair, now });
       try {
-        await store.set(name, { ...keyPair, alg: made.alg });
+        await store.set(name, keyPair);
       } catch (cause) {
         throw new OidcError('dpop_key_unavailable', DEV && 'The DPoP key could not be kept in IndexedDB: allow site data for this origin.', { cause });
       }
@@ -212,27 +190,5 @@ function bindKey(alg: DpopAlgorithm | undefined, options: ResolvedOptions, adopt
   return {
     handle,
     proof: async (params) => createDpopProof(await handle(), params),
-    async request(accessToken, input, init, http = options.http) {
-      const request = new Request(input, init);
-      const headers = new Headers(request.headers);
-      headers.delete('authorization');
-      headers.delete('dpop');
-      const { method } = request;
-      return protectedResourceRequest(
-        await handle(),
-        accessToken,
-        request.url,
-        {
-          method,
-          headers,
-          // Read once, so that the nonce retry can send it again.
-          body: method === 'GET' || method === 'HEAD' ? undefined : await request.arrayBuffer(),
-          credentials: request.credentials,
-          cache: request.cache,
-          signal: request.signal,
-        },
-        http,
-      );
-    },
   };
 }

@@ -12,6 +12,8 @@ import { type Clock, systemClock } from './clock';
 import { base64url, digest, randomBase64url, utf8 } from './encoding';
 import { OidcError } from './errors';
 import { discardBody, isJsonObject, readJson, sendRequest } from './http';
+import { CURVES } from './jwks';
+import { paramsFor } from './jws';
 import { invalidOptions, requireString } from './options';
 import type { HttpOptions } from './types';
 
@@ -79,38 +81,25 @@ const JTI_BYTES = 16; // 128 bits, RFC 9449 section 11.1
 // RFC 9449 section 8.1: nonce = 1*NQCHAR; a longer one than this is not a nonce worth keeping.
 const NONCE = /^[\x21\x23-\x5B\x5D-\x7E]{1,1024}$/;
 
-// One table for both directions: the key generation parameters of each algorithm, and what a
-// given key must match to be used with it (RSA: the hash and at least the bits). Plain literals
-// only, so that a bundle without dpop() drops it.
-const KEYS: Record<DpopAlgorithm, Algorithm & { namedCurve?: string; modulusLength?: number; hash?: string }> = {
-  ES256: { name: 'ECDSA', namedCurve: 'P-256' },
-  ES384: { name: 'ECDSA', namedCurve: 'P-384' },
-  PS256: { name: 'RSA-PSS', modulusLength: 2048, hash: 'SHA-256' },
-  RS256: { name: 'RSASSA-PKCS1-v1_5', modulusLength: 2048, hash: 'SHA-256' },
-  EdDSA: { name: 'Ed25519' },
-};
+const ALGORITHMS: readonly string[] = ['ES256', 'ES384', 'PS256', 'RS256', 'EdDSA'];
 
-// Key generation parameters (the exponent is read by RSA only: 65537).
+// Key generation parameters, from the table that ID-token verification uses (jws.ts): an EC
+// curve, an RSA hash (and size and exponent, which other algorithms ignore).
 function keyParams(alg: DpopAlgorithm): Algorithm {
-  if (!Object.hasOwn(KEYS, alg)) throw unsupported(DEV && `alg must be ES256, ES384, PS256, RS256 or EdDSA.`);
-  return { ...KEYS[alg], publicExponent: new Uint8Array([1, 0, 1]) } as Algorithm;
+  if (!ALGORITHMS.includes(alg)) throw unsupported(DEV && `alg must be ES256, ES384, PS256, RS256 or EdDSA.`);
+  return { ...paramsFor(alg, CURVES[alg]), modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]) } as Algorithm;
 }
 
-// Signing parameters: each algorithm reads only its own members (ECDSA the hash, RSA-PSS the
-// salt length; the RSA hash is the key's, Ed25519 takes none).
-function signParams(alg: DpopAlgorithm): EcdsaParams & RsaPssParams {
-  return { name: KEYS[alg].name, hash: alg === 'ES384' ? 'SHA-384' : 'SHA-256', saltLength: 32 };
-}
-
-// The algorithm a WebCrypto key signs with, or undefined for a key DPoP does not take.
+// The algorithm a WebCrypto key signs with, or undefined for a key DPoP does not take (another
+// curve, RSA under 2048 bits or with another hash).
 function algorithmOf(key: CryptoKey): DpopAlgorithm | undefined {
   const algorithm = key.algorithm as Partial<EcKeyAlgorithm & RsaHashedKeyAlgorithm>;
-  return (Object.keys(KEYS) as DpopAlgorithm[]).find((alg) => {
-    const { name, namedCurve, modulusLength, hash } = KEYS[alg];
+  return (ALGORITHMS as DpopAlgorithm[]).find((alg) => {
+    const { name, namedCurve, hash } = keyParams(alg) as EcKeyGenParams & RsaHashedKeyGenParams;
     return (
       name === algorithm.name &&
       namedCurve === algorithm.namedCurve &&
-      (!modulusLength || ((algorithm.modulusLength ?? 0) >= modulusLength && algorithm.hash?.name === hash))
+      (algorithm.modulusLength === undefined || (algorithm.modulusLength >= 2048 && algorithm.hash?.name === hash))
     );
   });
 }
@@ -186,10 +175,12 @@ async function handleFor(keyPair: CryptoKeyPair, alg: DpopAlgorithm, now: Clock 
   } catch (cause) {
     throw new OidcError('dpop_key_unsupported', DEV && 'The public key must be extractable: generate the pair with generateDpopKeyPair.', { cause });
   }
-  const { crv, e, kty, n, x, y } = exported as Record<string, string>;
-  // Required members only, in lexicographic order: this JSON is what RFC 7638 hashes.
-  const publicJwk = (kty === 'EC' ? { crv, kty, x, y } : kty === 'RSA' ? { e, kty, n } : { crv, kty, x }) as DpopPublicJwk;
-  const jkt = base64url(await digest('SHA-256', JSON.stringify(publicJwk)));
+  const { crv, e, kty, n, x, y } = exported;
+  // The required members of EC, RSA and OKP keys, in lexicographic order (JSON leaves out the
+  // absent ones): this JSON is what RFC 7638 hashes.
+  const json = JSON.stringify({ crv, e, kty, n, x, y });
+  const publicJwk = JSON.parse(json) as DpopPublicJwk;
+  const jkt = base64url(await digest('SHA-256', json));
 
   const nonces = new Map<string, string>();
   const handle: DpopInternals = {
@@ -244,7 +235,8 @@ export async function createDpopProof(handle: DpopHandle, params: DpopProofParam
     nonce: params.nonce ?? handle.nonceFor(htu.origin),
   };
   const input = `${base64url(utf8(JSON.stringify(header)))}.${base64url(utf8(JSON.stringify(claims)))}`;
-  const signature = await crypto.subtle.sign(signParams(alg), keyPair.privateKey, utf8(input));
+  // The verification table's parameters serve for signing: ECDSA reads the hash, RSA-PSS the salt length.
+  const signature = await crypto.subtle.sign(paramsFor(alg, undefined) as EcdsaParams, keyPair.privateKey, utf8(input));
   return `${input}.${base64url(new Uint8Array(signature))}`;
 }
 
