@@ -91,73 +91,64 @@ export function dpop(): DpopPart {
 }
 
 function bindKey(options: ResolvedOptions, adopt: Parameters<Dpop['bind_']>[1]): BrowserDpop {
-  const { now, issuer, clientId, core_: core } = options;
+  const { now, issuer, clientId, core_: core, request_: request, complete_: complete, runtime_: runtime } = options;
   if (options.fragment_) {
     throw invalidOptions(DEV && 'dpop and implicitFlow do not go together: the implicit flow has no token request to bind. Use the code flow.');
   }
+  // The key's entry in IndexedDB, and the lock under which a tab makes it.
   const name = `oidc-rp.dpop:${clientId}:${issuer}`;
   const store = keyValueStore<CryptoKeyPair>();
   let making: Promise<DpopHandle> | undefined;
-  // Why the last load found no usable key (an unreadable entry), for the error's cause.
-  let failure: unknown;
 
   // The stored key's handle (the same object while the stored key stays the same: it holds the
-  // nonces), or undefined when none is stored or it cannot be used. Kept in `core_` for the token calls.
+  // nonces), undefined when none is stored; rejects when the entry cannot be read or used. Kept
+  // in `core_` for the token calls. Only this part writes there, so the key is one
+  // generateDpopKeyPair made (ES256).
   async function load(): Promise<DpopHandle | undefined> {
-    failure = undefined;
-    let loaded: DpopHandle | undefined;
-    try {
-      // Only this part writes there, so the key is one generateDpopKeyPair made (ES256).
-      const stored = await store.get(name);
-      if (stored) loaded = await dpopForGeneratedKey({ keyPair: stored, now });
-    } catch (cause) {
-      failure = cause;
-    }
+    const stored = await store.get(name);
+    const loaded = stored ? await dpopForGeneratedKey({ keyPair: stored, now }) : undefined;
     core.dpop = loaded && core.dpop?.jkt === loaded.jkt ? core.dpop : loaded;
     return core.dpop;
   }
 
-  // Removes the stored session whose key is lost (and what is left of the key), ends it, and says why.
-  async function lost(): Promise<never> {
+  // The key the session's tokens are bound to. Without it they are of no use: the stored session
+  // (and what is left of the key) is removed, the session ends, and the call says why.
+  async function handle(): Promise<DpopHandle> {
+    let cause: unknown;
+    const found = await load().catch((error: unknown) => {
+      cause = error;
+    });
+    if (found) return found;
     const error = new OidcError(
       'dpop_key_unavailable',
       DEV && 'The DPoP key of this session is gone or unreadable (site data cleared, or a logout in another tab): log in again.',
-      failure === undefined ? undefined : { cause: failure },
+      { cause },
     );
-    await options.runtime_().tokens_.remove(sessionKey);
+    await guarded.remove(sessionKey);
     adopt(undefined, error);
     throw error;
-  }
-
-  // The key the session's tokens are bound to; without it they are of no use, and the session ends.
-  async function handle(): Promise<DpopHandle> {
-    return (await load()) ?? lost();
   }
 
   // For a new login: the stored key, or a new one (one tab at a time with crossTab's lock).
   function ready(): Promise<DpopHandle> {
     const make = async () => {
-      const found = await load();
+      const found = await load().catch(() => undefined);
       if (found) return found;
       const keyPair = await generateDpopKeyPair();
-      const made = await dpopForGeneratedKey({ keyPair, now });
-      try {
-        await store.set(name, keyPair);
-      } catch (cause) {
+      await store.set(name, keyPair).catch((cause: unknown) => {
         throw new OidcError('dpop_key_unavailable', DEV && 'The DPoP key could not be kept in IndexedDB: allow site data for this origin.', { cause });
-      }
-      core.dpop = made;
-      return made;
+      });
+      core.dpop = await dpopForGeneratedKey({ keyPair, now });
+      return core.dpop;
     };
-    const lock = options.runtime_().lock_;
-    making ??= (lock ? lock.run(`oidc-rp:dpop:${issuer}:${clientId}`, make) : make()).finally(() => {
+    const lock = runtime().lock_;
+    making ??= (lock ? lock.run(name, make) : make()).finally(() => {
       making = undefined;
     });
     return making;
   }
 
   // The flow, with the key.
-  const { request_: request, complete_: complete, runtime_: runtime } = options;
   options.request_ = async (params) => request({ ...params, extra: { ...params.extra, dpop_jkt: (await ready()).jkt } });
   options.complete_ = async (params) => complete({ ...params, dpop: await handle() });
 
@@ -165,9 +156,11 @@ function bindKey(options: ResolvedOptions, adopt: Parameters<Dpop['bind_']>[1]):
   const sessionKey = `oidc-rp.session:${clientId}:${issuer}`;
   let storage: StorageAdapter;
   const guarded: StorageAdapter = {
+    // Reading the session loads its key (into `core_`: a refresh, which reads it first, carries a proof).
     async get(key) {
       const value = await storage.get(key);
-      return value === null || (await load()) ? value : lost();
+      if (value !== null) await handle();
+      return value;
     },
     set: (key, value) => storage.set(key, value),
     async remove(key) {
