@@ -11,7 +11,8 @@ import { DEV } from './dev';
 import { type Clock, systemClock } from './clock';
 import { base64url, digest, randomBase64url, utf8 } from './encoding';
 import { OidcError } from './errors';
-import { discardBody, isJsonObject, readJson, sendRequest } from './http';
+import { discardBody, fetchWithoutRedirects, isJsonObject, readJson, sendRequest, type Send } from './http';
+import { tryParseUrl } from './discovery';
 import { CURVES } from './jwks';
 import { paramsFor } from './jws';
 import { invalidOptions, requireString } from './options';
@@ -274,7 +275,8 @@ export async function protectedResourceRequest(
   return sender(String(url), { ...init, headers, redirect: 'manual' }, http ?? (init.signal ? { signal: init.signal } : undefined), DEV && 'The resource server', async (response) => response);
 }
 
-// sendRequest with a fresh proof per attempt, the nonces of every answer kept, and one retry on a nonce challenge.
+// sendRequest whose transport signs a fresh proof for each attempt, keeps the nonce of every
+// answer, and sends once more on a nonce challenge (within the one timeout of the call).
 async function sendWithProof<T>(
   handle: DpopHandle,
   url: string,
@@ -290,28 +292,18 @@ async function sendWithProof<T>(
   const method = init.method ?? 'GET';
   const htm = /^(delete|get|head|options|post|put)$/i.test(method) ? method.toUpperCase() : method;
   const origin = new URL(url).origin;
-  const retry = Symbol('retry');
-  for (let attempt = 0; attempt < 2; attempt += 1) {
-    headers.set('DPoP', await createDpopProof(handle, { htm, htu: url, accessToken }));
-    const outcome = await sendRequest<T | typeof retry>(
-      url,
-      { ...init, headers },
-      http,
-      what,
-      async (response) => {
-        const nonce = response.headers.get('dpop-nonce');
-        if (nonce !== null) handle.rememberNonce(origin, nonce);
-        if (attempt === 0 && nonce !== null && handle.nonceFor(origin) === nonce && (await isNonceChallenge(response))) {
-          await discardBody(response);
-          return retry;
-        }
-        return read(response);
-      },
-    );
-    if (outcome !== retry) return outcome;
-  }
-  // Unreachable: the second attempt always returns what `read` made of the answer.
-  throw new OidcError('network_error', DEV && `${what}: no answer.`);
+  const send: Send = async (fetchFn, target, options, where) => {
+    for (let first = true; ; first = false) {
+      headers.set('DPoP', await createDpopProof(handle, { htm, htu: url, accessToken }));
+      const response = await fetchWithoutRedirects(fetchFn, target, { ...options, headers }, where);
+      const nonce = response.headers.get('dpop-nonce');
+      if (nonce !== null) handle.rememberNonce(origin, nonce);
+      // Exactly one retry, and only with a nonce this answer brought.
+      if (!first || nonce === null || handle.nonceFor(origin) !== nonce || !(await isNonceChallenge(response))) return response;
+      await discardBody(response);
+    }
+  };
+  return sendRequest(url, init, http, what, read, send);
 }
 
 /**
@@ -329,12 +321,8 @@ async function isNonceChallenge(response: Response): Promise<boolean> {
 
 // RFC 9449 4.2: htu is the target URI without query and fragment.
 function targetUri(value: string | URL): URL {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw invalidOptions(DEV && 'htu must be an absolute URL.');
-  }
+  const url = tryParseUrl(String(value));
+  if (!url) throw invalidOptions(DEV && 'htu must be an absolute URL.');
   url.search = '';
   url.hash = '';
   return url;
