@@ -82,21 +82,24 @@ const JTI_BYTES = 16; // 128 bits, RFC 9449 section 11.1
 // RFC 9449 section 8.1: nonce = 1*NQCHAR; a longer one than this is not a nonce worth keeping.
 const NONCE = /^[\x21\x23-\x5B\x5D-\x7E]{1,1024}$/;
 
-const ALGORITHMS: readonly string[] = ['ES256', 'ES384', 'PS256', 'RS256', 'EdDSA'];
+// What dpop() takes from elsewhere. Keys this module makes may be of any algorithm of the JWS
+// table (jws.ts), which is all a bundle that never calls dpop() carries.
+const ALGORITHMS: readonly DpopAlgorithm[] = ['ES256', 'ES384', 'PS256', 'RS256', 'EdDSA'];
 
 // Key generation parameters, from the table that ID-token verification uses (jws.ts): an EC
-// curve, an RSA hash (and size and exponent, which other algorithms ignore).
-function keyParams(alg: DpopAlgorithm): Algorithm {
-  if (!ALGORITHMS.includes(alg)) throw unsupported(DEV && `alg must be ES256, ES384, PS256, RS256 or EdDSA.`);
-  return { ...paramsFor(alg, CURVES[alg]), modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]) } as Algorithm;
+// curve, an RSA hash (and size and exponent, which other algorithms ignore); undefined for an
+// algorithm it does not know.
+function keyParams(alg: string): (EcKeyGenParams & RsaHashedKeyGenParams) | undefined {
+  const params = paramsFor(alg, CURVES[alg]);
+  return params && ({ ...params, modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]) } as EcKeyGenParams & RsaHashedKeyGenParams);
 }
 
 // The algorithm a WebCrypto key signs with, or undefined for a key DPoP does not take (another
 // curve, RSA under 2048 bits or with another hash).
 function algorithmOf(key: CryptoKey): DpopAlgorithm | undefined {
   const algorithm = key.algorithm as Partial<EcKeyAlgorithm & RsaHashedKeyAlgorithm>;
-  return (ALGORITHMS as DpopAlgorithm[]).find((alg) => {
-    const { name, namedCurve, hash } = keyParams(alg) as EcKeyGenParams & RsaHashedKeyGenParams;
+  return ALGORITHMS.find((alg) => {
+    const { name, namedCurve, hash } = keyParams(alg)!;
     return (
       name === algorithm.name &&
       namedCurve === algorithm.namedCurve &&
@@ -116,6 +119,7 @@ function algorithmOf(key: CryptoKey): DpopAlgorithm | undefined {
  */
 export async function generateDpopKeyPair(alg: DpopAlgorithm = 'ES256'): Promise<CryptoKeyPair> {
   const params = keyParams(alg);
+  if (!params) throw unsupported(DEV && `alg must be ES256, ES384, PS256, RS256 or EdDSA.`);
   try {
     return (await crypto.subtle.generateKey(params, false, ['sign', 'verify'])) as CryptoKeyPair;
   } catch (cause) {
@@ -164,7 +168,7 @@ export async function dpop(options: DpopOptions = {}): Promise<DpopHandle> {
  * ```
  */
 export async function dpopForGeneratedKey({ keyPair, alg = 'ES256', now }: DpopOptions & { keyPair: CryptoKeyPair }): Promise<DpopHandle> {
-  keyParams(alg);
+  if (!paramsFor(alg, undefined)) throw unsupported(DEV && `alg must be ES256, ES384, PS256, RS256 or EdDSA.`);
   return handleFor(keyPair, alg, now);
 }
 
