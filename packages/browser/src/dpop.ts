@@ -1,9 +1,9 @@
 /**
- * DPoP (RFC 9449) as an opt-in part: the client's tokens are bound to a key pair whose private
- * key cannot be exported, kept in IndexedDB as the `CryptoKeyPair` object itself with its `alg`
+ * DPoP (RFC 9449) as an opt-in part: the client's tokens are bound to an ES256 key pair whose
+ * private key cannot be exported, kept in IndexedDB as the `CryptoKeyPair` object itself
  * (structured clone; a key exported to bytes could be copied away, and a JWK of a
- * non-extractable key cannot be made at all). One key per client id and provider, made at the first login, shared by every
- * tab of the origin, deleted at logout. A refresh token bound to it is worthless elsewhere, which
+ * non-extractable key cannot be made at all). One key per client id and provider, made at the
+ * first login, shared by every tab of the origin, deleted at logout. A refresh token bound to it is worthless elsewhere, which
  * is what makes a session kept in IndexedDB across reloads a reasonable choice.
  */
 
@@ -71,8 +71,9 @@ export interface Dpop {
 
 /**
  * Binds the client's tokens to a DPoP key (RFC 9449): a non-extractable ES256 key pair (the
- * algorithm every DPoP server takes) kept in IndexedDB, one per client id and provider, shared by the tabs of
- * the origin (with `crossTab`, made under its lock, so two tabs never make two keys). Logins send
+ * algorithm every DPoP server takes) kept in IndexedDB, one per client id and provider, shared
+ * by the tabs of the origin (with `crossTab`, made under its lock, so two tabs never make two
+ * keys). Logins send
  * `dpop_jkt`, the code exchange and every refresh carry a proof, and a `Bearer` answer is refused
  * (`dpop_token_type_mismatch`); `authorizedFetch(client)` and `getUserInfo(client)` send
  * `Authorization: DPoP` with a proof. A session whose key cannot be loaded ends

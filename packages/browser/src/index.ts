@@ -21,6 +21,7 @@ export {
   OidcError,
   discovery,
   isOidcError,
+  protectedResourceRequest,
   serviceProvider,
   systemClock,
   type Clock,
