@@ -5,7 +5,6 @@
  * service's code exchange gives no `expires_in`).
  */
 
-import { protectedResourceRequest, type DpopHandle, type HttpOptions } from '@oidc-rp/core';
 import type { BrowserClient } from './types';
 
 /** A `fetch` that sends the client's access token. */
@@ -39,9 +38,9 @@ export function authorizedFetch(
 ): AuthorizedFetch {
   return async (input, init) => {
     const request = new Request(input, init);
-    const send = async (attempt: Request, token: string) => {
+    const send = (attempt: Request, token: string) => {
       // A DPoP-bound token goes with a proof of the key, never as Bearer.
-      if (client.dpop) return sendWithDpop(await client.dpop.handle(), token, attempt, options.fetch ? { ...client.http, fetch: options.fetch } : client.http);
+      if (client.dpop) return client.dpop.request(token, attempt, undefined, options.fetch && { ...client.http, fetch: options.fetch });
       attempt.headers.set('Authorization', `Bearer ${token}`);
       return (options.fetch ?? fetch)(attempt);
     };
@@ -57,28 +56,4 @@ export function authorizedFetch(
     await first.body?.cancel().catch(() => undefined);
     return send(request, renewed);
   };
-}
-
-// Core's DPoP request (`Authorization: DPoP`, a proof, one nonce retry, redirects not followed)
-// for a `Request`: its own Authorization and DPoP headers replaced, its body read once so that
-// the nonce retry can send it again.
-async function sendWithDpop(handle: DpopHandle, token: string, request: Request, http: HttpOptions | undefined): Promise<Response> {
-  const headers = new Headers(request.headers);
-  headers.delete('authorization');
-  headers.delete('dpop');
-  const { method } = request;
-  return protectedResourceRequest(
-    handle,
-    token,
-    request.url,
-    {
-      method,
-      headers,
-      body: method === 'GET' || method === 'HEAD' ? undefined : await request.arrayBuffer(),
-      credentials: request.credentials,
-      cache: request.cache,
-      signal: request.signal,
-    },
-    http,
-  );
 }

@@ -14,8 +14,10 @@ import {
   dpopForGeneratedKey,
   generateDpopKeyPair,
   invalidOptions,
+  protectedResourceRequest,
   type DpopHandle,
   type DpopProofParams,
+  type HttpOptions,
 } from '@oidc-rp/core';
 import { keyValueStore } from './indexed-db-storage';
 import type { ResolvedOptions } from './options';
@@ -45,16 +47,22 @@ export type DpopPart = Part<'dpop'>;
  * ```
  */
 export interface BrowserDpop {
-  /**
-   * The key as a core `DpopHandle`, for `@oidc-rp/core`'s functions: `authorizedFetch(client)`
-   * and `getUserInfo(client)` send with it, and so can the app (`protectedResourceRequest`).
-   */
+  /** The key as a core `DpopHandle`, for `@oidc-rp/core`'s functions (`getUserInfo(client)` sends with it). */
   handle(): Promise<DpopHandle>;
   /**
    * A DPoP proof for one of the app's own requests (core's `createDpopProof` with this key): give
    * it the access token to get `ath`, and send it as `DPoP` next to `Authorization: DPoP <token>`.
    */
   proof(params: DpopProofParams): Promise<string>;
+  /**
+   * Sends a request with `Authorization: DPoP <accessToken>` and a proof (with `ath`), never
+   * `Bearer`, retrying once when the resource asks for a nonce (`use_dpop_nonce`); core's
+   * `protectedResourceRequest` with this key. `authorizedFetch(client)` sends with it, so an app
+   * that uses `authorizedFetch` without this part bundles none of it. Redirects are not followed;
+   * `Authorization` and `DPoP` headers of the request are replaced. Transport failures reject
+   * with `network_error` or `request_timeout`.
+   */
+  request(accessToken: string, input: RequestInfo | URL, init?: RequestInit, http?: HttpOptions): Promise<Response>;
 }
 
 /** What the client uses of the part. Internal: names ending in `_` are shortened by the build. */
@@ -184,5 +192,26 @@ function bindKey(options: ResolvedOptions, adopt: Parameters<Dpop['bind_']>[1]):
   return {
     handle,
     proof: async (params) => createDpopProof(await handle(), params),
+    async request(accessToken, input, init, http = options.http) {
+      const request = new Request(input, init);
+      const headers = new Headers(request.headers);
+      headers.delete('authorization');
+      headers.delete('dpop');
+      return protectedResourceRequest(
+        await handle(),
+        accessToken,
+        request.url,
+        {
+          method: request.method,
+          headers,
+          // Read once (GET and HEAD have none), so that the nonce retry can send it again.
+          body: request.body ? await request.arrayBuffer() : undefined,
+          credentials: request.credentials,
+          cache: request.cache,
+          signal: request.signal,
+        },
+        http,
+      );
+    },
   };
 }

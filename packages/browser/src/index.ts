@@ -21,7 +21,6 @@ export {
   OidcError,
   discovery,
   isOidcError,
-  protectedResourceRequest,
   serviceProvider,
   systemClock,
   type Clock,

@@ -221,7 +221,7 @@ export interface BrowserClient {
    *
    * @example
    * ```ts
-   * const proof = await client.dpop?.proof({ htm: 'GET', htu: 'https://api.example.com/orders', accessToken: await client.getAccessToken() });
+   * const response = await client.dpop?.request(await client.getAccessToken(), 'https://api.example.com/orders');
    * ```
    */
   readonly dpop: BrowserDpop | undefined;
