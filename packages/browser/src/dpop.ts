@@ -194,24 +194,13 @@ function bindKey(options: ResolvedOptions, adopt: Parameters<Dpop['bind_']>[1]):
     proof: async (params) => createDpopProof(await handle(), params),
     async request(accessToken, input, init, http = options.http) {
       const request = new Request(input, init);
+      const { url, method, credentials, cache, signal } = request;
       const headers = new Headers(request.headers);
       headers.delete('authorization');
       headers.delete('dpop');
-      return protectedResourceRequest(
-        await handle(),
-        accessToken,
-        request.url,
-        {
-          method: request.method,
-          headers,
-          // Read once (GET and HEAD have none), so that the nonce retry can send it again.
-          body: request.body ? await request.arrayBuffer() : undefined,
-          credentials: request.credentials,
-          cache: request.cache,
-          signal: request.signal,
-        },
-        http,
-      );
+      // The body read once (GET and HEAD have none), so that the nonce retry can send it again.
+      const body = request.body ? await request.arrayBuffer() : undefined;
+      return protectedResourceRequest(await handle(), accessToken, url, { method, headers, body, credentials, cache, signal }, http);
     },
   };
 }
