@@ -61,12 +61,15 @@ export function keyValueStore<T>(database = 'oidc-rp'): KeyValueStore<T> {
       open.onerror = () => reject(open.error);
     });
     return new Promise((resolve, reject) => {
-      const transaction = db.transaction(STORE, mode);
-      const request = act(transaction.objectStore(STORE));
-      // Settled by the transaction, not the request: a write counts once it is committed.
-      transaction.oncomplete = () => resolve(request.result);
-      transaction.onerror = transaction.onabort = () => reject(transaction.error);
-      db.close();
+      try {
+        const transaction = db.transaction(STORE, mode);
+        const request = act(transaction.objectStore(STORE));
+        // Settled by the transaction, not the request: a write counts once it is committed.
+        transaction.oncomplete = () => resolve(request.result);
+        transaction.onerror = transaction.onabort = () => reject(transaction.error);
+      } finally {
+        db.close(); // also when the transaction could not start (a throw here rejects)
+      }
     });
   }
 
