@@ -1,9 +1,9 @@
 /**
- * DPoP (RFC 9449) as an opt-in part: the client's tokens are bound to a key pair whose private
- * key cannot be exported, kept in IndexedDB as the `CryptoKeyPair` object itself with its `alg`
+ * DPoP (RFC 9449) as an opt-in part: the client's tokens are bound to an ES256 key pair whose
+ * private key cannot be exported, kept in IndexedDB as the `CryptoKeyPair` object itself
  * (structured clone; a key exported to bytes could be copied away, and a JWK of a
- * non-extractable key cannot be made at all). One key per client id and provider, made at the first login, shared by every
- * tab of the origin, deleted at logout. A refresh token bound to it is worthless elsewhere, which
+ * non-extractable key cannot be made at all). One key per client id and provider, made at the
+ * first login, shared by every tab of the origin, deleted at logout. A refresh token bound to it is worthless elsewhere, which
  * is what makes a session kept in IndexedDB across reloads a reasonable choice.
  */
 
@@ -15,7 +15,6 @@ import {
   generateDpopKeyPair,
   invalidOptions,
   protectedResourceRequest,
-  type DpopAlgorithm,
   type DpopHandle,
   type DpopProofParams,
   type HttpOptions,
@@ -24,19 +23,6 @@ import { keyValueStore } from './indexed-db-storage';
 import type { ResolvedOptions } from './options';
 import type { Part } from './parts';
 import type { StorageAdapter } from './storage';
-
-/**
- * Settings of {@link dpop}.
- *
- * @example
- * ```ts
- * const settings: DpopPartOptions = { alg: 'ES256' };
- * ```
- */
-export interface DpopPartOptions {
-  /** The key's algorithm when one is made. Default `ES256`, the one every DPoP server takes. */
-  alg?: DpopAlgorithm;
-}
 
 /**
  * DPoP, as the client's `dpop` option takes it (made by {@link dpop}). Opaque.
@@ -61,7 +47,7 @@ export type DpopPart = Part<'dpop'>;
  * ```
  */
 export interface BrowserDpop {
-  /** The key as a core `DpopHandle`, for `@oidc-rp/core`'s functions (e.g. `protectedResourceRequest`). */
+  /** The key as a core `DpopHandle`, for `@oidc-rp/core`'s functions (`getUserInfo(client)` sends with it). */
   handle(): Promise<DpopHandle>;
   /**
    * A DPoP proof for one of the app's own requests (core's `createDpopProof` with this key): give
@@ -71,9 +57,10 @@ export interface BrowserDpop {
   /**
    * Sends a request with `Authorization: DPoP <accessToken>` and a proof (with `ath`), never
    * `Bearer`, retrying once when the resource asks for a nonce (`use_dpop_nonce`); core's
-   * `protectedResourceRequest` with this key. Redirects are not followed; `Authorization` and
-   * `DPoP` headers of the request are replaced. Transport failures reject with `network_error`
-   * or `request_timeout`.
+   * `protectedResourceRequest` with this key. `authorizedFetch(client)` sends with it, so an app
+   * that uses `authorizedFetch` without this part bundles none of it. Redirects are not followed;
+   * `Authorization` and `DPoP` headers of the request are replaced. Transport failures reject
+   * with `network_error` or `request_timeout`.
    */
   request(accessToken: string, input: RequestInfo | URL, init?: RequestInit, http?: HttpOptions): Promise<Response>;
 }
@@ -91,9 +78,10 @@ export interface Dpop {
 }
 
 /**
- * Binds the client's tokens to a DPoP key (RFC 9449): a non-extractable key pair (ES256 unless
- * `alg` says otherwise) kept in IndexedDB, one per client id and provider, shared by the tabs of
- * the origin (with `crossTab`, made under its lock, so two tabs never make two keys). Logins send
+ * Binds the client's tokens to a DPoP key (RFC 9449): a non-extractable ES256 key pair (the
+ * algorithm every DPoP server takes) kept in IndexedDB, one per client id and provider, shared
+ * by the tabs of the origin (with `crossTab`, made under its lock, so two tabs never make two
+ * keys). Logins send
  * `dpop_jkt`, the code exchange and every refresh carry a proof, and a `Bearer` answer is refused
  * (`dpop_token_type_mismatch`); `authorizedFetch(client)` and `getUserInfo(client)` send
  * `Authorization: DPoP` with a proof. A session whose key cannot be loaded ends
@@ -106,80 +94,70 @@ export interface Dpop {
  * const client = createBrowserClient({ ...options, dpop: dpop(), crossTab: crossTab({ storage: 'indexedDB' }) });
  * ```
  */
-export function dpop({ alg }: DpopPartOptions = {}): DpopPart {
-  const part: Dpop = { bind_: (options, adopt) => bindKey(alg, options, adopt) };
+export function dpop(): DpopPart {
+  const part: Dpop = { bind_: bindKey };
   return part as unknown as DpopPart;
 }
 
-function bindKey(alg: DpopAlgorithm | undefined, options: ResolvedOptions, adopt: Parameters<Dpop['bind_']>[1]): BrowserDpop {
-  const { now, issuer, clientId, core_: core } = options;
+function bindKey(options: ResolvedOptions, adopt: Parameters<Dpop['bind_']>[1]): BrowserDpop {
+  const { now, issuer, clientId, core_: core, request_: request, complete_: complete, runtime_: runtime } = options;
   if (options.fragment_) {
     throw invalidOptions(DEV && 'dpop and implicitFlow do not go together: the implicit flow has no token request to bind. Use the code flow.');
   }
+  // The key's entry in IndexedDB, and the lock under which a tab makes it.
   const name = `oidc-rp.dpop:${clientId}:${issuer}`;
-  // The pair with the algorithm it was made for (the part's `alg` may have changed since).
-  const store = keyValueStore<CryptoKeyPair & { alg: DpopAlgorithm }>();
+  const store = keyValueStore<CryptoKeyPair>();
   let making: Promise<DpopHandle> | undefined;
-  // Why the last load found no usable key (an unreadable entry), for the error's cause.
-  let failure: unknown;
 
   // The stored key's handle (the same object while the stored key stays the same: it holds the
-  // nonces), or undefined when none is stored or it cannot be used. Kept in `core_` for the token calls.
+  // nonces), undefined when none is stored; rejects when the entry cannot be read or used. Kept
+  // in `core_` for the token calls. Only this part writes there, so the key is one
+  // generateDpopKeyPair made (ES256).
   async function load(): Promise<DpopHandle | undefined> {
-    failure = undefined;
-    let loaded: DpopHandle | undefined;
-    try {
-      // Only this part writes there, so the key is one generateDpopKeyPair made.
-      const stored = await store.get(name);
-      if (stored) loaded = await dpopForGeneratedKey({ keyPair: { privateKey: stored.privateKey, publicKey: stored.publicKey }, alg: stored.alg, now });
-    } catch (cause) {
-      failure = cause;
-    }
+    const stored = await store.get(name);
+    const loaded = stored ? await dpopForGeneratedKey({ keyPair: stored, now }) : undefined;
     core.dpop = loaded && core.dpop?.jkt === loaded.jkt ? core.dpop : loaded;
     return core.dpop;
   }
 
-  // Removes the stored session whose key is lost (and what is left of the key), ends it, and says why.
-  async function lost(): Promise<never> {
+  // The key the session's tokens are bound to. Without it they are of no use: the stored session
+  // (and what is left of the key) is removed, the session ends, and the call says why.
+  async function handle(): Promise<DpopHandle> {
+    let cause: unknown;
+    const found = await load().catch((error: unknown) => {
+      cause = error;
+    });
+    if (found) return found;
     const error = new OidcError(
       'dpop_key_unavailable',
       DEV && 'The DPoP key of this session is gone or unreadable (site data cleared, or a logout in another tab): log in again.',
-      failure === undefined ? undefined : { cause: failure },
+      { cause },
     );
-    await options.runtime_().tokens_.remove(sessionKey);
+    await guarded.remove(sessionKey);
     adopt(undefined, error);
     throw error;
-  }
-
-  // The key the session's tokens are bound to; without it they are of no use, and the session ends.
-  async function handle(): Promise<DpopHandle> {
-    return (await load()) ?? lost();
   }
 
   // For a new login: the stored key, or a new one (one tab at a time with crossTab's lock).
   function ready(): Promise<DpopHandle> {
     const make = async () => {
-      const found = await load();
+      const found = await load().catch(() => undefined);
       if (found) return found;
-      const keyPair = await generateDpopKeyPair(alg);
-      const made = await dpopForGeneratedKey({ keyPair, alg, now });
-      try {
-        await store.set(name, { ...keyPair, alg: made.alg });
-      } catch (cause) {
+      const keyPair = await generateDpopKeyPair();
+      await store.set(name, keyPair).catch((cause: unknown) => {
         throw new OidcError('dpop_key_unavailable', DEV && 'The DPoP key could not be kept in IndexedDB: allow site data for this origin.', { cause });
-      }
-      core.dpop = made;
-      return made;
+      });
+      core.dpop = await dpopForGeneratedKey({ keyPair, now });
+      return core.dpop;
     };
-    const lock = options.runtime_().lock_;
-    making ??= (lock ? lock.run(`oidc-rp:dpop:${issuer}:${clientId}`, make) : make()).finally(() => {
+    const lock = runtime().lock_;
+    making ??= (lock ? lock.run(name, make) : make()).finally(() => {
       making = undefined;
     });
     return making;
   }
 
   // The flow, with the key.
-  const { request_: request, complete_: complete, runtime_: runtime } = options;
   options.request_ = async (params) => request({ ...params, extra: { ...params.extra, dpop_jkt: (await ready()).jkt } });
   options.complete_ = async (params) => complete({ ...params, dpop: await handle() });
 
@@ -187,9 +165,11 @@ function bindKey(alg: DpopAlgorithm | undefined, options: ResolvedOptions, adopt
   const sessionKey = `oidc-rp.session:${clientId}:${issuer}`;
   let storage: StorageAdapter;
   const guarded: StorageAdapter = {
+    // Reading the session loads its key (into `core_`: a refresh, which reads it first, carries a proof).
     async get(key) {
       const value = await storage.get(key);
-      return value === null || (await load()) ? value : lost();
+      if (value !== null) await handle();
+      return value;
     },
     set: (key, value) => storage.set(key, value),
     async remove(key) {
@@ -214,25 +194,13 @@ function bindKey(alg: DpopAlgorithm | undefined, options: ResolvedOptions, adopt
     proof: async (params) => createDpopProof(await handle(), params),
     async request(accessToken, input, init, http = options.http) {
       const request = new Request(input, init);
+      const { url, method, credentials, cache, signal } = request;
       const headers = new Headers(request.headers);
       headers.delete('authorization');
       headers.delete('dpop');
-      const { method } = request;
-      return protectedResourceRequest(
-        await handle(),
-        accessToken,
-        request.url,
-        {
-          method,
-          headers,
-          // Read once, so that the nonce retry can send it again.
-          body: method === 'GET' || method === 'HEAD' ? undefined : await request.arrayBuffer(),
-          credentials: request.credentials,
-          cache: request.cache,
-          signal: request.signal,
-        },
-        http,
-      );
+      // The body read once (GET and HEAD have none), so that the nonce retry can send it again.
+      const body = request.body ? await request.arrayBuffer() : undefined;
+      return protectedResourceRequest(await handle(), accessToken, url, { method, headers, body, credentials, cache, signal }, http);
     },
   };
 }

@@ -15,7 +15,7 @@ export { popupLogin, type PopupLoginPart } from './popup';
 export { implicitFlow, type ImplicitFlowPart } from './implicit';
 export { revocation, type RevocationPart } from './revocation';
 export { crossTab, type CrossTabOptions, type CrossTabPart } from './cross-tab';
-export { dpop, type BrowserDpop, type DpopPart, type DpopPartOptions } from './dpop';
+export { dpop, type BrowserDpop, type DpopPart } from './dpop';
 export { par, type ParPart } from './par';
 export { getUserInfo } from './userinfo';
 export {

@@ -50,35 +50,26 @@ export interface KeyValueStore<T> {
 export function keyValueStore<T>(database = 'oidc-rp'): KeyValueStore<T> {
   const idb = globalThis.indexedDB;
   if (!idb) return memoryStorage() as unknown as KeyValueStore<T>;
-  let opened: Promise<IDBDatabase> | undefined;
 
-  const open = () =>
-    (opened ??= new Promise<IDBDatabase>((resolve, reject) => {
-      const request = idb.open(database, 1);
-      request.onupgradeneeded = () => request.result.createObjectStore(STORE);
-      request.onsuccess = () => {
-        const db = request.result;
-        // Step aside when another tab upgrades or deletes the database; the next call reopens.
-        db.onversionchange = db.onclose = () => {
-          db.close();
-          opened = undefined;
-        };
-        resolve(db);
-      };
-      request.onerror = () => {
-        opened = undefined;
-        reject(request.error);
-      };
-    }));
-
-  async function run<T>(mode: IDBTransactionMode, act: (store: IDBObjectStore) => IDBRequest<T>): Promise<T> {
-    const db = await open();
+  // One connection per operation, closed as soon as its transaction is done (close() waits for
+  // it): nothing stays open to block another tab's upgrade or deletion of the database.
+  async function run<R>(mode: IDBTransactionMode, act: (store: IDBObjectStore) => IDBRequest<R>): Promise<R> {
+    const db = await new Promise<IDBDatabase>((resolve, reject) => {
+      const open = idb.open(database, 1);
+      open.onupgradeneeded = () => open.result.createObjectStore(STORE);
+      open.onsuccess = () => resolve(open.result);
+      open.onerror = () => reject(open.error);
+    });
     return new Promise((resolve, reject) => {
-      const transaction = db.transaction(STORE, mode);
-      const request = act(transaction.objectStore(STORE));
-      // Settled by the transaction, not the request: a write counts once it is committed.
-      transaction.oncomplete = () => resolve(request.result);
-      transaction.onerror = transaction.onabort = () => reject(transaction.error);
+      try {
+        const transaction = db.transaction(STORE, mode);
+        const request = act(transaction.objectStore(STORE));
+        // Settled by the transaction, not the request: a write counts once it is committed.
+        transaction.oncomplete = () => resolve(request.result);
+        transaction.onerror = transaction.onabort = () => reject(transaction.error);
+      } finally {
+        db.close(); // also when the transaction could not start (a throw here rejects)
+      }
     });
   }
 

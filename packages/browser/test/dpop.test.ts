@@ -10,6 +10,8 @@
  * whose `Response.clone()` cannot be read next to the original (the nonce check reads a clone).
  * Real IndexedDB, CORS and tabs: test/chromium/dpop.test.ts.
  */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { demoConfig } from '@oidc-rp/reference-server';
 import { startServerProcess, type ServerProcess } from '@oidc-rp/reference-server/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -159,6 +161,38 @@ describe('the dpop part against the reference server (DPoP required, nonces on)'
     expect(stale).toEqual(expect.any(String));
     expect(fresh).toEqual(expect.any(String));
     expect(fresh).not.toBe(stale);
+  });
+
+  it('sends a request body again with the nonce retry (client.dpop.request reads it once)', async () => {
+    const app = page(memoryStorage());
+    await logIn(app);
+    const seen: Array<{ method: string; body: string; authorization: string | undefined; nonce: unknown }> = [];
+    // The app's own API: the first answer is a nonce challenge, the second echoes the body.
+    const api = createServer((request, response) => {
+      let body = '';
+      request.on('data', (chunk: Buffer) => {
+        body += chunk.toString();
+      });
+      request.on('end', () => {
+        seen.push({ method: request.method!, body, authorization: request.headers.authorization, nonce: claimsOf(String(request.headers.dpop)).nonce });
+        if (seen.length === 1) response.writeHead(401, { 'WWW-Authenticate': 'DPoP error="use_dpop_nonce"', 'DPoP-Nonce': 'api-nonce-1' }).end();
+        else response.writeHead(200, { 'content-type': 'application/json' }).end(body);
+      });
+    });
+    await new Promise<void>((resolve) => api.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(api.address() as AddressInfo).port}/orders`;
+      const token = await app.client.getAccessToken();
+      const response = await app.client.dpop!.request(token, url, { method: 'POST', body: '{"item":1}', headers: { 'content-type': 'application/json' } });
+      expect(response.status).toBe(200);
+      expect(await response.text()).toBe('{"item":1}');
+      expect(seen).toEqual([
+        { method: 'POST', body: '{"item":1}', authorization: `DPoP ${token}`, nonce: undefined },
+        { method: 'POST', body: '{"item":1}', authorization: `DPoP ${token}`, nonce: 'api-nonce-1' },
+      ]);
+    } finally {
+      await new Promise((resolve) => api.close(resolve));
+    }
   });
 
   it('refuses a Bearer answer to a DPoP request (a downgrade): no session is kept', async () => {

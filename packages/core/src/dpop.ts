@@ -11,7 +11,10 @@ import { DEV } from './dev';
 import { type Clock, systemClock } from './clock';
 import { base64url, digest, randomBase64url, utf8 } from './encoding';
 import { OidcError } from './errors';
-import { discardBody, isJsonObject, readJson, sendRequest } from './http';
+import { discardBody, fetchWithoutRedirects, isJsonObject, readJson, sendRequest, type Send } from './http';
+import { tryParseUrl } from './discovery';
+import { CURVES } from './jwks';
+import { paramsFor } from './jws';
 import { invalidOptions, requireString } from './options';
 import type { HttpOptions } from './types';
 
@@ -79,38 +82,28 @@ const JTI_BYTES = 16; // 128 bits, RFC 9449 section 11.1
 // RFC 9449 section 8.1: nonce = 1*NQCHAR; a longer one than this is not a nonce worth keeping.
 const NONCE = /^[\x21\x23-\x5B\x5D-\x7E]{1,1024}$/;
 
-// One table for both directions: the key generation parameters of each algorithm, and what a
-// given key must match to be used with it (RSA: the hash and at least the bits). Plain literals
-// only, so that a bundle without dpop() drops it.
-const KEYS: Record<DpopAlgorithm, Algorithm & { namedCurve?: string; modulusLength?: number; hash?: string }> = {
-  ES256: { name: 'ECDSA', namedCurve: 'P-256' },
-  ES384: { name: 'ECDSA', namedCurve: 'P-384' },
-  PS256: { name: 'RSA-PSS', modulusLength: 2048, hash: 'SHA-256' },
-  RS256: { name: 'RSASSA-PKCS1-v1_5', modulusLength: 2048, hash: 'SHA-256' },
-  EdDSA: { name: 'Ed25519' },
-};
+// What dpop() takes from elsewhere. Keys this module makes may be of any algorithm of the JWS
+// table (jws.ts), which is all a bundle that never calls dpop() carries.
+const ALGORITHMS: readonly DpopAlgorithm[] = ['ES256', 'ES384', 'PS256', 'RS256', 'EdDSA'];
 
-// Key generation parameters (the exponent is read by RSA only: 65537).
-function keyParams(alg: DpopAlgorithm): Algorithm {
-  if (!Object.hasOwn(KEYS, alg)) throw unsupported(DEV && `alg must be ES256, ES384, PS256, RS256 or EdDSA.`);
-  return { ...KEYS[alg], publicExponent: new Uint8Array([1, 0, 1]) } as Algorithm;
+// Key generation parameters, from the table that ID-token verification uses (jws.ts): an EC
+// curve, an RSA hash (and size and exponent, which other algorithms ignore); undefined for an
+// algorithm it does not know.
+function keyParams(alg: string): (EcKeyGenParams & RsaHashedKeyGenParams) | undefined {
+  const params = paramsFor(alg, CURVES[alg]);
+  return params && ({ ...params, modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]) } as EcKeyGenParams & RsaHashedKeyGenParams);
 }
 
-// Signing parameters: each algorithm reads only its own members (ECDSA the hash, RSA-PSS the
-// salt length; the RSA hash is the key's, Ed25519 takes none).
-function signParams(alg: DpopAlgorithm): EcdsaParams & RsaPssParams {
-  return { name: KEYS[alg].name, hash: alg === 'ES384' ? 'SHA-384' : 'SHA-256', saltLength: 32 };
-}
-
-// The algorithm a WebCrypto key signs with, or undefined for a key DPoP does not take.
+// The algorithm a WebCrypto key signs with, or undefined for a key DPoP does not take (another
+// curve, RSA under 2048 bits or with another hash).
 function algorithmOf(key: CryptoKey): DpopAlgorithm | undefined {
   const algorithm = key.algorithm as Partial<EcKeyAlgorithm & RsaHashedKeyAlgorithm>;
-  return (Object.keys(KEYS) as DpopAlgorithm[]).find((alg) => {
-    const { name, namedCurve, modulusLength, hash } = KEYS[alg];
+  return ALGORITHMS.find((alg) => {
+    const { name, namedCurve, hash } = keyParams(alg)!;
     return (
       name === algorithm.name &&
       namedCurve === algorithm.namedCurve &&
-      (!modulusLength || ((algorithm.modulusLength ?? 0) >= modulusLength && algorithm.hash?.name === hash))
+      (algorithm.modulusLength === undefined || (algorithm.modulusLength >= 2048 && algorithm.hash?.name === hash))
     );
   });
 }
@@ -126,6 +119,7 @@ function algorithmOf(key: CryptoKey): DpopAlgorithm | undefined {
  */
 export async function generateDpopKeyPair(alg: DpopAlgorithm = 'ES256'): Promise<CryptoKeyPair> {
   const params = keyParams(alg);
+  if (!params) throw unsupported(DEV && `alg must be ES256, ES384, PS256, RS256 or EdDSA.`);
   try {
     return (await crypto.subtle.generateKey(params, false, ['sign', 'verify'])) as CryptoKeyPair;
   } catch (cause) {
@@ -174,7 +168,7 @@ export async function dpop(options: DpopOptions = {}): Promise<DpopHandle> {
  * ```
  */
 export async function dpopForGeneratedKey({ keyPair, alg = 'ES256', now }: DpopOptions & { keyPair: CryptoKeyPair }): Promise<DpopHandle> {
-  keyParams(alg);
+  if (!paramsFor(alg, undefined)) throw unsupported(DEV && `alg must be ES256, ES384, PS256, RS256 or EdDSA.`);
   return handleFor(keyPair, alg, now);
 }
 
@@ -186,10 +180,12 @@ async function handleFor(keyPair: CryptoKeyPair, alg: DpopAlgorithm, now: Clock 
   } catch (cause) {
     throw new OidcError('dpop_key_unsupported', DEV && 'The public key must be extractable: generate the pair with generateDpopKeyPair.', { cause });
   }
-  const { crv, e, kty, n, x, y } = exported as Record<string, string>;
-  // Required members only, in lexicographic order: this JSON is what RFC 7638 hashes.
-  const publicJwk = (kty === 'EC' ? { crv, kty, x, y } : kty === 'RSA' ? { e, kty, n } : { crv, kty, x }) as DpopPublicJwk;
-  const jkt = base64url(await digest('SHA-256', JSON.stringify(publicJwk)));
+  const { crv, e, kty, n, x, y } = exported;
+  // The required members of EC, RSA and OKP keys, in lexicographic order (JSON leaves out the
+  // absent ones): this JSON is what RFC 7638 hashes.
+  const json = JSON.stringify({ crv, e, kty, n, x, y });
+  const publicJwk = JSON.parse(json) as DpopPublicJwk;
+  const jkt = base64url(await digest('SHA-256', json));
 
   const nonces = new Map<string, string>();
   const handle: DpopInternals = {
@@ -244,7 +240,8 @@ export async function createDpopProof(handle: DpopHandle, params: DpopProofParam
     nonce: params.nonce ?? handle.nonceFor(htu.origin),
   };
   const input = `${base64url(utf8(JSON.stringify(header)))}.${base64url(utf8(JSON.stringify(claims)))}`;
-  const signature = await crypto.subtle.sign(signParams(alg), keyPair.privateKey, utf8(input));
+  // The verification table's parameters serve for signing: ECDSA reads the hash, RSA-PSS the salt length.
+  const signature = await crypto.subtle.sign(paramsFor(alg, undefined) as EcdsaParams, keyPair.privateKey, utf8(input));
   return `${input}.${base64url(new Uint8Array(signature))}`;
 }
 
@@ -282,7 +279,8 @@ export async function protectedResourceRequest(
   return sender(String(url), { ...init, headers, redirect: 'manual' }, http ?? (init.signal ? { signal: init.signal } : undefined), DEV && 'The resource server', async (response) => response);
 }
 
-// sendRequest with a fresh proof per attempt, the nonces of every answer kept, and one retry on a nonce challenge.
+// sendRequest whose transport signs a fresh proof for each attempt, keeps the nonce of every
+// answer, and sends once more on a nonce challenge (within the one timeout of the call).
 async function sendWithProof<T>(
   handle: DpopHandle,
   url: string,
@@ -298,28 +296,18 @@ async function sendWithProof<T>(
   const method = init.method ?? 'GET';
   const htm = /^(delete|get|head|options|post|put)$/i.test(method) ? method.toUpperCase() : method;
   const origin = new URL(url).origin;
-  const retry = Symbol('retry');
-  for (let attempt = 0; attempt < 2; attempt += 1) {
-    headers.set('DPoP', await createDpopProof(handle, { htm, htu: url, accessToken }));
-    const outcome = await sendRequest<T | typeof retry>(
-      url,
-      { ...init, headers },
-      http,
-      what,
-      async (response) => {
-        const nonce = response.headers.get('dpop-nonce');
-        if (nonce !== null) handle.rememberNonce(origin, nonce);
-        if (attempt === 0 && nonce !== null && handle.nonceFor(origin) === nonce && (await isNonceChallenge(response))) {
-          await discardBody(response);
-          return retry;
-        }
-        return read(response);
-      },
-    );
-    if (outcome !== retry) return outcome;
-  }
-  // Unreachable: the second attempt always returns what `read` made of the answer.
-  throw new OidcError('network_error', DEV && `${what}: no answer.`);
+  const send: Send = async (fetchFn, target, options, where) => {
+    for (let first = true; ; first = false) {
+      headers.set('DPoP', await createDpopProof(handle, { htm, htu: url, accessToken }));
+      const response = await fetchWithoutRedirects(fetchFn, target, { ...options, headers }, where);
+      const nonce = response.headers.get('dpop-nonce');
+      if (nonce !== null) handle.rememberNonce(origin, nonce);
+      // Exactly one retry, and only with a nonce this answer brought.
+      if (!first || nonce === null || handle.nonceFor(origin) !== nonce || !(await isNonceChallenge(response))) return response;
+      await discardBody(response);
+    }
+  };
+  return sendRequest(url, init, http, what, read, send);
 }
 
 /**
@@ -337,12 +325,8 @@ async function isNonceChallenge(response: Response): Promise<boolean> {
 
 // RFC 9449 4.2: htu is the target URI without query and fragment.
 function targetUri(value: string | URL): URL {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw invalidOptions(DEV && 'htu must be an absolute URL.');
-  }
+  const url = tryParseUrl(String(value));
+  if (!url) throw invalidOptions(DEV && 'htu must be an absolute URL.');
   url.search = '';
   url.hash = '';
   return url;

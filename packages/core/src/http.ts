@@ -76,7 +76,7 @@ export type Send = (fetchFn: typeof fetch, url: string, init: RequestInit, where
  * redirect is their answer. Others (the JWKS) refuse a redirect: `redirect_refused`, the
  * target never requested. Only discovery follows redirects ({@link followSameOrigin}).
  */
-async function fetchWithoutRedirects(fetchFn: typeof fetch, url: string, init: RequestInit, where: string): Promise<Response> {
+export async function fetchWithoutRedirects(fetchFn: typeof fetch, url: string, init: RequestInit, where: string): Promise<Response> {
   if (init.redirect) return fetchFn(url, init);
   const response = await fetchFn(url, { ...init, redirect: 'manual' });
   if (!isRedirect(response)) return response;

@@ -120,7 +120,8 @@ export function selectVerificationKey(keys: readonly JWK[], alg: string, kid: st
  */
 export const ASYMMETRIC_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'];
 
-const CURVES: Record<string, string> = { ES256: 'P-256', ES384: 'P-384', ES512: 'P-521', EdDSA: 'Ed25519', Ed25519: 'Ed25519' };
+/** The curve of each EC and EdDSA algorithm (also the curve of a new DPoP key, dpop.ts). */
+export const CURVES: Record<string, string> = { ES256: 'P-256', ES384: 'P-384', ES512: 'P-521', EdDSA: 'Ed25519', Ed25519: 'Ed25519' };
 
 function fitsAlgorithm(key: JWK, alg: string): boolean {
   const crv = CURVES[alg];

@@ -15,9 +15,10 @@ type Params = RsaHashedImportParams & RsaPssParams & EcKeyImportParams & EcdsaPa
 
 /**
  * WebCrypto import and verify parameters for a JWS `alg` and the key's curve; undefined for
- * anything but RS*, PS*, ES*, EdDSA, Ed25519.
+ * anything but RS*, PS*, ES*, EdDSA, Ed25519. Also DPoP's key generation and signing
+ * parameters (dpop.ts), so the two share one table.
  */
-function paramsFor(alg: string, crv: string | undefined): Partial<Params> | undefined {
+export function paramsFor(alg: string, crv: string | undefined): Partial<Params> | undefined {
   if (alg === 'EdDSA' || alg === 'Ed25519') return { name: 'Ed25519' };
   const bits = Number(alg.slice(2));
   if (bits !== 256 && bits !== 384 && bits !== 512) return undefined;

@@ -64,6 +64,44 @@ describe('indexedDbStorage in Chromium', () => {
     expect(await a.evaluate(() => window.oidcRp.indexedDbStorage('elsewhere').keys())).toEqual([]);
   });
 
+  it('holds no connection between operations: another tab deletes the database unblocked, and a database without its store is refused', async () => {
+    const [a, b] = await twoTabs();
+    const deleteDatabase = (page: Page, name: string) =>
+      page.evaluate(
+        (database) =>
+          new Promise<string>((resolve) => {
+            const request = indexedDB.deleteDatabase(database);
+            request.onsuccess = () => resolve('deleted');
+            request.onblocked = () => resolve('blocked');
+            request.onerror = () => resolve('failed');
+          }),
+        name,
+      );
+    await a.evaluate(() => window.oidcRp.indexedDbStorage().set('session', '{"id":"s1"}'));
+    expect(await deleteDatabase(b, 'oidc-rp')).toBe('deleted');
+    expect(await a.evaluate(() => window.oidcRp.indexedDbStorage().get('session'))).toBeNull();
+
+    // A database of that name made by other code, without the store: the call fails, it does not hang.
+    const outcome = await a.evaluate(async () => {
+      await new Promise<void>((resolve, reject) => {
+        const open = indexedDB.open('theirs', 1);
+        open.onupgradeneeded = () => open.result.createObjectStore('other');
+        open.onsuccess = () => {
+          open.result.close();
+          resolve();
+        };
+        open.onerror = () => reject(open.error);
+      });
+      return window.oidcRp.indexedDbStorage('theirs').get('session').then(
+        () => 'read',
+        (error: Error) => error.name,
+      );
+    });
+    expect(outcome).toBe('NotFoundError');
+    // Nor does the failed call keep a connection open.
+    expect(await deleteDatabase(b, 'theirs')).toBe('deleted');
+  });
+
   it('hands every write over with the refresh lock: the next holder never reads the previous value', async () => {
     const [a, b] = await twoTabs();
     const handOvers = 150;
