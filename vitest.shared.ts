@@ -19,7 +19,8 @@ export const sharedTestConfig = {
 
 // A file that replaces modules (`vi.mock`, `vi.doMock`) needs a module graph of its own: in a
 // shared one the module may already be loaded unmocked, and its mock would reach later files.
-const MOCKS_MODULES = /\bvi\s*\.\s*(?:mock|doMock|unmock|doUnmock)\s*\(/;
+// So does a file that picks its own environment (a docblock): its globals are not the others'.
+const NEEDS_OWN_GRAPH = /\bvi\s*\.\s*(?:mock|doMock|unmock|doUnmock)\s*\(|@vitest-environment\s/;
 
 function testFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -32,23 +33,27 @@ function testFiles(dir: string): string[] {
 /**
  * Runs a node-environment workspace's test files one after another in one worker that keeps the
  * module graph (`isolate: false`), instead of a new process importing the whole graph again per
- * file (on two busy cores that import was a third of the run). Files that mock modules still get
- * a fresh graph each. Only for suites whose files share no module state they depend on: each
- * file starts its own servers, clocks and stores, and vitest restores mocks and spies between
- * files either way.
+ * file (on two busy cores that import was a third of the run). Files that mock modules or pick
+ * their own environment still get a fresh graph each. Only for suites whose files share no module
+ * state they depend on: each file starts its own servers, clocks and stores, and vitest restores
+ * mocks and spies between files either way. `setupFiles` run before every file: the place to
+ * empty a process-wide cache (a JWKS cache) that each file used to start without.
  *
  * @example
  * export default defineConfig(mergeConfig(sharedTestConfig, sharedModuleGraph(fileURLToPath(new URL('.', import.meta.url)))));
  */
-export function sharedModuleGraph(root: string, testDir = 'test'): ViteUserConfig {
-  const mocking = testFiles(join(root, testDir))
-    .filter((file) => MOCKS_MODULES.test(readFileSync(file, 'utf8')))
+export function sharedModuleGraph(root: string, options: { testDir?: string; setupFiles?: string[] } = {}): ViteUserConfig {
+  const ownGraph = testFiles(join(root, options.testDir ?? 'test'))
+    .filter((file) => NEEDS_OWN_GRAPH.test(readFileSync(file, 'utf8')))
     .map((file) => relative(root, file).split('\\').join('/'));
   return {
     test: {
       projects: [
-        { extends: true as const, test: { name: 'shared', isolate: false, exclude: ['**/node_modules/**', ...mocking] } },
-        ...(mocking.length > 0 ? [{ extends: true as const, test: { name: 'isolated', isolate: true, include: mocking } }] : []),
+        {
+          extends: true as const,
+          test: { name: 'shared', isolate: false, exclude: ['**/node_modules/**', ...ownGraph], setupFiles: options.setupFiles ?? [] },
+        },
+        ...(ownGraph.length > 0 ? [{ extends: true as const, test: { name: 'isolated', isolate: true, include: ownGraph } }] : []),
       ],
     },
   };
