@@ -1,0 +1,6 @@
+// Runs before every test file of the shared module graph (vitest.config.ts): each file starts
+// with an empty process-wide JWKS cache (core's, which @oidc-rp/node uses), as it did in a
+// process of its own.
+import { clearJwksCache } from '@oidc-rp/core';
+
+clearJwksCache();
