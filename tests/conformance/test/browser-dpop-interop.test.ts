@@ -6,10 +6,10 @@
 // signing in on the provider's forms, is done by the support driver; the page is sent back to the
 // callback URL the provider answered with. The provider is the judge: a proof it refuses, or a
 // token not bound to the key, fails these tests.
-import { build } from 'esbuild';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHROMIUM_LAUNCH, type PageServer, startPageServer } from '../../../test-support/page-server';
+import { bundleInstalledBrowserSdk } from './support/installed-sdk';
 import { type InteropClient, type RunningOidcProvider, startOidcProvider } from './support/oidc-provider';
 
 // Playwright reports a response's events a little after the page has it; on a loaded machine
@@ -46,14 +46,7 @@ const PAGE = `<!doctype html><title>spa</title><script src="/sdk.js"></script><s
 </script>`;
 
 beforeAll(async () => {
-  const bundled = await build({
-    stdin: { contents: "import * as oidcRp from '@oidc-rp/browser'; window.oidcRp = oidcRp;", resolveDir: import.meta.dirname, loader: 'js' },
-    bundle: true,
-    format: 'iife',
-    write: false,
-    logLevel: 'silent',
-  });
-  app = await startPageServer({ script: bundled.outputFiles[0]!.text, page: PAGE, issuer: () => op.issuer });
+  app = await startPageServer({ script: await bundleInstalledBrowserSdk(), page: PAGE, issuer: () => op.issuer });
   appOrigin = app.origin;
   const clients: InteropClient[] = [
     {

@@ -7,11 +7,10 @@
 // push, and the provider binds the tokens to it. Without the part the provider refuses the login.
 // The person's part, signing in on the provider's forms, is done by the support driver; the page
 // is sent back to the callback URL the provider answered with. The provider is the judge.
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { build } from 'esbuild';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHROMIUM_LAUNCH, type PageServer, startPageServer } from '../../../test-support/page-server';
+import { bundleInstalledBrowserSdk } from './support/installed-sdk';
 import { type InteropClient, type RunningOidcProvider, startOidcProvider } from './support/oidc-provider';
 
 // Playwright reports a response's events a little after the page has it; bounded generously.
@@ -29,7 +28,7 @@ declare global {
   }
 }
 
-let app: Server;
+let app: PageServer;
 let appOrigin: string;
 let op: RunningOidcProvider;
 let browser: Browser;
@@ -48,21 +47,8 @@ const PAGE = `<!doctype html><title>spa</title><script src="/sdk.js"></script><s
 </script>`;
 
 beforeAll(async () => {
-  const bundled = await build({
-    stdin: { contents: "import * as oidcRp from '@oidc-rp/browser'; window.oidcRp = oidcRp;", resolveDir: import.meta.dirname, loader: 'js' },
-    bundle: true,
-    format: 'iife',
-    write: false,
-    logLevel: 'silent',
-  });
-  const script = bundled.outputFiles[0]!.text;
-  app = createServer((request, response) => {
-    if (request.url === '/sdk.js') response.writeHead(200, { 'content-type': 'text/javascript' }).end(script);
-    else if (request.url === '/config.js') response.writeHead(200, { 'content-type': 'text/javascript' }).end(`window.issuer = ${JSON.stringify(op.issuer)};`);
-    else response.writeHead(200, { 'content-type': 'text/html' }).end(PAGE);
-  });
-  await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
-  appOrigin = `http://127.0.0.1:${(app.address() as AddressInfo).port}`;
+  app = await startPageServer({ script: await bundleInstalledBrowserSdk(), page: PAGE, issuer: () => op.issuer });
+  appOrigin = app.origin;
   // Public clients (no secret, PKCE); the second one's tokens are always DPoP-bound.
   const spa = (client_id: string): InteropClient => ({
     client_id,
@@ -72,13 +58,13 @@ beforeAll(async () => {
   });
   const clients = [spa('par-spa'), { ...spa('par-dpop-spa'), dpop_bound_access_tokens: true }];
   op = await startOidcProvider(clients, { par: { required: true }, dpop: { requireNonce: false } });
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu'] });
+  browser = await chromium.launch(CHROMIUM_LAUNCH);
 });
 
 afterAll(async () => {
   await browser?.close();
   await op?.close();
-  await new Promise((resolve) => app?.close(resolve));
+  await app?.close();
 });
 
 async function profile(settings: Window['app']): Promise<{ context: BrowserContext; page: Page }> {

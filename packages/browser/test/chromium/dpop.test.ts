@@ -14,6 +14,7 @@ import { type Browser, type BrowserContext, chromium, type Page } from 'playwrig
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHROMIUM_LAUNCH, type PageServer, startPageServer } from '../../../../test-support/page-server';
 import type { BrowserClient } from '../../src/index';
+import { signInOnProviderPages } from '../support/provider-pages';
 import { bundleSdkFromSources } from '../support/sdk-bundle';
 
 declare global {
@@ -96,24 +97,7 @@ async function logIn(page: Page): Promise<URL> {
   const authorize = page.waitForRequest((request) => request.url().includes('/oidc/authorize'));
   await page.evaluate(() => void window.client.login());
   const authorizeUrl = new URL((await authorize).url());
-  const onApp = (url: URL) => url.origin === appOrigin;
-  await page.waitForURL((url) => !onApp(url) || url.pathname === '/callback');
-  // The login form when the provider does not know the browser yet, then consent when it asks (offline_access).
-  for (let step = 0; step < 2 && !onApp(new URL(page.url())); step++) {
-    const at = page.url();
-    if (new URL(at).pathname.endsWith('/login')) {
-      await page.getByLabel('Username').fill('alice');
-      await page.getByLabel('Password').fill('wonderland');
-      await page.getByRole('button', { name: 'Sign in' }).click();
-    } else {
-      await page.getByRole('button', { name: 'Allow' }).click();
-    }
-    await page.waitForURL((url) => url.href !== at);
-  }
-  await page.waitForURL(onApp);
-  await page.waitForFunction(() => window.client && window.client.getSnapshot().status !== 'loading');
-  expect(await page.evaluate(() => window.client.getSnapshot().error?.message)).toBeUndefined();
-  expect(await page.evaluate(() => window.client.getSnapshot().status)).toBe('authenticated');
+  await signInOnProviderPages(page, appOrigin);
   return authorizeUrl;
 }
 

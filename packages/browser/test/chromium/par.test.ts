@@ -8,14 +8,13 @@
  * pushed (`dpop_jkt` in the pushed form, not in the URL), so the code is bound at push time and
  * only this key redeems it: the tokens are DPoP-bound (refused as Bearer).
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { fileURLToPath } from 'node:url';
 import { createReferenceServer, demoConfig } from '@oidc-rp/reference-server';
-import { build } from 'esbuild';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHROMIUM_LAUNCH, type PageServer, startPageServer } from '../../../../test-support/page-server';
 import type { BrowserClient } from '../../src/index';
+import { signInOnProviderPages } from '../support/provider-pages';
+import { bundleSdkFromSources } from '../support/sdk-bundle';
 
 declare global {
   interface Window {
@@ -28,7 +27,7 @@ declare global {
 }
 
 type Reference = Awaited<ReturnType<typeof createReferenceServer>>;
-let app: Server;
+let app: PageServer;
 let appOrigin: string;
 let reference: Reference;
 let closeReference: () => Promise<void>;
@@ -49,23 +48,8 @@ const PAGE = `<!doctype html><title>app</title><script src="/sdk.js"></script><s
 </script>`;
 
 beforeAll(async () => {
-  const bundled = await build({
-    entryPoints: [fileURLToPath(new URL('../../src/index.ts', import.meta.url))],
-    alias: { '@oidc-rp/core': fileURLToPath(new URL('../../../core/src/index.ts', import.meta.url)) },
-    bundle: true,
-    format: 'iife',
-    globalName: 'oidcRp',
-    write: false,
-    logLevel: 'silent',
-  });
-  const script = bundled.outputFiles[0]!.text;
-  app = createServer((request, response) => {
-    if (request.url === '/sdk.js') response.writeHead(200, { 'content-type': 'text/javascript' }).end(script);
-    else if (request.url === '/config.js') response.writeHead(200, { 'content-type': 'text/javascript' }).end(`window.issuer = ${JSON.stringify(issuer)};`);
-    else response.writeHead(200, { 'content-type': 'text/html' }).end(PAGE);
-  });
-  await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
-  appOrigin = `http://127.0.0.1:${(app.address() as AddressInfo).port}`;
+  app = await startPageServer({ script: await bundleSdkFromSources(), page: PAGE, issuer: () => issuer });
+  appOrigin = app.origin;
 
   reference = await createReferenceServer(demoConfig(), { logger: false });
   const listening = await reference.listen({ port: 0, host: '127.0.0.1' });
@@ -80,13 +64,13 @@ beforeAll(async () => {
   };
   await reference.control.clients.add({ client_id: 'spa-par', ...registration });
   await reference.control.clients.add({ client_id: 'spa-par-dpop', ...registration, require_dpop: true });
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu'] });
+  browser = await chromium.launch(CHROMIUM_LAUNCH);
 });
 
 afterAll(async () => {
   await browser?.close();
   await closeReference?.();
-  await new Promise((resolve) => app?.close(resolve));
+  await app?.close();
 });
 
 /** A fresh profile in which the app is `clientId` (with dpop() when asked). */
@@ -113,23 +97,7 @@ function record(page: Page) {
 /** Logs in through the real login and consent pages; back on the app, signed in. */
 async function logIn(page: Page): Promise<void> {
   await page.evaluate(() => void window.client.login());
-  const onApp = (url: URL) => url.origin === appOrigin;
-  await page.waitForURL((url) => !onApp(url));
-  for (let step = 0; step < 2 && !onApp(new URL(page.url())); step++) {
-    const at = page.url();
-    if (new URL(at).pathname.endsWith('/login')) {
-      await page.getByLabel('Username').fill('alice');
-      await page.getByLabel('Password').fill('wonderland');
-      await page.getByRole('button', { name: 'Sign in' }).click();
-    } else {
-      await page.getByRole('button', { name: 'Allow' }).click();
-    }
-    await page.waitForURL((url) => url.href !== at);
-  }
-  await page.waitForURL(onApp);
-  await page.waitForFunction(() => window.client && window.client.getSnapshot().status !== 'loading');
-  expect(await page.evaluate(() => window.client.getSnapshot().error?.code)).toBeUndefined();
-  expect(await page.evaluate(() => window.client.getSnapshot().status)).toBe('authenticated');
+  await signInOnProviderPages(page, appOrigin);
 }
 
 const pushes = (after: number, clientId: string) =>
