@@ -1,9 +1,8 @@
-import { fileURLToPath } from 'node:url';
 import { defineConfig, mergeConfig } from 'vitest/config';
-import { sharedModuleGraph, sharedTestConfig } from '../../vitest.shared.ts';
+import { sharedTestConfig } from '../../vitest.shared.ts';
 
-// Every file starts its own servers, clients and stores: one module graph serves them all, with
-// core's JWKS cache emptied before each file.
-export default defineConfig(
-  mergeConfig(sharedTestConfig, sharedModuleGraph(fileURLToPath(new URL('.', import.meta.url)), { setupFiles: ['test/support/fresh-jwks-cache.ts'] })),
-);
+// Each file in its own module graph (vitest's default isolation). The shared graph that
+// core, the reference server and the conformance suite use was tried here too, and one
+// session-login test failed once under CI load in a way no isolated run showed: until that is
+// understood, this suite keeps files apart. The setup file still empties core's JWKS cache.
+export default defineConfig(mergeConfig(sharedTestConfig, { test: { setupFiles: ['test/support/fresh-jwks-cache.ts'] } }));
