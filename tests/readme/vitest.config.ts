@@ -5,6 +5,6 @@ import { sharedTestConfig } from '../../vitest.shared.ts';
 // one program and runs the runnable ones: its setup is slow on a loaded machine.
 export default defineConfig(
   mergeConfig(sharedTestConfig, {
-    test: { testTimeout: 90_000, hookTimeout: 240_000 },
+    test: { testTimeout: 90_000, hookTimeout: 480_000 },
   }),
 );

@@ -277,6 +277,12 @@ async function buildServer(config: ServerConfig, options: ReferenceServerOptions
     const hostProblem = (developmentKeys ? developmentKeysHostProblem(host) : undefined) ?? demoLoginHostProblem(tenants, host);
     if (hostProblem) throw new ConfigError('host', hostProblem);
     const server = createAdaptorServer({ fetch: app.fetch, overrideGlobalObjects: ownsProcess }) as Server;
+    // An idle keep-alive connection outlives the clients' own idle timeouts (Node's agent and
+    // undici: 4-5 s; proxies and load balancers: 60 s), so the client closes first and never sends
+    // a request on a socket the server is closing at that moment (ECONNRESET). Node's default, 5 s,
+    // races Node's own agent.
+    server.keepAliveTimeout = 65_000;
+    server.headersTimeout = 66_000;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(port, host, () => {

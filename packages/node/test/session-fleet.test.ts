@@ -156,12 +156,15 @@ describe('sessions across a fleet of processes on one Redis', () => {
     const recoveredIn = Date.now() - killedAt;
     // Every request of the live instances is answered: signed out, because the dead holder may
     // have spent the refresh token (it did: the provider redeems it once its latency is over).
+    // The requests that met the refresh say why; one that a loaded machine delivered after the
+    // session had ended finds no session at all.
     for (const answer of survivors) {
       expect(answer).not.toBe('dropped');
       if (answer === 'dropped') continue;
       expect(answer.status).toBe(401);
-      expect(answer.body).toEqual({ error: 'login_required', cause: 'session_refresh_interrupted' });
+      expect([{ error: 'login_required', cause: 'session_refresh_interrupted' }, { error: 'login_required', cause: null }]).toContainEqual(answer.body);
     }
+    expect(survivors).toContainEqual(expect.objectContaining({ body: { error: 'login_required', cause: 'session_refresh_interrupted' } }));
     // The stated bound is LOCK_TTL after the holder's last renewal (plus a poll of at most 250 ms);
     // the margin is for a loaded machine.
     expect(recoveredIn).toBeLessThan(LOCK_TTL + 8_000);
