@@ -3,7 +3,8 @@
  * no logging, no consent page) and `loginAs()` returns a signed-in user's tokens and validated
  * ID token claims through the real endpoints: authorize with PKCE, state and nonce (pushed first
  * when the client must use PAR), the login form, the code exchange with the client's own
- * authentication (secret, client assertion). The ID token is checked with jose, never with the SDK.
+ * authentication (secret, client assertion) and, when the client must use DPoP, a proof (tokens
+ * bound to a key pair returned to the test). The ID token is checked with jose, never with the SDK.
  */
 import { createLocalJWKSet, jwtVerify } from 'jose';
 import { demoConfig } from '../config/demo';
