@@ -3,7 +3,8 @@
  * no logging, no consent page) and `loginAs()` returns a signed-in user's tokens and validated
  * ID token claims through the real endpoints: authorize with PKCE, state and nonce (pushed first
  * when the client must use PAR), the login form, the code exchange with the client's own
- * authentication (secret, client assertion). The ID token is checked with jose, never with the SDK.
+ * authentication (secret, client assertion) and, when the client must use DPoP, a proof (tokens
+ * bound to a key pair returned to the test). The ID token is checked with jose, never with the SDK.
  */
 import { createLocalJWKSet, jwtVerify } from 'jose';
 import { demoConfig } from '../config/demo';
@@ -14,6 +15,7 @@ import { scopesReleasing, USER_SCOPES } from '../oauth/claims';
 import { createReferenceServer, type ReferenceServer, tenantsOf } from '../server';
 import { completeLogin, CookieJar } from './complete-login';
 import { loginAuthMethod, loginClientAuth } from './login-client-auth';
+import { dpopProof, type LoginAsDpop, loginDpopKey } from './login-dpop';
 
 /** Options of {@link createTestServer}. */
 export interface TestServerOptions {
@@ -71,6 +73,13 @@ export interface LoginAsOptions {
    * requires it (`require_pushed_authorization_requests`).
    */
   par?: boolean;
+  /**
+   * Bind the tokens to a DPoP key (RFC 9449): `dpop_jkt` at authorize (or PAR) and a proof with
+   * the code exchange, retried once with the server nonce on `use_dpop_nonce`. `true` makes an
+   * ES256 key pair; a `CryptoKeyPair` is used as given. Default: when the client or its tenant
+   * requires DPoP (`require_dpop`); `false` sends no proof even then (to see the refusal).
+   */
+  dpop?: boolean | CryptoKeyPair;
 }
 
 /** A token response of the code exchange. */
@@ -106,6 +115,12 @@ export interface LoginAsResult {
   tokens: TestTokens;
   /** The ID token's claims, after checking signature, `iss`, `aud`, `exp` and `nonce`. */
   claims: IdTokenClaims;
+  /**
+   * Present when the login used DPoP (`token_type` is then `DPoP`): the key pair the tokens are
+   * bound to, its thumbprint, and the last server nonce. Sign the proofs of your API calls with
+   * it, e.g. with {@link dpopProof}.
+   */
+  dpop?: LoginAsDpop;
 }
 
 /** A server for tests. `await using op = await createTestServer()` closes it at the end of the scope. */
@@ -269,9 +284,11 @@ export async function createTestServer(options: TestServerOptions = {}): Promise
     const user = await persona(server, tenant, username, o.claims, () => checkReleased(tenant, client, scope, o.claims));
     const method = loginAuthMethod(tenant, client, o.clientKey !== undefined);
     // Every request of the client authenticates with a fresh credential, on the server's clock.
-    const credentials = async () =>
-      loginClientAuth(method, client, { issuer, now: Math.floor(Date.parse((await server.control.clock.get()).time) / 1000), key: o.clientKey });
+    const serverSeconds = async () => Math.floor(Date.parse((await server.control.clock.get()).time) / 1000);
+    const credentials = async () => loginClientAuth(method, client, { issuer, now: await serverSeconds(), key: o.clientKey });
     if (method === 'private_key_jwt' && o.clientKey === undefined) await credentials(); // says what to pass, before anything is sent
+    const dpopWanted = o.dpop ?? (tenant.require_dpop || client.require_dpop);
+    const dpop = dpopWanted === false ? undefined : await loginDpopKey(dpopWanted);
     const verifier = randomToken(32);
     const state = randomToken(16);
     const nonce = randomToken(16);
@@ -285,6 +302,7 @@ export async function createTestServer(options: TestServerOptions = {}): Promise
       state,
       nonce,
       ...(pkce ? { code_challenge: s256(verifier), code_challenge_method: 'S256' } : {}),
+      ...(dpop ? { dpop_jkt: dpop.jkt } : {}),
     };
     const authorize = new URL(`${issuer}/oidc/authorize`);
     const push = o.par ?? (tenant.require_pushed_authorization_requests || client.require_pushed_authorization_requests);
@@ -316,13 +334,23 @@ export async function createTestServer(options: TestServerOptions = {}): Promise
     const code = params.get('code');
     if (!code) throw new Error('loginAs: the callback has no code');
 
-    // A confidential client always authenticates its code exchange (the method above).
-    const auth = await credentials();
-    const form = new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: redirectUri, client_id: client.client_id, ...(pkce ? { code_verifier: verifier } : {}), ...auth.form });
-    const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded', ...auth.headers };
-    const response = await send(new Request(`${issuer}/oidc/token`, { method: 'POST', headers, body: form.toString() }));
-    const tokens = (await response.json()) as TestTokens & { error?: string; error_description?: string };
-    if (!response.ok) throw new Error(`loginAs: the code exchange failed with ${response.status} ${tokens.error ?? ''}: ${tokens.error_description ?? ''}`);
+    // A confidential client always authenticates its code exchange (the method above), with a
+    // fresh credential and proof per attempt; one retry when the server asks for its DPoP nonce.
+    const tokenUrl = `${issuer}/oidc/token`;
+    let dpopNonce: string | undefined;
+    let response: Response | undefined;
+    let tokens: TestTokens & { error?: string; error_description?: string } = {} as TestTokens;
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const auth = await credentials();
+      const form = new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: redirectUri, client_id: client.client_id, ...(pkce ? { code_verifier: verifier } : {}), ...auth.form });
+      const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded', ...auth.headers };
+      if (dpop) headers.dpop = await dpopProof(dpop.keyPair, { method: 'POST', url: tokenUrl, now: await serverSeconds(), ...(dpopNonce !== undefined ? { nonce: dpopNonce } : {}) });
+      response = await send(new Request(tokenUrl, { method: 'POST', headers, body: form.toString() }));
+      dpopNonce = response.headers.get('dpop-nonce') ?? dpopNonce;
+      tokens = (await response.json()) as typeof tokens;
+      if (!(dpop && response.status === 400 && tokens.error === 'use_dpop_nonce' && response.headers.has('dpop-nonce'))) break;
+    }
+    if (!response?.ok) throw new Error(`loginAs: the code exchange failed with ${response?.status} ${tokens.error ?? ''}: ${tokens.error_description ?? ''}`);
     if (typeof tokens.id_token !== 'string') throw new Error('loginAs: the token response has no id_token (does the scope include openid?)');
     const jwks = (await (await send(new Request(`${issuer}/oidc/jwks`))).json()) as Parameters<typeof createLocalJWKSet>[0];
     const { payload } = await jwtVerify(tokens.id_token, createLocalJWKSet(jwks), {
@@ -331,7 +359,7 @@ export async function createTestServer(options: TestServerOptions = {}): Promise
       ...(options.now ? { currentDate: new Date(options.now()) } : {}),
     });
     if (payload.nonce !== nonce) throw new Error('loginAs: the ID token nonce does not match the request');
-    return { tokens, claims: payload as IdTokenClaims };
+    return { tokens, claims: payload as IdTokenClaims, ...(dpop ? { dpop: { ...dpop, ...(dpopNonce !== undefined ? { nonce: dpopNonce } : {}) } } : {}) };
   }
 
   const close = async (): Promise<void> => {
