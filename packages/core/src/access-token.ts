@@ -10,9 +10,8 @@ import { DEV } from './dev';
 import { AccessTokenError, type AccessTokenClaims, type AccessTokenVerifier, type VerifiedAccessToken } from './access-token-error';
 import { DEFAULT_MAX_TOKEN_LENGTH, readAccessToken } from './authorization-header';
 import { type Clock, systemClock } from './clock';
-import { type DpopProofChecker, checkDpopBinding, withDpopSettings } from './dpop-proof';
+import { type DpopProofChecker, checkDpopBinding, isReadableConfirmation, withDpopSettings } from './dpop-proof';
 import type { OidcErrorCode } from './errors';
-import { isJsonObject } from './http';
 import { type JosePrimitives, webCryptoPrimitives } from './jose-primitives';
 import { ASYMMETRIC_ALGORITHMS, cachedJwksKeys, findJwksKey, selectVerificationKey } from './jwks';
 import { COMPACT_JWS } from './jwt';
@@ -216,9 +215,7 @@ export function jwtAccessTokenVerifier<C extends AccessTokenClaims = AccessToken
     const clientId = claims.client_id ?? (legacy ? claims.azp : undefined);
     if (typeof clientId !== 'string' || !clientId) fail('access_token_claim_missing', DEV && 'no "client_id"');
     if (jti === undefined ? !legacy : typeof jti !== 'string' || !jti) fail('access_token_claim_missing', DEV && 'no "jti"');
-    if (cnf !== undefined && (!isJsonObject(cnf) || (cnf.jkt !== undefined && (typeof cnf.jkt !== 'string' || !cnf.jkt)))) {
-      fail('access_token_malformed', DEV && '"cnf" is not an object with a string "jkt"');
-    }
+    if (!isReadableConfirmation(cnf)) fail('access_token_malformed', DEV && '"cnf" is not an object with a string "jkt"');
     return claims;
   }
 

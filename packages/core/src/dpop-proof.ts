@@ -197,6 +197,14 @@ export function checkDpopBinding(
   return dpop.check(request, token, jkt, primitives);
 }
 
+/**
+ * A `cnf` claim the binding rule can read (RFC 7800, RFC 9449 6): absent, or an object whose
+ * `jkt`, when present, is a non-empty string. Both verifiers refuse a token or answer without one.
+ */
+export function isReadableConfirmation(cnf: unknown): boolean {
+  return cnf === undefined || (isJsonObject(cnf) && (cnf.jkt === undefined || (typeof cnf.jkt === 'string' && cnf.jkt !== '')));
+}
+
 /** A verifier with its DPoP settings attached, for the HTTP layer's challenges and RFC 9728 metadata. */
 export function withDpopSettings<C extends AccessTokenClaims>(verify: AccessTokenVerifier<C>, dpop: DpopProofChecker | undefined): AccessTokenVerifier<C> {
   return dpop ? Object.assign(verify, { dpop: { required: dpop.required, algorithms: dpop.algorithms } }) : verify;

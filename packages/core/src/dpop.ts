@@ -87,11 +87,12 @@ const NONCE = /^[\x21\x23-\x5B\x5D-\x7E]{1,1024}$/;
 const ALGORITHMS: readonly DpopAlgorithm[] = ['ES256', 'ES384', 'PS256', 'RS256', 'EdDSA'];
 
 // Key generation parameters, from the table that ID-token verification uses (jws.ts): an EC
-// curve, an RSA hash (and size and exponent, which other algorithms ignore); undefined for an
-// algorithm it does not know.
-function keyParams(alg: string): (EcKeyGenParams & RsaHashedKeyGenParams) | undefined {
+// curve, an RSA hash (and size and exponent, which other algorithms ignore).
+// `dpop_key_unsupported` for an algorithm that table does not know.
+function keyParams(alg: string): EcKeyGenParams & RsaHashedKeyGenParams {
   const params = paramsFor(alg, CURVES[alg]);
-  return params && ({ ...params, modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]) } as EcKeyGenParams & RsaHashedKeyGenParams);
+  if (!params) throw unsupported(DEV && `alg must be ES256, ES384, PS256, RS256 or EdDSA.`);
+  return { ...params, modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]) } as EcKeyGenParams & RsaHashedKeyGenParams;
 }
 
 // The algorithm a WebCrypto key signs with, or undefined for a key DPoP does not take (another
@@ -99,7 +100,7 @@ function keyParams(alg: string): (EcKeyGenParams & RsaHashedKeyGenParams) | unde
 function algorithmOf(key: CryptoKey): DpopAlgorithm | undefined {
   const algorithm = key.algorithm as Partial<EcKeyAlgorithm & RsaHashedKeyAlgorithm>;
   return ALGORITHMS.find((alg) => {
-    const { name, namedCurve, hash } = keyParams(alg)!;
+    const { name, namedCurve, hash } = keyParams(alg);
     return (
       name === algorithm.name &&
       namedCurve === algorithm.namedCurve &&
@@ -119,7 +120,6 @@ function algorithmOf(key: CryptoKey): DpopAlgorithm | undefined {
  */
 export async function generateDpopKeyPair(alg: DpopAlgorithm = 'ES256'): Promise<CryptoKeyPair> {
   const params = keyParams(alg);
-  if (!params) throw unsupported(DEV && `alg must be ES256, ES384, PS256, RS256 or EdDSA.`);
   try {
     return (await crypto.subtle.generateKey(params, false, ['sign', 'verify'])) as CryptoKeyPair;
   } catch (cause) {
@@ -168,7 +168,7 @@ export async function dpop(options: DpopOptions = {}): Promise<DpopHandle> {
  * ```
  */
 export async function dpopForGeneratedKey({ keyPair, alg = 'ES256', now }: DpopOptions & { keyPair: CryptoKeyPair }): Promise<DpopHandle> {
-  if (!paramsFor(alg, undefined)) throw unsupported(DEV && `alg must be ES256, ES384, PS256, RS256 or EdDSA.`);
+  keyParams(alg);
   return handleFor(keyPair, alg, now);
 }
 

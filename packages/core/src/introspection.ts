@@ -16,7 +16,7 @@ import type { ClientAuth } from './client-auth';
 import { type Clock, systemClock } from './clock';
 import { DEV } from './dev';
 import { type DiscoveredProvider, assertSecureUrl, providerMetadata } from './discovery';
-import { type DpopProofChecker, checkDpopBinding, withDpopSettings } from './dpop-proof';
+import { type DpopProofChecker, checkDpopBinding, isReadableConfirmation, withDpopSettings } from './dpop-proof';
 import { base64url, digest } from './encoding';
 import { OidcError } from './errors';
 import { isJsonObject, readJson, sendRequest } from './http';
@@ -235,8 +235,7 @@ function checkAnswer(answer: Answer, expected: { issuer: string; audience: strin
   const sub = answer.sub ?? answer.client_id;
   // RFC 9068 §2.2: a token of the client itself (client credentials) has the client as subject.
   if (typeof sub !== 'string') throw new AccessTokenError('access_token_invalid', 'invalid_token', DEV && 'The introspection answer names neither sub nor client_id.');
-  const { cnf } = answer;
-  if (cnf !== undefined && (!isJsonObject(cnf) || (cnf.jkt !== undefined && (typeof cnf.jkt !== 'string' || !cnf.jkt)))) {
+  if (!isReadableConfirmation(answer.cnf)) {
     throw new AccessTokenError('access_token_invalid', 'invalid_token', DEV && 'The introspection answer\'s "cnf" is not an object with a string "jkt".');
   }
   const { active: _active, ...claims } = answer;
