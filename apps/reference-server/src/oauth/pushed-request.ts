@@ -19,9 +19,10 @@ export const REQUEST_URI_PREFIX = 'urn:ietf:params:oauth:request_uri:';
 /** Seconds a pushed request may wait for its authorize request. */
 export const PUSHED_REQUEST_SECONDS = 60;
 
-// Bound to the client in the key: another client's lookup misses and cannot spend it.
-function storeKey(clientId: string, id: string): string {
-  return storageKey(`par.${clientId}.${id}`);
+// Bound to the tenant and the client in the key: a lookup by another tenant (even for a client
+// of the same client_id) or another client misses, and a miss spends nothing.
+function storeKey(tenantId: string, clientId: string, id: string): string {
+  return storageKey(`par.${tenantId}.${clientId}.${id}`);
 }
 
 /**
@@ -33,7 +34,7 @@ function storeKey(clientId: string, id: string): string {
 export async function pushRequest(ctx: RequestContext, request: AuthorizationRequest): Promise<{ request_uri: string; expires_in: number }> {
   const id = randomToken();
   const expiresAt = nowSeconds(ctx.server) + PUSHED_REQUEST_SECONDS;
-  await ctx.server.store.savePushedRequest(storeKey(request.clientId, id), { tenant: ctx.tenant.id, request, expiresAt }, PUSHED_REQUEST_SECONDS);
+  await ctx.server.store.savePushedRequest(storeKey(ctx.tenant.id, request.clientId, id), { tenant: ctx.tenant.id, request, expiresAt }, PUSHED_REQUEST_SECONDS);
   return { request_uri: `${REQUEST_URI_PREFIX}${id}`, expires_in: PUSHED_REQUEST_SECONDS };
 }
 
@@ -59,7 +60,7 @@ export async function pushedAuthorizeRequest(ctx: RequestContext, params: Params
   }
   const requestUri = params.values.get('request_uri') as string;
   const id = requestUri.slice(REQUEST_URI_PREFIX.length);
-  const pushed = id === '' ? undefined : await ctx.server.store.takePushedRequest(storeKey(clientId, id));
+  const pushed = id === '' ? undefined : await ctx.server.store.takePushedRequest(storeKey(ctx.tenant.id, clientId, id));
   if (!pushed || pushed.tenant !== ctx.tenant.id || pushed.expiresAt <= nowSeconds(ctx.server)) {
     return page('The request_uri is unknown, expired or already used, or was pushed by another client: push the request again.');
   }
