@@ -14,16 +14,19 @@ beforeAll(async () => {
     const demo = config.tenants[0] as TenantConfig;
     // A second tenant whose public client has the same client_id as the demo's SPA.
     config.tenants.push({ id: 'other', development: true, users: demo.users ?? [], clients: (demo.clients ?? []).filter((c) => c.client_id === 'spa') });
+    // Public clients enough to reach the server's total cap at 100 pushes each.
+    const spa = demo.clients?.find((c) => c.client_id === 'spa');
+    for (let i = 0; i < 10; i++) demo.clients?.push({ ...spa, client_id: `bulk-${i}` } as NonNullable<TenantConfig['clients']>[number]);
   });
 });
 afterAll(async () => {
   await s?.close();
 });
 
-function spaPush(tenant = 'demo'): Promise<Response> {
+function spaPush(tenant = 'demo', clientId = 'spa'): Promise<Response> {
   const { challenge } = pkce();
   const form = {
-    response_type: 'code', client_id: 'spa', redirect_uri: SPA_REDIRECT, scope: 'openid', state: 'st',
+    response_type: 'code', client_id: clientId, redirect_uri: SPA_REDIRECT, scope: 'openid', state: 'st',
     code_challenge: challenge, code_challenge_method: 'S256',
   };
   return fetch(`${s.listening.origin}/${tenant}/oauth/par`, {
@@ -52,5 +55,55 @@ describe('I1: a request_uri belongs to the tenant it was pushed at', () => {
     const own = await authorizeAt('demo', String(request_uri));
     expect(own.status).toBe(302);
     expect(own.headers.get('location')).toMatch(/\/demo\/oidc\/login\?interaction=/);
+  });
+});
+
+/** `count` anonymous pushes of a public client, a few at a time; their statuses. */
+async function pushMany(clientId: string, count: number): Promise<number[]> {
+  const statuses: number[] = [];
+  for (let i = 0; i < count; i += 25) {
+    const batch = await Promise.all(Array.from({ length: Math.min(25, count - i) }, () => spaPush('demo', clientId)));
+    for (const res of batch) {
+      statuses.push(res.status);
+      await res.body?.cancel();
+    }
+  }
+  return statuses;
+}
+
+async function expectCapped(res: Response, whose: RegExp): Promise<void> {
+  const body = await json(res);
+  expect(res.status).toBe(429);
+  expect(res.headers.get('retry-after')).toBe('60');
+  expect(Object.keys(body).sort()).toEqual(['error', 'error_description']);
+  expect(body.error).toBe('temporarily_unavailable');
+  expect(String(body.error_description)).toMatch(whose);
+}
+
+// After I1's single push of the SPA.
+describe('I2: anonymous pushes are capped', () => {
+  it('a public client gets 100 pushes a minute, then 429; another client is not held up by it', async () => {
+    const statuses = await pushMany('spa', 99);
+    expect(statuses.every((status) => status === 201)).toBe(true);
+    await expectCapped(await spaPush('demo', 'spa'), /this client has pushed 100 authorization requests within 60 seconds/);
+    // Refused pushes are not counted or kept: still refused, and other clients push.
+    await expectCapped(await spaPush('demo', 'spa'), /this client has pushed 100/);
+    expect((await spaPush('demo', 'bulk-0')).status).toBe(201);
+  });
+
+  it('once the pushed requests have expired, the client may push again (timer: the server clock moves 61 s)', async () => {
+    s.clock.advance(61);
+    expect((await spaPush('demo', 'spa')).status).toBe(201);
+  });
+
+  it('in total the server keeps at most 1000 pushes a minute, whichever clients make them', async () => {
+    s.clock.advance(61);
+    for (let i = 0; i < 10; i++) {
+      const statuses = await pushMany(`bulk-${i}`, 100);
+      expect(statuses.filter((status) => status === 201)).toHaveLength(100);
+    }
+    await expectCapped(await spaPush('demo', 'spa'), /clients have pushed 1000 authorization requests/);
+    s.clock.advance(61);
+    expect((await spaPush('demo', 'spa')).status).toBe(201);
   });
 });
