@@ -1,8 +1,7 @@
 /**
  * JWT client authentication (RFC 7523 2.2, OpenID Connect Core 9): `private_key_jwt`, checked
- * against the keys registered for the client (`jwks`, or `jwks_uri` fetched with a timeout and
- * cached), and `client_secret_jwt`, an HMAC keyed with the client secret. The algorithm decides
- * which: HS* needs a secret, anything else registered keys, so a public key never serves as an
+ * against the keys registered for the client (`jwks`, or `jwks_uri`: client-jwks.ts), and
+ * `client_secret_jwt`, an HMAC keyed with the client secret. The algorithm decides which: HS* needs a secret, anything else registered keys, so a public key never serves as an
  * HMAC secret. Checks run in a fixed order; the `jti` is spent last, on the shared store, so an
  * assertion refused for another reason can be corrected and one that passed is never accepted again.
  */
@@ -11,6 +10,7 @@ import type { Client, ClientJwk } from '../config/model';
 import { storageKey } from '../crypto/secrets';
 import { faultyAssertionCheck } from '../faults/client-assertion';
 import { invalidClient } from '../http/errors';
+import { clientKeys } from './client-jwks';
 import { nowSeconds, type RequestContext } from '../request/context';
 
 /** `client_assertion_type` of a JWT assertion. */
@@ -25,11 +25,6 @@ export const MAX_ASSERTION_LIFETIME = 300;
 /** Seconds of clock skew accepted on `exp`, `iat` and `nbf`. */
 const SKEW = 60;
 const MAX_ASSERTION_LENGTH = 8192;
-/** A fetched `jwks_uri` is used this long (server clock), and fetched again at most this often for an unknown `kid`. */
-const JWKS_CACHE_SECONDS = 300;
-const JWKS_REFETCH_SECONDS = 30;
-const JWKS_TIMEOUT_MS = 5000;
-const MAX_JWKS_BYTES = 64 * 1024;
 /** At most this many candidate keys are tried for an assertion without `kid`. */
 const MAX_CANDIDATES = 10;
 
@@ -186,43 +181,10 @@ async function candidateKeys(ctx: RequestContext, client: Client, kid: unknown, 
     (kid === undefined || jwk.kid === kid);
   if (client.jwks !== undefined) return client.jwks.filter(fits).map((jwk) => ({ jwk }));
   const uri = client.jwks_uri as string;
-  let keys = await fetchedKeys(ctx, uri, false);
+  let keys = await clientKeys(ctx, uri, false);
   // A key the cached set does not have may be a rotation: fetch again, at most every 30 s.
-  if (!keys.some(fits)) keys = await fetchedKeys(ctx, uri, true);
+  if (!keys.some(fits)) keys = await clientKeys(ctx, uri, true);
   return keys.filter(fits).map((jwk) => ({ jwk }));
-}
-
-interface CachedSet {
-  keys: ClientJwk[];
-  fetchedAt: number;
-}
-
-// Per process: a client's key set is public, and each instance may fetch it itself.
-const jwksCache = new Map<string, CachedSet>();
-const MAX_CACHED_SETS = 1000;
-
-async function fetchedKeys(ctx: RequestContext, uri: string, refresh: boolean): Promise<ClientJwk[]> {
-  const now = nowSeconds(ctx.server);
-  const cached = jwksCache.get(uri);
-  const age = cached ? now - cached.fetchedAt : Number.POSITIVE_INFINITY;
-  if (cached && age >= 0 && age < (refresh ? JWKS_REFETCH_SECONDS : JWKS_CACHE_SECONDS)) return cached.keys;
-  let keys: ClientJwk[];
-  try {
-    const response = await fetch(uri, { redirect: 'error', signal: AbortSignal.timeout(JWKS_TIMEOUT_MS), headers: { Accept: 'application/json' } });
-    const text = await response.text();
-    if (!response.ok || text.length > MAX_JWKS_BYTES) throw new Error('unusable answer');
-    const body: unknown = JSON.parse(text);
-    if (!isRecord(body) || !Array.isArray(body.keys)) throw new Error('not a JWK Set');
-    keys = body.keys.filter((key): key is ClientJwk => isRecord(key) && typeof key.kty === 'string' && !('d' in key) && !('k' in key));
-  } catch {
-    // An unreachable key set authenticates nothing; the last good one serves until it is replaced.
-    if (cached) return cached.keys;
-    throw invalidClient("the client's jwks_uri could not be fetched", false, ctx.tenant.id);
-  }
-  jwksCache.delete(uri);
-  jwksCache.set(uri, { keys, fetchedAt: now });
-  if (jwksCache.size > MAX_CACHED_SETS) jwksCache.delete(jwksCache.keys().next().value as string);
-  return keys;
 }
 
 /**
