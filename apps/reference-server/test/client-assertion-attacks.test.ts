@@ -5,10 +5,12 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type CryptoKey, exportJWK, generateKeyPair, type JWK, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConfigError, demoConfig, validateConfig } from '../src/index';
 import { type DpopServer, json, startDpopServer } from './support/dpop-server';
 
 const JWT_BEARER = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
 const HMAC_SECRET = 'hmac-client-secret-of-more-than-32-bytes-0123456789';
+const SHORT_SECRET = 'web-secret';
 
 let s: DpopServer;
 let key: { privateKey: CryptoKey; publicJwk: JWK };
@@ -42,6 +44,8 @@ beforeAll(async () => {
       { client_id: 'batch-uri', grant_types: ['client_credentials'], scopes: ['api.read'], jwks_uri: jwksUri, token_endpoint_auth_method: 'private_key_jwt' },
       { client_id: 'other-key', grant_types: ['client_credentials'], scopes: ['api.read'], jwks: { keys: [otherKey.publicJwk as Record<string, unknown>] } },
       { client_id: 'batch-hmac', client_secret: HMAC_SECRET, grant_types: ['client_credentials'], scopes: ['api.read'], token_endpoint_auth_method: 'client_secret_jwt' },
+      // Any method it has credentials for, and a secret too short to key HMAC.
+      { client_id: 'short-secret', client_secret: SHORT_SECRET, grant_types: ['client_credentials'], scopes: ['api.read'] },
     );
   });
 });
@@ -182,6 +186,42 @@ describe('client_secret_jwt', () => {
 
   it('a client registered for client_secret_jwt cannot use private_key_jwt', async () => {
     await expectRefused(await cc(await assertion({ clientId: 'batch-hmac', signer: otherKey.privateKey })), /registered for client_secret_jwt/);
+  });
+});
+
+describe('L3: client_secret_jwt needs a secret as long as the hash (RFC 7518 3.2)', () => {
+  const encode = (text: string) => new TextEncoder().encode(text);
+
+  it('an assertion keyed with a secret shorter than 32 bytes gets no token (it could be guessed offline from the assertion)', async () => {
+    const res = await cc(await assertion({ clientId: 'short-secret', alg: 'HS256', signer: encode(SHORT_SECRET) }));
+    await expectRefused(res, /client_secret is 10 bytes; HS256 needs at least 32 \(RFC 7518 3\.2\)/);
+    // The same client's secret itself still works where it is not an HMAC key.
+    expect((await s.token('/oauth/token', { grant_type: 'client_credentials', client_id: 'short-secret', client_secret: SHORT_SECRET })).status).toBe(200);
+  });
+
+  it('a 51-byte secret keys HS256 and HS384, not HS512', async () => {
+    for (const alg of ['HS256', 'HS384']) expect((await cc(await assertion({ clientId: 'batch-hmac', alg, signer: encode(HMAC_SECRET) }))).status).toBe(200);
+    await expectRefused(await cc(await assertion({ clientId: 'batch-hmac', alg: 'HS512', signer: encode(HMAC_SECRET) })), /is 51 bytes; HS512 needs at least 64/);
+  });
+
+  it("the demo web client's secret keys HS256", async () => {
+    const web = demoConfig().tenants[0]?.clients?.find((c) => c.client_id === 'web');
+    const secret = String(web?.client_secret);
+    expect(Buffer.byteLength(secret)).toBeGreaterThanOrEqual(32);
+    expect((await s.token('/oauth/token', { grant_type: 'client_credentials', client_id: 'service', client_secret: 'service-secret' })).status).toBe(200);
+    const res = await s.token('/oauth/token', {
+      grant_type: 'refresh_token', refresh_token: 'unknown', client_assertion_type: JWT_BEARER,
+      client_assertion: await assertion({ clientId: 'web', alg: 'HS256', signer: encode(secret) }),
+    });
+    // Authenticated: the refusal is about the refresh token, not the client.
+    expect((await json(res)).error).toBe('invalid_grant');
+  });
+
+  it('a client registered for client_secret_jwt with a short secret is refused at config time, naming the key', () => {
+    const config = demoConfig();
+    config.tenants[0]?.clients?.push({ client_id: 'hmac', client_secret: 'thirty-one-bytes-of-a-secret-31', grant_types: ['client_credentials'], token_endpoint_auth_method: 'client_secret_jwt' });
+    expect(() => validateConfig(config)).toThrow(ConfigError);
+    expect(() => validateConfig(config)).toThrow(/invalid config at tenants\[0\]\.clients\[3\]\.client_secret: is 31 bytes; HS256 needs at least 32 .* for "client_secret_jwt": register a random secret of 32 bytes or more/);
   });
 });
 

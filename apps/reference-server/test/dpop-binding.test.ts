@@ -125,7 +125,7 @@ describe('refresh tokens (RFC 9449 5)', () => {
 
   it("a confidential client's refresh token is not bound (its secret holds it)", async () => {
     const { refresh_token } = await boundWebTokens();
-    const res = await s.token('/oauth/token', { grant_type: 'refresh_token', refresh_token: refresh_token ?? '', client_id: 'web', client_secret: 'web-secret' });
+    const res = await s.token('/oauth/token', { grant_type: 'refresh_token', refresh_token: refresh_token ?? '', client_id: 'web', client_secret: 'web-secret-of-the-demo-Zq7Xk2Lm9Vb4' });
     expect(res.status).toBe(200);
     expect((await json(res)).token_type).toBe('bearer');
   });

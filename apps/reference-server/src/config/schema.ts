@@ -19,7 +19,7 @@ import {
   type TenantProfile,
   type User,
 } from './model';
-import { GENERATE_SECRET, weakSecretProblem } from '../crypto/secret-strength';
+import { GENERATE_SECRET, hmacSecretProblem, weakSecretProblem } from '../crypto/secret-strength';
 import { STANDARD_CLAIM_TYPES, shapeProblem } from './shape';
 
 /** A registered client as written in the config file. */
@@ -347,6 +347,9 @@ function checkAuthMethod(client: Client, field: string): void {
   if (method?.startsWith('client_secret') && !secret) {
     throw new ConfigError(`${field}.token_endpoint_auth_method`, `"${method}" needs a client_secret`);
   }
+  // A secret that keys HMAC assertions only must key at least the shortest (HS256).
+  const short = method === 'client_secret_jwt' ? hmacSecretProblem(client.client_secret as string, 'HS256') : undefined;
+  if (short !== undefined) throw new ConfigError(`${field}.client_secret`, `${short} for "client_secret_jwt": register a random secret of 32 bytes or more (64 for HS512); ${GENERATE_SECRET}`);
 }
 
 /** `scope_claims`: custom claims per scope; standard claims keep their standard scopes. */

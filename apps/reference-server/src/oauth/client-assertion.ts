@@ -8,6 +8,7 @@
 import { type JWK, compactVerify, importJWK } from 'jose';
 import type { Client, ClientJwk } from '../config/model';
 import { storageKey } from '../crypto/secrets';
+import { hmacSecretProblem } from '../crypto/secret-strength';
 import { faultyAssertionCheck } from '../faults/client-assertion';
 import { invalidClient } from '../http/errors';
 import { clientKeys } from './client-jwks';
@@ -104,6 +105,11 @@ export async function authenticateAssertion(ctx: RequestContext, form: ReadonlyM
   }
   if (!hmac && client.jwks === undefined && client.jwks_uri === undefined) {
     throw refuse('this client has no registered keys (jwks or jwks_uri) for private_key_jwt');
+  }
+
+  if (hmac) {
+    const problem = hmacSecretProblem(client.client_secret as string, alg);
+    if (problem) throw refuse(`the client_secret ${problem}; sign with another method or register a longer secret`);
   }
 
   const verified = hmac

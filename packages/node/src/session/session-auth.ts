@@ -177,7 +177,7 @@ export interface SessionAuth<Claims extends object = Record<string, unknown>> {
  * const client = createNodeClient({
  *   issuer: 'http://127.0.0.1:4000/demo',
  *   clientId: 'web',
- *   clientSecret: 'web-secret',
+ *   clientSecret: 'web-secret-of-the-demo-Zq7Xk2Lm9Vb4',
  *   redirectUri: 'http://127.0.0.1:3000/callback', // as registered at the provider
  *   scope: 'openid profile email offline_access',
  *   cookieSecret: process.env.COOKIE_SECRET!,

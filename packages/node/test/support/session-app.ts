@@ -94,7 +94,7 @@ export async function startSessionWorld({ accessTokenLifetime = 120, dpop }: { a
   const client = createNodeClient({
     provider: serviceProvider(issuer),
     clientId: 'web',
-    clientSecret: 'web-secret',
+    clientSecret: 'web-secret-of-the-demo-Zq7Xk2Lm9Vb4',
     redirectUri: `${appOrigin}/auth/callback`,
     scope: 'openid profile email offline_access',
     cookieSecret: 'test-tx-oFp2bAbXNweB5DkDlIp8K5Ci-dGM7BII',
