@@ -47,6 +47,13 @@ beforeAll(async () => {
       // Any method it has credentials for, and a secret too short to key HMAC.
       { client_id: 'short-secret', client_secret: SHORT_SECRET, grant_types: ['client_credentials'], scopes: ['api.read'] },
     );
+    // The same key client on a tenant that also takes the token endpoint URL as the audience.
+    config.tenants.push({
+      id: 'legacy',
+      development: true,
+      client_assertion_audience: 'issuer_or_token_endpoint',
+      clients: [{ client_id: 'batch-key', redirect_uris: ['http://127.0.0.1:3000/callback'], grant_types: ['client_credentials', 'authorization_code'], scopes: ['openid', 'api.read'], jwks: { keys: [key.publicJwk as Record<string, unknown>] } }],
+    });
   });
 });
 afterAll(async () => {
@@ -91,9 +98,8 @@ describe('private_key_jwt', () => {
     const { access_token } = await json(res);
     expect(typeof access_token).toBe('string');
     expect((await cc(await assertion({ clientId: 'batch-uri', signer: uriKey.privateKey }))).status).toBe(200);
-    // aud as the token endpoint URL is accepted too (RFC 7523 3), and client_id may repeat the client.
-    const atEndpoint = await assertion({ claims: { aud: `${s.issuer}/oauth/token` } });
-    expect((await cc(atEndpoint, { client_id: 'batch-key' })).status).toBe(200);
+    // client_id may repeat the client.
+    expect((await cc(await assertion(), { client_id: 'batch-key' })).status).toBe(200);
     const revoked = await s.token('/oauth/revoke', { token: String(access_token), client_assertion_type: JWT_BEARER, client_assertion: await assertion() });
     expect(revoked.status).toBe(200);
   });
@@ -186,6 +192,56 @@ describe('client_secret_jwt', () => {
 
   it('a client registered for client_secret_jwt cannot use private_key_jwt', async () => {
     await expectRefused(await cc(await assertion({ clientId: 'batch-hmac', signer: otherKey.privateKey })), /registered for client_secret_jwt/);
+  });
+});
+
+describe('L4: the audience of a client assertion', () => {
+  const legacy = () => `${s.listening.origin}/legacy`;
+  const post = (url: string, form: Record<string, string>) =>
+    fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form).toString() });
+  const asClient = async (aud: unknown) => ({ client_assertion_type: JWT_BEARER, client_assertion: await assertion({ claims: { aud } }) });
+  const pushForm = { response_type: 'code', redirect_uri: 'http://127.0.0.1:3000/callback', scope: 'openid', state: 'st', nonce: 'n' };
+
+  it('by default only the issuer, as a string (RFC 7523bis, FAPI 2.0): endpoint URLs and arrays are refused', async () => {
+    const issuer = s.issuer;
+    expect((await cc(await assertion({ claims: { aud: issuer } }))).status).toBe(200);
+    await expectRefused(await cc(await assertion({ claims: { aud: `${issuer}/oauth/token` } })), /aud must be the issuer .*, as a string/);
+    await expectRefused(await cc(await assertion({ claims: { aud: `${issuer}/oidc/token` } })), /aud must be the issuer/);
+    await expectRefused(await cc(await assertion({ claims: { aud: [issuer] } })), /as a string/);
+    await expectRefused(await cc(await assertion({ claims: { aud: [issuer, 'https://another-server.example'] } })), /as a string/);
+    // Made for another endpoint and sent there.
+    const revoked = await s.token('/oauth/revoke', { token: 'x', ...(await asClient(`${issuer}/oauth/revoke`)) });
+    await expectRefused(revoked, /aud must be the issuer/);
+    await expectRefused(await s.token('/oauth/introspect', { token: 'x', ...(await asClient(`${issuer}/oauth/introspect`)) }), /aud must be the issuer/);
+  });
+
+  it('"issuer_or_token_endpoint" also takes a token endpoint URL, alone or in an array, and the PAR URL at PAR (RFC 7523 3, RFC 9126 2)', async () => {
+    const issuer = `${legacy()}`;
+    const tokenUrl = `${legacy()}/oauth/token`;
+    const cc2 = async (aud: unknown) => post(tokenUrl, { grant_type: 'client_credentials', ...(await asClient(aud)) });
+    for (const aud of [issuer, tokenUrl, `${legacy()}/oidc/token`, [issuer, tokenUrl], ['https://another-server.example', tokenUrl]]) {
+      expect((await cc2(aud)).status, JSON.stringify(aud)).toBe(200);
+    }
+    const pushed = await post(`${legacy()}/oauth/par`, { ...pushForm, client_id: 'batch-key', ...(await asClient(`${legacy()}/oauth/par`)) });
+    expect(pushed.status).toBe(201);
+    // Never another endpoint's URL, nor the PAR URL at the token endpoint, nor another server.
+    await expectRefused(await cc2(`${legacy()}/oauth/par`), /aud must be the issuer .* or the token endpoint URL/);
+    await expectRefused(await cc2(`${legacy()}/oauth/revoke`), /or the token endpoint URL/);
+    await expectRefused(await post(`${legacy()}/oauth/revoke`, { token: 'x', ...(await asClient(`${legacy()}/oauth/revoke`)) }), /or the token endpoint URL/);
+    await expectRefused(await cc2(['https://another-server.example']), /or the token endpoint URL/);
+    await expectRefused(await cc2(`${s.issuer}/oauth/token`), /or the token endpoint URL/);
+  });
+
+  it('a standard-profile tenant takes the token endpoint URL by default; the setting is refused when misspelt', () => {
+    const config = demoConfig();
+    const tenant = config.tenants[0] as NonNullable<(typeof config.tenants)[number]>;
+    expect(validateConfig(config)[0]?.client_assertion_audience).toBe('issuer');
+    tenant.profile = 'standard';
+    expect(validateConfig(config)[0]?.client_assertion_audience).toBe('issuer_or_token_endpoint');
+    tenant.client_assertion_audience = 'issuer';
+    expect(validateConfig(config)[0]?.client_assertion_audience).toBe('issuer');
+    Object.assign(tenant, { client_assertion_audience: 'token_endpoint' });
+    expect(() => validateConfig(config)).toThrow(/tenants\[0\]\.client_assertion_audience/);
   });
 });
 

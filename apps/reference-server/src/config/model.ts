@@ -37,6 +37,13 @@ export function canonicalResponseType(value: string): ResponseType | undefined {
   return RESPONSE_TYPES.find((t) => t.split(' ').sort().join(' ') === key);
 }
 
+/**
+ * Which `aud` a client assertion may have: `issuer`, the issuer as a string only (RFC 7523bis,
+ * FAPI 2.0); `issuer_or_token_endpoint`, also the token endpoint URL (and the PAR endpoint's at
+ * PAR), as a string or in an array (RFC 7523 3, RFC 9126 2).
+ */
+export type ClientAssertionAudience = 'issuer' | 'issuer_or_token_endpoint';
+
 /** How a client authenticates at the token, revocation and PAR endpoints (RFC 7591 `token_endpoint_auth_method`). */
 export type ClientAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'client_secret_jwt' | 'private_key_jwt' | 'none';
 
@@ -113,6 +120,8 @@ export interface Tenant {
   dpop_nonce: boolean;
   /** Authorize requests of every client must come through the PAR endpoint (RFC 9126). */
   require_pushed_authorization_requests: boolean;
+  /** The `aud` rule of client assertions. */
+  client_assertion_audience: ClientAssertionAudience;
   lifetimes: Readonly<Lifetimes>;
   /** Custom claims released per scope, beside the standard ones. */
   scope_claims: ReadonlyMap<string, readonly string[]>;

@@ -8,6 +8,7 @@ import type { Fault } from './fault-names';
 import {
   canonicalResponseType,
   type Client,
+  type ClientAssertionAudience,
   type ClientAuthMethod,
   isConfidential,
   type GrantType,
@@ -106,6 +107,13 @@ export interface TenantConfig {
   dpop_nonce?: boolean;
   /** Authorize requests of every client must come through the PAR endpoint (RFC 9126). Default false. */
   require_pushed_authorization_requests?: boolean;
+  /**
+   * The `aud` a client assertion may have: `"issuer"` (the issuer as a string: RFC 7523bis, FAPI
+   * 2.0) or `"issuer_or_token_endpoint"` (also the token endpoint URL, and the PAR endpoint's at
+   * PAR, as a string or in an array: RFC 7523 3). Default `"issuer"`; with the standard profile
+   * `"issuer_or_token_endpoint"`.
+   */
+  client_assertion_audience?: ClientAssertionAudience;
   lifetimes?: Partial<Lifetimes>;
   /** Custom claims per scope (custom scopes allowed), beside the standard OIDC mapping: `{ "roles": ["roles"] }`. */
   scope_claims?: Record<string, string[]>;
@@ -402,6 +410,7 @@ function readTenant(o: TenantConfig, field: string): Tenant {
     require_dpop: o.require_dpop ?? false,
     dpop_nonce: o.dpop_nonce ?? false,
     require_pushed_authorization_requests: o.require_pushed_authorization_requests ?? false,
+    client_assertion_audience: o.client_assertion_audience ?? (o.profile === 'standard' ? 'issuer_or_token_endpoint' : 'issuer'),
     lifetimes: { ...DEFAULT_LIFETIMES, ...o.lifetimes },
     scope_claims: readScopeClaims(o.scope_claims, `${field}.scope_claims`),
     users: new Map(users.map((u) => [u.username, u])),

@@ -184,6 +184,10 @@ const tenant = strict({
   require_dpop: optional(flag, "Token requests of every client of the tenant must carry a DPoP proof (RFC 9449). Default false."),
   dpop_nonce: optional(flag, 'The token endpoints and userinfo demand a server nonce in DPoP proofs (use_dpop_nonce, DPoP-Nonce header). Default false.'),
   require_pushed_authorization_requests: optional(flag, 'Authorize requests of every client of the tenant must come through the PAR endpoint (RFC 9126). Default false.'),
+  client_assertion_audience: optional(
+    oneOf(['issuer', 'issuer_or_token_endpoint']),
+    'The aud a client assertion (private_key_jwt, client_secret_jwt) may have. "issuer": the issuer, as a string (RFC 7523bis, FAPI 2.0). "issuer_or_token_endpoint": also the token endpoint URL (and at the PAR endpoint its own URL), as a string or in an array (RFC 7523 3, for older client libraries). Default "issuer", "issuer_or_token_endpoint" with the standard profile.',
+  ),
   lifetimes: optional(lifetimes),
   scope_claims: optional(
     z.record(scopeToken, list(claimName), { error: 'must be an object mapping scopes to lists of claim names' }),

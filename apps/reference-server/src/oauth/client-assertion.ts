@@ -36,7 +36,8 @@ const MAX_CANDIDATES = 10;
  */
 const ASSERTION_REFUSALS = {
   replayed: 'the client assertion has been used before; make a new one (a new jti) for every request',
-  wrongAud: (issuer: string) => `the client assertion aud must be the issuer ${issuer} (or the URL of the endpoint it is sent to)`,
+  wrongAud: (issuer: string) => `the client assertion aud must be the issuer ${issuer}, as a string`,
+  wrongAudLegacy: (issuer: string) => `the client assertion aud must be the issuer ${issuer} or the token endpoint URL`,
   expired: 'the client assertion has expired',
   unknownKey: 'the client assertion signature does not verify with the keys registered for the client',
 } as const;
@@ -63,8 +64,8 @@ function readJson(segment: string | undefined): Record<string, unknown> | undefi
 /**
  * Authenticates the client of a request carrying `client_assertion`: the assertion names the
  * client (`iss` = `sub`), which must match a `client_id` in the body, and must be signed by its
- * key (or secret). `aud` is the issuer or the URL of an endpoint of the tenant that takes
- * assertions (the token endpoints, and `endpointUrl`, the one receiving it). Throws 401
+ * key (or secret). `aud` is the issuer, or under the tenant's `client_assertion_audience` rule a
+ * token endpoint URL (`endpointUrl` is the URL it was sent to). Throws 401
  * `invalid_client` for every refusal, saying why.
  *
  * @example
@@ -120,7 +121,7 @@ export async function authenticateAssertion(ctx: RequestContext, form: ReadonlyM
   checkClaims(ctx, claims, endpointUrl, refuse);
   // A client with faults may have its valid assertion refused as if a check above had failed (jti unspent).
   const failed = client.faults.size > 0 ? faultyAssertionCheck(client.faults) : undefined;
-  if (failed === 'wrongAud') throw refuse(ASSERTION_REFUSALS.wrongAud(ctx.issuer));
+  if (failed === 'wrongAud') throw refuse(wrongAudience(ctx));
   if (failed !== undefined) throw refuse(ASSERTION_REFUSALS[failed]);
   const jti = claims.jti as string;
   const exp = claims.exp as number;
@@ -131,15 +132,29 @@ export async function authenticateAssertion(ctx: RequestContext, form: ReadonlyM
   return { client, method };
 }
 
-function checkClaims(ctx: RequestContext, claims: Record<string, unknown>, endpointUrl: string, refuse: (description: string) => Error): void {
+function wrongAudience(ctx: RequestContext): string {
+  const legacy = ctx.tenant.client_assertion_audience === 'issuer_or_token_endpoint';
+  return legacy ? ASSERTION_REFUSALS.wrongAudLegacy(ctx.issuer) : ASSERTION_REFUSALS.wrongAud(ctx.issuer);
+}
+
+/**
+ * Whether `aud` names this server under the tenant's rule. `issuer`: the issuer as a string, the
+ * one value no other server accepts (RFC 7523bis, FAPI 2.0). `issuer_or_token_endpoint`: also a
+ * token endpoint URL (RFC 7523 3) and, at the PAR endpoint, its URL (RFC 9126 2), alone or in an
+ * array. Never the URL of another endpoint (revocation, introspection...): an assertion made for
+ * one of those is not a token request's credential.
+ */
+function audienceAccepted(ctx: RequestContext, aud: unknown, endpointUrl: string): boolean {
   const issuer = ctx.issuer;
-  // RFC 7523 3: the token endpoint URL may be the audience; its clarification (and FAPI 2.0) asks for the issuer.
-  const audiences = new Set([issuer, `${issuer}/oidc/token`, `${issuer}/oauth/token`, endpointUrl]);
-  const aud = claims.aud;
-  const listed = typeof aud === 'string' ? [aud] : Array.isArray(aud) ? aud : [];
-  if (!listed.some((value) => typeof value === 'string' && audiences.has(value))) {
-    throw refuse(ASSERTION_REFUSALS.wrongAud(issuer));
-  }
+  if (ctx.tenant.client_assertion_audience === 'issuer') return aud === issuer;
+  const audiences = new Set([issuer, `${issuer}/oidc/token`, `${issuer}/oauth/token`]);
+  if (endpointUrl === `${issuer}/oauth/par`) audiences.add(endpointUrl);
+  const listed: unknown[] = typeof aud === 'string' ? [aud] : Array.isArray(aud) ? aud : [];
+  return listed.some((value) => typeof value === 'string' && audiences.has(value));
+}
+
+function checkClaims(ctx: RequestContext, claims: Record<string, unknown>, endpointUrl: string, refuse: (description: string) => Error): void {
+  if (!audienceAccepted(ctx, claims.aud, endpointUrl)) throw refuse(wrongAudience(ctx));
   const now = nowSeconds(ctx.server);
   const { exp, iat, nbf, jti } = claims;
   if (typeof exp !== 'number' || !Number.isFinite(exp)) throw refuse('the client assertion must have a numeric exp');
