@@ -64,6 +64,8 @@ export interface Client {
   skip_consent: boolean;
   /** Token requests must carry a DPoP proof. */
   require_dpop: boolean;
+  /** Confidential clients: refresh tokens of a DPoP login are left unbound (see {@link bindsRefreshToken}). */
+  dpop_unbound_refresh: boolean;
   /** `aud` of JWT access tokens without a `resource`; undefined: the issuer. */
   access_token_audience: readonly string[] | undefined;
   /** This client's access tokens: its own setting, else the tenant's. */
@@ -94,6 +96,19 @@ export interface Client {
  */
 export function isConfidential(client: Client): boolean {
   return client.client_secret !== undefined || client.jwks !== undefined || client.jwks_uri !== undefined;
+}
+
+/**
+ * Whether a refresh token issued to `client` with a DPoP proof is bound to the proof's key: always
+ * for a public client (RFC 9449 5), and for a confidential one unless it sets
+ * `dpop_unbound_refresh` (else a stolen refresh token plus the client's credentials would get
+ * Bearer tokens, undoing the binding the login asked for).
+ *
+ * @example
+ * const jkt = bindsRefreshToken(client) ? proof?.jkt : undefined;
+ */
+export function bindsRefreshToken(client: Client): boolean {
+  return !isConfidential(client) || !client.dpop_unbound_refresh;
 }
 
 /** A user after validation. */

@@ -42,6 +42,11 @@ export interface ClientConfig {
   skip_consent?: boolean;
   /** Token requests of this client must carry a DPoP proof (RFC 9449). Default false. */
   require_dpop?: boolean;
+  /**
+   * Confidential clients only: refresh tokens from a DPoP login are not bound to the key, so a
+   * refresh without a proof gets a Bearer token (RFC 9449 5 allows it). Default false: bound.
+   */
+  dpop_unbound_refresh?: boolean;
   /** `aud` of the client's JWT access tokens when the request names no RFC 8707 `resource`. Default: the issuer. */
   access_token_audience?: string | string[];
   /** This client's access tokens: opaque, or RFC 9068 JWTs. Default: the tenant's `access_token_format`. */
@@ -260,6 +265,7 @@ function readClient(o: ClientConfig, field: string, development: boolean, tenant
     scopes: o.scopes ?? ['openid'],
     skip_consent: o.skip_consent ?? false,
     require_dpop: o.require_dpop ?? false,
+    dpop_unbound_refresh: o.dpop_unbound_refresh ?? false,
     access_token_audience: audience === undefined ? undefined : typeof audience === 'string' ? [audience] : audience,
     access_token_format: o.access_token_format ?? tenantFormat,
     introspection_audiences: o.introspection_audiences ?? [],
@@ -312,6 +318,9 @@ function checkClientConsistency(client: Client, field: string): void {
     throw new ConfigError(`${field}.grant_types`, '"client_credentials" needs a client_secret, jwks or jwks_uri (public clients cannot use it)');
   }
   checkAuthMethod(client, field);
+  if (client.dpop_unbound_refresh && !isConfidential(client)) {
+    throw new ConfigError(`${field}.dpop_unbound_refresh`, "is for confidential clients only: a public client's refresh token is always bound to its DPoP key (RFC 9449 5); remove it");
+  }
   const interactive = has('authorization_code') || has('implicit');
   if (interactive && client.redirect_uris.length === 0) {
     throw new ConfigError(`${field}.redirect_uris`, 'needs at least one URI for the authorization_code or implicit grant');

@@ -132,6 +132,10 @@ const client = strict({
   scopes: optional(list(scopeToken), 'Scopes the client may request. Default ["openid"].'),
   skip_consent: optional(flag, 'Never show the consent page for this client. Default false.'),
   require_dpop: optional(flag, 'Token requests of this client must carry a DPoP proof (RFC 9449); its access tokens are then always DPoP-bound. Default false.'),
+  dpop_unbound_refresh: optional(
+    flag,
+    'A confidential client only: its refresh tokens from a DPoP login are not bound to the DPoP key, so a refresh without a proof gets a Bearer access token (RFC 9449 5 allows it; its credentials hold the token). Default false: they stay bound, and each refresh needs a proof by that key.',
+  ),
   access_token_audience: optional(
     z.union([text, list(text).check(z.minLength(1, { error: 'must be a non-empty string or a non-empty list of them' }))], {
       error: 'must be a non-empty string or a list of them',
