@@ -4,7 +4,7 @@
  * standard profile it is the one token endpoint of RFC 6749: every grant, client secret and
  * PKCE verifier together, `expires_in` always.
  */
-import { bindsRefreshToken, isConfidential } from '../config/model';
+import { bindsRefreshToken } from '../config/model';
 import { s256, safeEqual } from '../crypto/secrets';
 import { OAuthError } from '../http/errors';
 import { authenticateClient, requireSecretIfConfidential } from '../oauth/client-auth';
