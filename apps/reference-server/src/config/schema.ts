@@ -21,6 +21,7 @@ import {
   type User,
 } from './model';
 import { GENERATE_SECRET, hmacSecretProblem, weakSecretProblem } from '../crypto/secret-strength';
+import { privateAddressProblem } from './private-address';
 import { STANDARD_CLAIM_TYPES, shapeProblem } from './shape';
 
 /** A registered client as written in the config file. */
@@ -58,6 +59,11 @@ export interface ClientConfig {
   introspection_audiences?: string[];
   /** Back-Channel Logout 1.0: where logout tokens are POSTed when a user's session ends (https, or http on loopback in a development tenant). */
   backchannel_logout_uri?: string;
+  /**
+   * Lets `backchannel_logout_uri` be an IP address of a private network (10/8, 172.16/12,
+   * 192.168/16, 100.64/10, link-local 169.254/16, fc00::/7, fe80::/10). Default false: refused.
+   */
+  backchannel_logout_private_network?: boolean;
   /** Logout tokens (and ID tokens) carry `sid` for this client. Default false. */
   backchannel_logout_session_required?: boolean;
   /** Conformance testing only: make the server misbehave for this client (see the README's fault table). */
@@ -269,7 +275,7 @@ function readClient(o: ClientConfig, field: string, development: boolean, tenant
     access_token_audience: audience === undefined ? undefined : typeof audience === 'string' ? [audience] : audience,
     access_token_format: o.access_token_format ?? tenantFormat,
     introspection_audiences: o.introspection_audiences ?? [],
-    backchannel_logout_uri: readBackchannelUri(o.backchannel_logout_uri, `${field}.backchannel_logout_uri`, development),
+    backchannel_logout_uri: readBackchannelUri(o.backchannel_logout_uri, `${field}.backchannel_logout_uri`, development, o.backchannel_logout_private_network ?? false),
     backchannel_logout_session_required: o.backchannel_logout_session_required ?? false,
     faults: readFaults(o.fault, `${field}.fault`),
     jwks: o.jwks === undefined ? undefined : readJwks(o.jwks.keys, `${field}.jwks.keys`),
@@ -289,8 +295,10 @@ function readClient(o: ClientConfig, field: string, development: boolean, tenant
 /**
  * A `backchannel_logout_uri` (Back-Channel Logout 1.0 2.2): absolute, no fragment, https, or http
  * on a loopback host in a development tenant only (the server POSTs to it, so never elsewhere in clear).
+ * Never an IP address of a private network (cloud metadata, internal services) unless the client
+ * sets `backchannel_logout_private_network`; loopback is allowed as before.
  */
-function readBackchannelUri(uri: string | undefined, field: string, development: boolean): string | undefined {
+function readBackchannelUri(uri: string | undefined, field: string, development: boolean, privateNetwork: boolean): string | undefined {
   if (uri === undefined) return undefined;
   let url: URL;
   try {
@@ -300,8 +308,17 @@ function readBackchannelUri(uri: string | undefined, field: string, development:
   }
   if (uri.includes('#')) throw new ConfigError(field, 'must not contain a fragment');
   const loopback = url.hostname === 'localhost' || url.hostname === '127.0.0.1' || url.hostname === '[::1]';
-  if (url.protocol === 'https:' || (url.protocol === 'http:' && loopback && development)) return uri;
-  throw new ConfigError(field, 'must be an https URI (http only on localhost, 127.0.0.1 or [::1], in a tenant with "development": true)');
+  if (!(url.protocol === 'https:' || (url.protocol === 'http:' && loopback && development))) {
+    throw new ConfigError(field, 'must be an https URI (http only on localhost, 127.0.0.1 or [::1], in a tenant with "development": true)');
+  }
+  const privateAddress = privateAddressProblem(url.hostname);
+  if (privateAddress !== undefined && !privateNetwork) {
+    throw new ConfigError(
+      field,
+      `is ${privateAddress}: the server would POST logout tokens into a private network. Use the client's public https URL, or set "backchannel_logout_private_network": true on the client if it really is reached there`,
+    );
+  }
+  return uri;
 }
 
 function checkClientConsistency(client: Client, field: string): void {

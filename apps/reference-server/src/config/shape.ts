@@ -154,6 +154,10 @@ const client = strict({
     text,
     "Back-Channel Logout 1.0: where logout tokens are POSTed when the user's session ends. https, or http on a loopback host in a development tenant.",
   ),
+  backchannel_logout_private_network: optional(
+    flag,
+    'Lets backchannel_logout_uri be an IP address of a private network (10/8, 172.16/12, 192.168/16, 100.64/10, link-local 169.254/16, fc00::/7, fe80::/10), refused otherwise: the server would POST wherever the config points, cloud metadata services included. Default false.',
+  ),
   backchannel_logout_session_required: optional(flag, 'Logout tokens carry the session id (sid) for this client. Default false.'),
   fault: optional(
     z.union([faultName, list(faultName)], { error: `must be one of ${FAULT_NAMES.map((f) => JSON.stringify(f)).join(', ')}, or a list of them` }),
