@@ -266,7 +266,9 @@ export function createSessionAuth<Claims extends object = Record<string, unknown
     if (!writable || (!changed && now - read.issuedAt < rollAfter)) {
       return { session: publicSession<Claims>(record, read.expiresAt, tokenType), cookies: [], cookieHeader: applyToCookieHeader(pairs, []), ...(error ? { error } : {}) };
     }
-    const written = await io.write(record, pairs, shape);
+    const written = await io.writeBack(record, pairs, shape);
+    // Ended (logout, back-channel logout, revokeSession) while this request refreshed it.
+    if (written.ended) return signedOut('revoked', pairs, written.cookies);
     return {
       session: publicSession<Claims>(record, written.expiresAt, tokenType),
       cookies: written.cookies,
