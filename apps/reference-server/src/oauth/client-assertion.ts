@@ -108,9 +108,9 @@ export async function authenticateAssertion(ctx: RequestContext, form: ReadonlyM
     throw refuse('this client has no registered keys (jwks or jwks_uri) for private_key_jwt');
   }
 
-  if (hmac) {
-    const problem = hmacSecretProblem(client.client_secret as string, alg);
-    if (problem) throw refuse(`the client_secret ${problem}; sign with another method or register a longer secret`);
+  // Before the signature: a short secret proves nothing. The answer never says how long it is.
+  if (hmac && hmacSecretProblem(client.client_secret as string, alg) !== undefined) {
+    throw refuse(`the client_secret is too short for ${alg}: RFC 7518 3.2 needs at least ${Number(alg.slice(2)) / 8} bytes; sign with another method or register a longer secret`);
   }
 
   const verified = hmac
