@@ -2,7 +2,7 @@
 // write-back may not bring it back. Over real HTTP (the app and the reference server on
 // 127.0.0.1), with the memory store and with a RedisSessionStore (the fleet's store, so also its
 // shared refresh lock): the refresh is held after the provider answered, the session is ended
-// (revokeSession, RP logout with revokeOnLogout: false), then the refresh finishes.
+// (revokeSession, RP logout with revokeOnLogout: false, back-channel logout), then the refresh finishes.
 import { type RedisClientType, createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemorySessionStore, type SessionAuth, type SessionStore } from '../src/index';
@@ -82,6 +82,26 @@ describe.each(stores)('L1: a session ended during its refresh stays ended (%s)',
     expect(await store.get(id)).toBeUndefined();
     const later = await fetch(`${world.appOrigin}/state`, { headers: { cookie: copy } });
     expect(await later.json()).toEqual({ signedIn: false, reason: 'revoked', error: null });
+  });
+
+  it("back-channel logout (the provider ends the user's sign-ins) while the refresh waits: the session stays ended", async () => {
+    store = makeStore();
+    world.use({ store, idpLogout: false, backchannelLogout: { clientId: 'web' } });
+    await world.control.clients.update('web', { backchannel_logout_uri: `${world.appOrigin}/auth/backchannel-logout` });
+    try {
+      const { agent, id } = await signedIn();
+      const copy = agent.cookieHeader();
+      const refresh = await refreshHeld(agent);
+      const ended = await world.control.sessions.end('alice');
+      expect(JSON.stringify(ended)).toMatch(/"status":200/);
+      expect(await store.get(id)).toBeUndefined();
+      await refresh.finish();
+      expect(await store.get(id)).toBeUndefined();
+      const later = await fetch(`${world.appOrigin}/state`, { headers: { cookie: copy } });
+      expect(await later.json()).toEqual({ signedIn: false, reason: 'revoked', error: null });
+    } finally {
+      await world.control.clients.update('web', { backchannel_logout_uri: null });
+    }
   });
 
   it('a refresh of a session nobody ended is written back as before', async () => {
