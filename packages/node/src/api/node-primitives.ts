@@ -6,7 +6,7 @@
  */
 
 import { type KeyObject, constants, createHash, createPublicKey, verify } from 'node:crypto';
-import type { JosePrimitives, PublicJwk } from '@oidc-rp/core';
+import type { JosePrimitives, PublicJwk } from '@oidc-rp/core/api';
 
 const keyObjects = new WeakMap<PublicJwk, KeyObject>();
 const fatalUtf8 = new TextDecoder('utf-8', { fatal: true });
