@@ -99,7 +99,7 @@ const AT_JWT_OR_JWT = ['at+jwt', 'application/at+jwt', 'JWT', 'jwt', 'applicatio
  *
  * @example
  * ```ts
- * import { jwtAccessTokenVerifier } from '@oidc-rp/core';
+ * import { jwtAccessTokenVerifier } from '@oidc-rp/core/api';
  *
  * const verify = jwtAccessTokenVerifier({
  *   issuer: 'https://id.example.com',

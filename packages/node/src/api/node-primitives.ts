@@ -67,7 +67,7 @@ function decodeJson(segment: string): Record<string, unknown> | undefined {
  *
  * @example
  * ```ts
- * import { jwtAccessTokenVerifier } from '@oidc-rp/core';
+ * import { jwtAccessTokenVerifier } from '@oidc-rp/core/api';
  * import { nodePrimitives } from '@oidc-rp/node/api';
  *
  * const verify = jwtAccessTokenVerifier({ issuer, jwksUri, audience, primitives: nodePrimitives });
