@@ -169,7 +169,7 @@ const FINDINGS = {
   ],
   coldJwks: [
     'A cold burst shares one JWKS fetch and one key import per JWK; a slower first validation than jose usually means ' +
-      'the import promise is no longer shared (see packages/core/src/jws.ts).',
+      'the import promise is no longer shared (see packages/core/src/jose/jws.ts).',
   ],
   bundle: [
     'Since issue 14 the default client carries the code flow only, jose is out of the bundle (WebCrypto imports JWKs ' +

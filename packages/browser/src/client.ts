@@ -9,11 +9,11 @@ import { DEV } from './dev';
 import {
   OidcError,
   buildEndSessionUrl,
-  invalidOptions,
   isOidcError,
   none,
   type AuthorizationTransaction,
 } from '@oidc-rp/core';
+import { invalidOptions } from '@oidc-rp/core/internal';
 import { createCallbackHandler } from './callback';
 import type { TabLink } from './cross-tab';
 import type { Dpop } from './dpop';

@@ -3,10 +3,6 @@
 import { DEV } from './dev';
 import {
   OidcError,
-  buildCodeAuthorizationRequest,
-  checkRedirectUri,
-  completeCodeAuthorization,
-  invalidOptions,
   systemClock,
   type Clock,
   type DiscoveredProvider,
@@ -14,6 +10,12 @@ import {
   type HttpOptions,
   type ProviderMetadata,
 } from '@oidc-rp/core';
+import {
+  buildCodeAuthorizationRequest,
+  checkRedirectUri,
+  completeCodeAuthorization,
+  invalidOptions,
+} from '@oidc-rp/core/internal';
 import type { CrossTab, CrossTabPart } from './cross-tab';
 import type { DpopPart } from './dpop';
 import type { ImplicitFlow, ImplicitFlowPart } from './implicit';

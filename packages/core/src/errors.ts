@@ -147,7 +147,7 @@ export class OidcError extends Error {
   /**
    * `err instanceof OidcError` holds across copies of this package (its ESM and CJS builds
    * loaded side by side, or two installed versions): it checks the same brand as
-   * {@link isOidcError}. Subclasses keep the ordinary prototype check.
+   * `isOidcError`. Subclasses keep the ordinary prototype check.
    *
    * @example
    * ```ts

@@ -4,14 +4,16 @@
 import { describe, expect, it } from 'vitest';
 import {
   buildAuthorizationRequest,
-  buildCodeAuthorizationRequest,
-  checkRedirectUri,
   discovery,
-  isDiscovered,
-  normaliseScope,
   providerMetadata,
   serviceProvider,
 } from '../src/index';
+import {
+  buildCodeAuthorizationRequest,
+  checkRedirectUri,
+  isDiscovered,
+  normaliseScope,
+} from '../src/internal';
 
 const ISSUER = 'http://127.0.0.1:4000/demo';
 const provider = serviceProvider(ISSUER);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AccessTokenError, accessTokenChallenge } from '../src/index';
+import { AccessTokenError, accessTokenChallenge } from '../src/api/index';
 
 const dpop = { required: false, algorithms: ['ES256', 'RS256'] };
 

@@ -8,7 +8,8 @@
 import { createHash, createHmac, generateKeyPairSync, type KeyObject, randomBytes, sign } from 'node:crypto';
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type AccessTokenVerifier, type ResourceRequest, isOidcError } from '@oidc-rp/core';
+import { isOidcError } from '@oidc-rp/core';
+import type { AccessTokenVerifier, ResourceRequest } from '@oidc-rp/core/api';
 
 export type Json = Record<string, unknown>;
 

@@ -8,10 +8,10 @@
  * authenticates, and may be async (it signs).
  */
 
-import { DEV } from './dev';
-import { OidcError } from './errors';
-import { invalidOptions, requireString } from './options';
-import type { ClientAuthMethod, ProviderMetadata } from './types';
+import { DEV } from '../dev';
+import { OidcError } from '../errors';
+import { invalidOptions, requireString } from '../options';
+import type { ClientAuthMethod, ProviderMetadata } from '../types';
 
 /** What a client authentication method is given: the request to the endpoint, before it is sent. */
 export interface ClientAuthRequest {

@@ -9,16 +9,16 @@
  */
 
 import type { JWK } from 'jose';
-import { DEV } from './dev';
+import { DEV } from '../dev';
 import { type AccessTokenClaims, AccessTokenError, type AccessTokenVerifier, type ResourceRequest } from './access-token-error';
-import { type Clock, systemClock } from './clock';
-import { base64url, utf8 } from './encoding';
-import type { OidcErrorCode } from './errors';
-import { isJsonObject } from './http';
-import type { JosePrimitives } from './jose-primitives';
-import { ASYMMETRIC_ALGORITHMS, selectVerificationKey } from './jwks';
-import { COMPACT_JWS } from './jwt';
-import { invalidOptions } from './options';
+import { type Clock, systemClock } from '../clock';
+import { base64url, utf8 } from '../http/encoding';
+import type { OidcErrorCode } from '../errors';
+import { isJsonObject } from '../http/transport';
+import type { JosePrimitives } from '../jose/primitives';
+import { ASYMMETRIC_ALGORITHMS, selectVerificationKey } from '../jose/jwks';
+import { COMPACT_JWS } from '../jose/jwt';
+import { invalidOptions } from '../options';
 
 /**
  * Where seen proof `jti`s are kept until their proof could no longer be accepted anyway. The
@@ -65,7 +65,7 @@ export interface DpopProofOptions {
   nonces?: DpopNonces | undefined;
   /** Longest `DPoP` header accepted, in characters, checked before parsing. Default 8192. */
   maxLength?: number | undefined;
-  /** The clock `iat` is judged by. Default {@link systemClock}. */
+  /** The clock `iat` is judged by. Default `systemClock` (from `@oidc-rp/core`). */
   now?: Clock | undefined;
   /**
    * Accept DPoP-bound tokens only: a token without `cnf.jkt` is refused, and challenges and RFC

@@ -5,14 +5,14 @@
  * caller's: a function over plain data keeps no store. Messages never contain the token.
  */
 
-import { DEV } from './dev';
-import { type Clock, systemClock } from './clock';
-import { type OidcErrorCode, OidcError } from './errors';
+import { DEV } from '../dev';
+import { type Clock, systemClock } from '../clock';
+import { type OidcErrorCode, OidcError } from '../errors';
 import { allowedAlgorithms, seconds, show } from './id-token';
-import { findJwksKey, selectVerificationKey } from './jwks';
-import { verifyCompactJws } from './jws';
-import { decodeUnverifiedJwt } from './jwt';
-import type { HttpOptions, ProviderMetadata } from './types';
+import { findJwksKey, selectVerificationKey } from '../jose/jwks';
+import { verifyCompactJws } from '../jose/jws';
+import { decodeUnverifiedJwt } from '../jose/jwt';
+import type { HttpOptions, ProviderMetadata } from '../types';
 
 /** The member of the `events` claim that makes a JWT a back-channel logout token. */
 export const BACKCHANNEL_LOGOUT_EVENT = 'http://schemas.openid.net/event/backchannel-logout';

@@ -4,7 +4,7 @@
  * `WWW-Authenticate` challenges. Verifiers see plain data, so they run in any runtime.
  */
 
-import { OidcError, type OidcErrorCode } from './errors';
+import { OidcError, type OidcErrorCode } from '../errors';
 
 /** What a verifier needs from one HTTP request to a protected resource. */
 export interface ResourceRequest {

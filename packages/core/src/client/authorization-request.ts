@@ -3,13 +3,13 @@
  * type the service supports, enforcing each flow's rules before anything leaves the app.
  */
 
-import { DEV } from './dev';
-import { type Clock, systemClock } from './clock';
-import { assertSecureUrl, tryParseUrl } from './discovery';
-import { invalidOptions, requireString } from './options';
-import { setDefined } from './search-params';
+import { DEV } from '../dev';
+import { type Clock, systemClock } from '../clock';
+import { assertSecureUrl, tryParseUrl } from '../provider/discovery';
+import { invalidOptions, requireString } from '../options';
+import { setDefined } from '../http/search-params';
 import { codeChallengeS256, createCodeVerifier, createNonce, createState } from './pkce';
-import type { AuthorizationTransaction, ProviderMetadata, ResponseMode, ResponseType } from './types';
+import type { AuthorizationTransaction, ProviderMetadata, ResponseMode, ResponseType } from '../types';
 
 /** Input of {@link buildAuthorizationRequest}. */
 export interface AuthorizationRequestParams {

@@ -6,7 +6,7 @@
  */
 
 import type { JWK } from 'jose';
-import { base64url, digest } from './encoding';
+import { base64url, digest } from '../http/encoding';
 import { verifyCompactJws } from './jws';
 import { decodeJsonSegment } from './jwt';
 

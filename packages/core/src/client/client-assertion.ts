@@ -10,13 +10,13 @@
  * Every provider we know accepts the issuer.
  */
 
-import { DEV } from './dev';
-import type { ClientAuth } from './client-auth';
-import { type Clock, systemClock } from './clock';
-import { base64url, randomBase64url, utf8 } from './encoding';
-import { OidcError } from './errors';
-import { invalidOptions, requireString } from './options';
-import type { ProviderMetadata } from './types';
+import { DEV } from '../dev';
+import type { ClientAuth } from '../provider/client-auth';
+import { type Clock, systemClock } from '../clock';
+import { base64url, randomBase64url, utf8 } from '../http/encoding';
+import { OidcError } from '../errors';
+import { invalidOptions, requireString } from '../options';
+import type { ProviderMetadata } from '../types';
 
 /** The JWS algorithms `privateKeyJwt` signs with. */
 export type PrivateKeyJwtAlgorithm = 'RS256' | 'RS384' | 'RS512' | 'PS256' | 'PS384' | 'PS512' | 'ES256' | 'ES384' | 'ES512' | 'EdDSA';

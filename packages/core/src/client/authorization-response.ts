@@ -4,11 +4,11 @@
  * the parameters the response type must carry. Nothing here touches the network.
  */
 
-import { DEV } from './dev';
-import { invalidOptions } from './options';
-import { tryParseUrl } from './discovery';
-import { AuthorizationResponseError, OidcError } from './errors';
-import type { AuthorizationTransaction, ProviderMetadata, ResponseType } from './types';
+import { DEV } from '../dev';
+import { invalidOptions } from '../options';
+import { tryParseUrl } from '../provider/discovery';
+import { AuthorizationResponseError, OidcError } from '../errors';
+import type { AuthorizationTransaction, ProviderMetadata, ResponseType } from '../types';
 
 /** The checked parameters of an authorization response; only those the response type asked for. */
 export interface AuthorizationResponse {

@@ -5,8 +5,8 @@
  * the token client reads an access token's `exp` only to schedule a refresh.
  */
 
-import { fromBase64url, fromUtf8 } from './encoding';
-import { isJsonObject } from './http';
+import { fromBase64url, fromUtf8 } from '../http/encoding';
+import { isJsonObject } from '../http/transport';
 
 /** A compact JWS split in three and its header and payload parsed, signature unchecked. */
 export interface UnverifiedJwt {

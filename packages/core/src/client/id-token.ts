@@ -5,15 +5,15 @@
  * an access token or a hash.
  */
 
-import { DEV } from './dev';
-import { invalidOptions } from './options';
-import { type Clock, systemClock } from './clock';
-import { type OidcErrorCode, OidcError } from './errors';
-import { ASYMMETRIC_ALGORITHMS, findJwksKey, selectVerificationKey } from './jwks';
-import { verifyCompactJws } from './jws';
-import { decodeUnverifiedJwt } from './jwt';
-import { tokenHash } from './token-hashes';
-import type { HttpOptions, IdTokenClaims, ProviderMetadata } from './types';
+import { DEV } from '../dev';
+import { invalidOptions } from '../options';
+import { type Clock, systemClock } from '../clock';
+import { type OidcErrorCode, OidcError } from '../errors';
+import { ASYMMETRIC_ALGORITHMS, findJwksKey, selectVerificationKey } from '../jose/jwks';
+import { verifyCompactJws } from '../jose/jws';
+import { decodeUnverifiedJwt } from '../jose/jwt';
+import { tokenHash } from '../jose/token-hashes';
+import type { HttpOptions, IdTokenClaims, ProviderMetadata } from '../types';
 
 /** Options for {@link validateIdToken}. */
 export interface IdTokenValidationOptions {

@@ -5,18 +5,18 @@
  * ({@link processTokenResponse}), which turns any answer into a `TokenSet` or a typed error.
  */
 
-import { DEV } from './dev';
-import { type Clock, systemClock } from './clock';
-import { assertSecureUrl, tokenEndpointFor } from './discovery';
-import { OidcError, TokenEndpointError } from './errors';
-import { invalidOptions, requireString } from './options';
-import { setDefined } from './search-params';
-import { type JsonBody, isJsonObject, readJson, sendRequest } from './http';
+import { DEV } from '../dev';
+import { type Clock, systemClock } from '../clock';
+import { assertSecureUrl, tokenEndpointFor } from '../provider/discovery';
+import { OidcError, TokenEndpointError } from '../errors';
+import { invalidOptions, requireString } from '../options';
+import { setDefined } from '../http/search-params';
+import { type JsonBody, formHeaders, isJsonObject, readJson, sendRequest } from '../http/transport';
 import { validateIdToken } from './id-token';
-import { readUnverifiedJwtExpiry } from './jwt';
-import type { ClientConfig, GrantType, HttpOptions, ProviderMetadata, TokenSet } from './types';
-import { type ClientAuth, authenticate } from './client-auth';
-import type { DpopHandle, DpopInternals } from './dpop';
+import { readUnverifiedJwtExpiry } from '../jose/jwt';
+import type { ClientConfig, GrantType, HttpOptions, ProviderMetadata, TokenSet } from '../types';
+import { type ClientAuth, authenticate } from '../provider/client-auth';
+import type { DpopHandle, DpopInternals } from './dpop-proof-maker';
 
 /** What every call to the token endpoint needs. */
 export interface TokenCallBase {
@@ -264,11 +264,6 @@ async function postToTokenEndpoint(
     DEV && 'The token endpoint',
     (response) => processTokenResponse(response, now, dpop),
   );
-}
-
-/** The headers of a form POST to the token or revocation endpoint. */
-export function formHeaders(): Headers {
-  return new Headers({ 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'application/json' });
 }
 
 function invalidResponse(what?: string): OidcError {

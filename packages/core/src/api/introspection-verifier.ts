@@ -1,7 +1,7 @@
 /**
- * Token introspection (RFC 7662): asking the provider about an opaque access token, and a
- * resource server's verifier built on it, with a bounded cache of answers (keyed by the token's
- * hash, never kept past the token's `exp`) and one request for concurrent checks of one token.
+ * A resource server's verifier of opaque access tokens, built on introspection (RFC 7662): a
+ * bounded cache of answers (keyed by the token's hash, never kept past the token's `exp`) and one
+ * request for concurrent checks of one token.
  */
 
 import {
@@ -11,101 +11,14 @@ import {
   type ResourceRequest,
   type VerifiedAccessToken,
 } from './access-token-error';
-import { authenticate } from './client-auth';
-import type { ClientAuth } from './client-auth';
-import { type Clock, systemClock } from './clock';
-import { DEV } from './dev';
-import { type DiscoveredProvider, assertSecureUrl, providerMetadata } from './discovery';
-import { type DpopProofChecker, checkDpopBinding, isReadableConfirmation, withDpopSettings } from './dpop-proof';
-import { base64url, digest } from './encoding';
-import { OidcError } from './errors';
-import { isJsonObject, readJson, sendRequest } from './http';
-import { type JosePrimitives, webCryptoPrimitives } from './jose-primitives';
-import { invalidOptions, requireString } from './options';
-import { readAccessToken } from './authorization-header';
-import { formHeaders } from './token-endpoint';
-import type { ClientConfig, HttpOptions, ProviderMetadata } from './types';
-
-/** An introspection answer (RFC 7662 §2.2): `active`, and for an active token its claims. */
-export interface IntrospectionResponse {
-  active: boolean;
-  scope?: string;
-  client_id?: string;
-  username?: string;
-  token_type?: string;
-  exp?: number;
-  iat?: number;
-  nbf?: number;
-  sub?: string;
-  aud?: string | string[];
-  iss?: string;
-  jti?: string;
-  cnf?: { jkt?: string };
-  [claim: string]: unknown;
-}
-
-/** Input of {@link introspectToken}: the resource server's own client registration and authentication. */
-export interface IntrospectTokenParams {
-  /** The provider's metadata, or `discovery(issuer)`: its `introspection_endpoint` is used. */
-  provider: ProviderMetadata | DiscoveredProvider;
-  client: ClientConfig;
-  /** How the resource server authenticates: `clientSecretBasic(secret)`, `clientSecretPost(secret)`, … */
-  clientAuth: ClientAuth;
-  token: string;
-  /** Default `access_token`. */
-  tokenTypeHint?: 'access_token' | 'refresh_token';
-  http?: HttpOptions;
-}
-
-/**
- * Asks the provider's `introspection_endpoint` about a token. Resolves the answer (check
- * `active`); `introspection_failed` when the provider has no such endpoint, refuses the resource
- * server's credentials or answers something that is not an introspection answer; transport
- * failures are `network_error` / `request_timeout`.
- *
- * @example
- * ```ts
- * const answer = await introspectToken({ provider, client: { clientId: 'api' }, clientAuth: clientSecretBasic(secret), token });
- * if (answer.active) console.log(answer.scope);
- * ```
- */
-export async function introspectToken(params: IntrospectTokenParams): Promise<IntrospectionResponse> {
-  const { client, token } = params;
-  const provider = await providerMetadata(params.provider, params.http);
-  const endpoint = provider.introspection_endpoint;
-  if (endpoint === undefined) {
-    throw new OidcError('introspection_failed', DEV && 'The provider has no introspection_endpoint; use a JWT access-token verifier, or configure the endpoint.');
-  }
-  assertSecureUrl(endpoint, DEV && "The provider's introspection_endpoint");
-  requireString(token, DEV && 'token');
-  const body = new URLSearchParams({ token, token_type_hint: params.tokenTypeHint ?? 'access_token' });
-  const headers = formHeaders();
-  await authenticate(params.clientAuth, { clientId: client?.clientId, provider, body, headers });
-  return sendRequest(endpoint, { method: 'POST', headers, body, redirect: 'manual' }, params.http, DEV && 'The introspection endpoint', processIntrospectionResponse);
-}
-
-/**
- * Reads an introspection endpoint's response: the JSON answer of a 200, else `introspection_failed`
- * (a 401 means the resource server's own credentials were refused).
- *
- * @example
- * ```ts
- * const answer = await processIntrospectionResponse(await fetch(endpoint, init));
- * ```
- */
-export async function processIntrospectionResponse(response: Response): Promise<IntrospectionResponse> {
-  const body = await readJson(response);
-  if (response.status !== 200) {
-    throw new OidcError(
-      'introspection_failed',
-      DEV && `The introspection endpoint answered ${response.status}${response.status === 401 ? ": it refused the resource server's client credentials" : ''}.`,
-    );
-  }
-  if (!body.ok || !isJsonObject(body.value) || typeof body.value.active !== 'boolean') {
-    throw new OidcError('introspection_failed', DEV && 'The introspection endpoint did not answer a JSON object with a boolean "active".');
-  }
-  return body.value as IntrospectionResponse;
-}
+import { type Clock, systemClock } from '../clock';
+import { DEV } from '../dev';
+import { type DpopProofChecker, checkDpopBinding, isReadableConfirmation, withDpopSettings } from './dpop-proof-check';
+import { base64url, digest } from '../http/encoding';
+import { type JosePrimitives, webCryptoPrimitives } from '../jose/primitives';
+import { invalidOptions, requireString } from '../options';
+import { readAccessToken } from './access-token-header';
+import { type IntrospectTokenParams, type IntrospectionResponse, introspectToken } from './introspection';
 
 /** Settings of {@link introspectionVerifier}. */
 export interface IntrospectionVerifierOptions extends Omit<IntrospectTokenParams, 'token' | 'tokenTypeHint'> {
@@ -118,7 +31,7 @@ export interface IntrospectionVerifierOptions extends Omit<IntrospectTokenParams
    * `false`: ask the provider on every request.
    */
   cache?: { maxAge?: number; maxEntries?: number } | false;
-  /** The clock of `exp`, `nbf` and the cache. Default {@link systemClock}. */
+  /** The clock of `exp`, `nbf` and the cache. Default `systemClock` (from `@oidc-rp/core`). */
   now?: Clock;
   /** Seconds of clock skew accepted on `nbf`. Default 60. */
   clockTolerance?: number;

@@ -5,11 +5,11 @@
  * headers and then stalls cannot hang the caller. Internal module.
  */
 
-import { DEV } from './dev';
-import { invalidOptions } from './options';
-import { OidcError, isOidcError } from './errors';
+import { DEV } from '../dev';
+import { invalidOptions } from '../options';
+import { OidcError, isOidcError } from '../errors';
 import { fromUtf8 } from './encoding';
-import type { HttpOptions } from './types';
+import type { HttpOptions } from '../types';
 
 const DEFAULT_TIMEOUT_MS = 10_000;
 // setTimeout fires at once for delays above 2^31 - 1 ms; treat those as "no timeout".
@@ -190,4 +190,9 @@ function describeUrl(url: string): string {
   } catch {
     return 'an invalid URL';
   }
+}
+
+/** The headers of a form POST to a provider endpoint that answers JSON (token, PAR, revocation, introspection). */
+export function formHeaders(): Headers {
+  return new Headers({ 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'application/json' });
 }

@@ -12,11 +12,11 @@
  *   withdrew stop being trusted.
  */
 
-import { DEV } from './dev';
+import { DEV } from '../dev';
 import type { JWK } from 'jose';
-import { OidcError, isOidcError } from './errors';
-import { discardBody, isJsonObject, readJson, sendRequest } from './http';
-import type { HttpOptions } from './types';
+import { OidcError, isOidcError } from '../errors';
+import { discardBody, isJsonObject, readJson, sendRequest } from '../http/transport';
+import type { HttpOptions } from '../types';
 
 /** How long a fetched key set is trusted before it is fetched again. */
 const JWKS_MAX_AGE_MS = 10 * 60 * 1000;

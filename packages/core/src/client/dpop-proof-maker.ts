@@ -7,16 +7,16 @@
  * the handle it is given.
  */
 
-import { DEV } from './dev';
-import { type Clock, systemClock } from './clock';
-import { base64url, digest, randomBase64url, utf8 } from './encoding';
-import { OidcError } from './errors';
-import { discardBody, fetchWithoutRedirects, isJsonObject, readJson, sendRequest, type Send } from './http';
-import { tryParseUrl } from './discovery';
-import { CURVES } from './jwks';
-import { paramsFor } from './jws';
-import { invalidOptions, requireString } from './options';
-import type { HttpOptions } from './types';
+import { DEV } from '../dev';
+import { type Clock, systemClock } from '../clock';
+import { base64url, digest, randomBase64url, utf8 } from '../http/encoding';
+import { OidcError } from '../errors';
+import { discardBody, fetchWithoutRedirects, isJsonObject, readJson, sendRequest, type Send } from '../http/transport';
+import { tryParseUrl } from '../provider/discovery';
+import { CURVES } from '../jose/jwks';
+import { paramsFor } from '../jose/jws';
+import { invalidOptions, requireString } from '../options';
+import type { HttpOptions } from '../types';
 
 /** The JWS algorithms a DPoP key may use. `ES256` is the default and the one every server supports. */
 export type DpopAlgorithm = 'ES256' | 'ES384' | 'PS256' | 'RS256' | 'EdDSA';

@@ -3,7 +3,7 @@
  * access token and code delivered next to it, so neither can be swapped for another.
  */
 
-import { base64url, digest } from './encoding';
+import { base64url, digest } from '../http/encoding';
 
 /**
  * The hash of the ID token's signing algorithm: SHA-256/384/512 by the algorithm's size,

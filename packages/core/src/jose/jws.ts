@@ -9,7 +9,7 @@
  */
 
 import type { JWK } from 'jose';
-import { fromBase64url, utf8 } from './encoding';
+import { fromBase64url, utf8 } from '../http/encoding';
 
 type Params = RsaHashedImportParams & RsaPssParams & EcKeyImportParams & EcdsaParams;
 

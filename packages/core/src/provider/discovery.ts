@@ -3,11 +3,11 @@
  * or built from the service's documented paths ({@link serviceProvider}).
  */
 
-import { DEV } from './dev';
-import { invalidOptions } from './options';
-import { OidcError } from './errors';
-import { discardBody, followSameOrigin, isJsonObject, readJson, sendRequest } from './http';
-import type { GrantType, HttpOptions, ProviderMetadata } from './types';
+import { DEV } from '../dev';
+import { invalidOptions } from '../options';
+import { OidcError } from '../errors';
+import { discardBody, followSameOrigin, isJsonObject, readJson, sendRequest } from '../http/transport';
+import type { GrantType, HttpOptions, ProviderMetadata } from '../types';
 
 /** Options of {@link discover}. */
 export interface DiscoveryOptions extends HttpOptions {

@@ -1,13 +1,13 @@
 /** Token revocation (RFC 7009): tells the provider a token is no longer needed. */
 
-import { DEV } from './dev';
-import { assertSecureUrl } from './discovery';
-import { invalidOptions, requireString } from './options';
-import { setDefined } from './search-params';
-import { discardBody, readJson, sendRequest } from './http';
-import { authenticate } from './client-auth';
-import type { DpopInternals } from './dpop';
-import { type TokenCallBase, formHeaders, tokenEndpointError } from './token-endpoint';
+import { DEV } from '../dev';
+import { assertSecureUrl } from '../provider/discovery';
+import { invalidOptions, requireString } from '../options';
+import { setDefined } from '../http/search-params';
+import { discardBody, formHeaders, readJson, sendRequest } from '../http/transport';
+import { authenticate } from '../provider/client-auth';
+import type { DpopInternals } from './dpop-proof-maker';
+import { type TokenCallBase, tokenEndpointError } from './token-endpoint';
 
 /** Input of {@link revokeToken}. */
 export interface RevokeTokenParams extends TokenCallBase {

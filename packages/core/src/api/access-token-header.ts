@@ -4,7 +4,7 @@
  * length bounded before anything else looks at it. Shared by every access-token verifier.
  */
 
-import { DEV } from './dev';
+import { DEV } from '../dev';
 import { AccessTokenError, type ResourceRequest } from './access-token-error';
 
 /** The scheme and token of a request's `Authorization` header. */

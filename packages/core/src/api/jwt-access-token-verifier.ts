@@ -6,17 +6,17 @@
  */
 
 import type { JWK } from 'jose';
-import { DEV } from './dev';
+import { DEV } from '../dev';
 import { AccessTokenError, type AccessTokenClaims, type AccessTokenVerifier, type VerifiedAccessToken } from './access-token-error';
-import { DEFAULT_MAX_TOKEN_LENGTH, readAccessToken } from './authorization-header';
-import { type Clock, systemClock } from './clock';
-import { type DpopProofChecker, checkDpopBinding, isReadableConfirmation, withDpopSettings } from './dpop-proof';
-import type { OidcErrorCode } from './errors';
-import { type JosePrimitives, webCryptoPrimitives } from './jose-primitives';
-import { ASYMMETRIC_ALGORITHMS, cachedJwksKeys, findJwksKey, selectVerificationKey } from './jwks';
-import { COMPACT_JWS } from './jwt';
-import { invalidOptions, requireString } from './options';
-import type { HttpOptions } from './types';
+import { DEFAULT_MAX_TOKEN_LENGTH, readAccessToken } from './access-token-header';
+import { type Clock, systemClock } from '../clock';
+import { type DpopProofChecker, checkDpopBinding, isReadableConfirmation, withDpopSettings } from './dpop-proof-check';
+import type { OidcErrorCode } from '../errors';
+import { type JosePrimitives, webCryptoPrimitives } from '../jose/primitives';
+import { ASYMMETRIC_ALGORITHMS, cachedJwksKeys, findJwksKey, selectVerificationKey } from '../jose/jwks';
+import { COMPACT_JWS } from '../jose/jwt';
+import { invalidOptions, requireString } from '../options';
+import type { HttpOptions } from '../types';
 
 /** Options of {@link jwtAccessTokenVerifier}. */
 export interface JwtAccessTokenVerifierOptions {
@@ -47,7 +47,7 @@ export interface JwtAccessTokenVerifierOptions {
   jwksRefetchCooldown?: number | undefined;
   /** The fetch, timeout and body limits of the JWKS request. */
   http?: HttpOptions | undefined;
-  /** The clock `exp`, `nbf` and `iat` are judged by. Default {@link systemClock}. */
+  /** The clock `exp`, `nbf` and `iat` are judged by. Default `systemClock` (from `@oidc-rp/core`). */
   now?: Clock | undefined;
   /** Signature, hash and decoding primitives. Default {@link webCryptoPrimitives}; `@oidc-rp/node/api` passes `node:crypto` ones. */
   primitives?: JosePrimitives | undefined;
@@ -99,7 +99,7 @@ const AT_JWT_OR_JWT = ['at+jwt', 'application/at+jwt', 'JWT', 'jwt', 'applicatio
  *
  * @example
  * ```ts
- * import { jwtAccessTokenVerifier } from '@oidc-rp/core';
+ * import { jwtAccessTokenVerifier } from '@oidc-rp/core/api';
  *
  * const verify = jwtAccessTokenVerifier({
  *   issuer: 'https://id.example.com',

@@ -4,9 +4,9 @@
  * the platform CSPRNG (`crypto.getRandomValues`), 32 bytes = 256 bits, base64url.
  */
 
-import { DEV } from './dev';
-import { invalidOptions } from './options';
-import { base64url, digest, randomBase64url } from './encoding';
+import { DEV } from '../dev';
+import { invalidOptions } from '../options';
+import { base64url, digest, randomBase64url } from '../http/encoding';
 
 /** 32 random bytes (256 bits), base64url: 43 characters. The three values below are all this. */
 function randomValue(): string {

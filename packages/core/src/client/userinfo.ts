@@ -1,12 +1,12 @@
 /** The UserInfo endpoint (OIDC Core 5.3): claims about the logged-in user. */
 
-import { DEV } from './dev';
-import { invalidOptions, requireString } from './options';
-import { assertSecureUrl } from './discovery';
-import { OidcError } from './errors';
-import { discardBody, isJsonObject, readJson, sendRequest } from './http';
-import type { HttpOptions, ProviderMetadata } from './types';
-import type { DpopHandle, DpopInternals } from './dpop';
+import { DEV } from '../dev';
+import { invalidOptions, requireString } from '../options';
+import { assertSecureUrl } from '../provider/discovery';
+import { OidcError } from '../errors';
+import { discardBody, isJsonObject, readJson, sendRequest } from '../http/transport';
+import type { HttpOptions, ProviderMetadata } from '../types';
+import type { DpopHandle, DpopInternals } from './dpop-proof-maker';
 
 /** Input of {@link fetchUserInfo}. */
 export interface UserInfoParams {

@@ -4,15 +4,15 @@
  * and return one `TokenSet`. Both the browser and the Node wrapper call this.
  */
 
-import { DEV } from './dev';
-import { invalidOptions } from './options';
+import { DEV } from '../dev';
+import { invalidOptions } from '../options';
 import { type AuthorizationResponse, parseAuthorizationResponse, parseCodeResponse } from './authorization-response';
-import type { Clock } from './clock';
-import { OidcError } from './errors';
+import type { Clock } from '../clock';
+import { OidcError } from '../errors';
 import { type IdTokenValidationOptions, validateIdToken } from './id-token';
 import { exchangeCode, expiryOf } from './token-endpoint';
-import type { ClientAuth } from './client-auth';
-import type { DpopHandle } from './dpop';
+import type { ClientAuth } from '../provider/client-auth';
+import type { DpopHandle } from './dpop-proof-maker';
 import type {
   AuthorizationTransaction,
   ClientConfig,
@@ -20,7 +20,7 @@ import type {
   IdTokenClaims,
   ProviderMetadata,
   TokenSet,
-} from './types';
+} from '../types';
 
 /** Input of {@link completeAuthorization}. */
 export interface CompleteAuthorizationParams {

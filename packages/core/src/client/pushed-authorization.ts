@@ -5,16 +5,16 @@
  * channel can then be read or changed. An app that never pushes bundles none of this module.
  */
 
-import { DEV } from './dev';
+import { DEV } from '../dev';
 import type { AuthorizationRequest } from './authorization-request';
-import { authenticate, type ClientAuth } from './client-auth';
-import { assertSecureUrl } from './discovery';
-import type { DpopHandle, DpopInternals } from './dpop';
-import { OidcError } from './errors';
-import { isJsonObject, readJson, sendRequest } from './http';
-import { invalidOptions } from './options';
-import { formHeaders, tokenEndpointError } from './token-endpoint';
-import type { ClientConfig, HttpOptions, ProviderMetadata } from './types';
+import { authenticate, type ClientAuth } from '../provider/client-auth';
+import { assertSecureUrl } from '../provider/discovery';
+import type { DpopHandle, DpopInternals } from './dpop-proof-maker';
+import { OidcError } from '../errors';
+import { formHeaders, isJsonObject, readJson, sendRequest } from '../http/transport';
+import { invalidOptions } from '../options';
+import { tokenEndpointError } from './token-endpoint';
+import type { ClientConfig, HttpOptions, ProviderMetadata } from '../types';
 
 /** Input of {@link pushAuthorizationRequest}. */
 export interface PushAuthorizationRequestParams {

@@ -1,10 +1,10 @@
 /** RP-initiated logout (OpenID Connect RP-Initiated Logout 1.0). */
 
-import { DEV } from './dev';
-import { assertSecureUrl, tryParseUrl } from './discovery';
-import { invalidOptions, requireString } from './options';
-import { setDefined } from './search-params';
-import type { ProviderMetadata } from './types';
+import { DEV } from '../dev';
+import { assertSecureUrl, tryParseUrl } from '../provider/discovery';
+import { invalidOptions, requireString } from '../options';
+import { setDefined } from '../http/search-params';
+import type { ProviderMetadata } from '../types';
 
 /** Input of {@link buildEndSessionUrl}. */
 export interface EndSessionParams {
