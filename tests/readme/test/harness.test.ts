@@ -8,7 +8,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { extractBlocks, MarkerError, snippetsOf } from '../src/extract.ts';
 import { failure, runnableSource, runSnippet, runVitestSnippets, typecheck } from '../src/harness.ts';
-import { checkInstallNotes, INSTALL_NOTE } from '../src/install-note.ts';
+import { checkInstallNotes, INSTALL_NOTE, installNote } from '../src/install-note.ts';
 
 const fence = '```';
 
@@ -216,5 +216,16 @@ describe('install commands', () => {
     expect(checkInstallNotes('X.md', `${fence}sh\nnpx @oidc-rp/reference-server --port 4000\n${fence}\n`)).toHaveLength(1);
     expect(checkInstallNotes('X.md', `${fence}sh\nnpm install hono\nnpm test\n${fence}\n`)).toEqual([]);
     expect(checkInstallNotes('X.md', `${install}\n\n${INSTALL_NOTE}\n\n${install}\n`)).toEqual([]);
+  });
+
+  it('names the tarballs of the packages the command installs, with those they depend on', () => {
+    const react = [`${fence}sh`, 'npm install @oidc-rp/browser @oidc-rp/react', 'npx @oidc-rp/reference-server', fence].join('\n');
+    const note = installNote(['browser', 'react']);
+    expect(note).toContain('`npm install ./oidc-rp-core-0.0.0.tgz ./oidc-rp-browser-0.0.0.tgz ./oidc-rp-react-0.0.0.tgz`');
+    expect(checkInstallNotes('packages/react/README.md', `${react}\n\n${note}\n`)).toEqual([]);
+    // The core + browser note of the root README leaves the React tarball out: refused.
+    expect(checkInstallNotes('packages/react/README.md', `${react}\n\n${INSTALL_NOTE}\n`)).toHaveLength(1);
+    expect(installNote(['node'])).toContain('`npm install ./oidc-rp-core-0.0.0.tgz ./oidc-rp-node-0.0.0.tgz`');
+    expect(installNote([])).not.toContain('npm install');
   });
 });
