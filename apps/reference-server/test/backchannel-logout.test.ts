@@ -237,7 +237,7 @@ describe('the sessions.end control call', () => {
     delete demoClient(config, 'web').backchannel_logout_uri; // as a client registered without one
     await using op = await createTestServer({ config });
     await op.loginAs('alice', { client: 'web' });
-    const result = await op.control.sessions.end('alice');
+    const result = await op.server.control.sessions.end('alice');
     expect(result).toEqual({ sessions: 1, deliveries: [], not_notified: [{ client_id: 'web', reason: NO_BACKCHANNEL_URI }] });
     expect(result.not_notified?.[0]?.reason).toMatch(/^no backchannel_logout_uri is registered for this client: register one/);
   });

@@ -71,6 +71,11 @@ describe('extracting blocks', () => {
     expect(() => extractBlocks('X.md', `<!-- snippet: browser (http://127.0.0.1:3000/ then expects "A") -->\n${fence}ts\nx;\n${fence}`)).toThrow(/X\.md:2: a "browser" page opens on the app origin/);
   });
 
+  it('reads the button a browser run clicks first, for a page that starts signed out', () => {
+    const [page] = extractBlocks('X.md', `<!-- snippet: browser (clicks "Log in", signs in as alice, then expects "Hello Alice") -->\n${fence}tsx\nx;\n${fence}`);
+    expect(page).toMatchObject({ mode: 'browser', browser: { clicks: 'Log in', user: 'alice', expects: 'Hello Alice' } });
+  });
+
   it('names blocks with id (unique per file) and app files with file (unique across READMEs), and reads global-setup', () => {
     const [named, setup] = extractBlocks('X.md', `<!-- snippet: vitest -->\n<!-- snippet: id first-test -->\n${fence}ts\nx;\n${fence}\n<!-- snippet: global-setup -->\n${fence}ts\ny;\n${fence}`);
     expect(named).toMatchObject({ mode: 'vitest', id: 'first-test' });
@@ -212,10 +217,10 @@ describe('install commands', () => {
   it('the first one of an @oidc-rp package in a file needs the tarball note right after its block; others do not', () => {
     const install = [`${fence}sh`, 'npm install @oidc-rp/core', fence].join('\n');
     expect(checkInstallNotes('X.md', `${install}\n\ntext`)).toEqual([expect.stringMatching(/^X\.md:1: an install command/)]);
-    expect(checkInstallNotes('X.md', `${install}\n\n${INSTALL_NOTE}\n`)).toEqual([]);
+    expect(checkInstallNotes('X.md', `${install}\n\n${installNote(['core'])}\n`)).toEqual([]);
     expect(checkInstallNotes('X.md', `${fence}sh\nnpx @oidc-rp/reference-server --port 4000\n${fence}\n`)).toHaveLength(1);
     expect(checkInstallNotes('X.md', `${fence}sh\nnpm install hono\nnpm test\n${fence}\n`)).toEqual([]);
-    expect(checkInstallNotes('X.md', `${install}\n\n${INSTALL_NOTE}\n\n${install}\n`)).toEqual([]);
+    expect(checkInstallNotes('X.md', `${install}\n\n${installNote(['core'])}\n\n${install}\n`)).toEqual([]);
   });
 
   it('names the tarballs of the packages the command installs, with those they depend on', () => {
