@@ -240,7 +240,17 @@ async function buildServer(config: ServerConfig, options: ReferenceServerOptions
     await Promise.all(ended.map((session) => entry.store.revokeGrant(endedSessionMark(session.sid), SESSION_SECONDS)));
     const key = (await entry.keys()).current;
     const deliveries = await Promise.all(ended.map((session) => backchannel.notify(entry.tenant, key, session)));
-    return { sessions: ended.length, deliveries: deliveries.flat() };
+    const unnotified = ended.flatMap((session) => backchannel.unnotified(entry.tenant, session));
+    return {
+      sessions: ended.length,
+      deliveries: deliveries.flat(),
+      ...(unnotified.length > 0 ? { not_notified: unnotified } : {}),
+      ...(ended.length === 0
+        ? { hint: `${username} has no live sign-in on this server (none yet, all ended, or served by another instance): nothing to end or deliver` }
+        : deliveries.flat().length === 0 && unnotified.length === 0
+          ? { hint: 'the ended sign-ins authorized no client yet: nothing to deliver' }
+          : {}),
+    };
   };
   const rotateKey = async (tenantId: string) => {
     const entry = context.tenants.get(tenantId);

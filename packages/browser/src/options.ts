@@ -76,7 +76,8 @@ export interface BrowserClientOptions {
   postLogoutRedirectUri?: string;
   /**
    * Default `'openid profile email offline_access'`. `offline_access` asks for a refresh token;
-   * the request then carries `prompt=consent`, as OpenID Connect Core 11 requires.
+   * the request then carries `prompt=consent`, as OpenID Connect Core 11 requires, except to a
+   * provider with `pkce_replaces_client_secret` (the service).
    */
   scope?: string;
   /** Opt-in part: the deprecated implicit flow instead of the code flow (pass `implicitFlow`). */

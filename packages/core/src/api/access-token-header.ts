@@ -35,7 +35,7 @@ const SCHEME = /^([A-Za-z][\w!#$%&'*+.^`|~-]*) +/;
 export function readAccessToken(request: ResourceRequest, maxLength = DEFAULT_MAX_TOKEN_LENGTH): PresentedAccessToken {
   const header = request.authorization;
   if (header === null || header === undefined || header.trim() === '') {
-    throw new AccessTokenError('access_token_missing', 'invalid_token', DEV && 'The request has no access token: send it as "Authorization: Bearer <token>" (or DPoP).');
+    throw new AccessTokenError('access_token_missing', 'invalid_token', DEV && 'The request has no access token: send it in the Authorization header as Bearer <token> (or DPoP <token>).');
   }
   // Bounded before the regular expression or anything else reads it.
   if (typeof header !== 'string' || header.length > maxLength + 16) {
@@ -52,10 +52,10 @@ export function readAccessToken(request: ResourceRequest, maxLength = DEFAULT_MA
       throw new AccessTokenError(
         'authorization_header_invalid',
         'invalid_request',
-        DEV && 'The Authorization header must be one scheme and one token ("Bearer <token>" or "DPoP <token>"), nothing more.',
+        DEV && 'The Authorization header must be one scheme and one token (Bearer <token> or DPoP <token>), nothing more.',
       );
     }
-    throw new AccessTokenError('access_token_missing', 'invalid_token', DEV && 'The Authorization header uses a scheme this API does not take: send "Bearer <token>" (or DPoP).');
+    throw new AccessTokenError('access_token_missing', 'invalid_token', DEV && 'The Authorization header uses a scheme this API does not take: send Bearer <token> (or DPoP <token>).');
   }
   return { scheme: scheme === 'dpop' ? 'DPoP' : 'Bearer', token };
 }

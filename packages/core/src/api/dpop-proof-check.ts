@@ -139,11 +139,11 @@ export function dpopProofs(options: DpopProofOptions = {}): DpopProofChecker {
     if (!header || !claims) fail(DEV && 'the proof is not a JWS of base64url JSON objects');
 
     const { typ, alg, jwk, crit } = header;
-    if (typ !== 'dpop+jwt') fail(DEV && '"typ" is not "dpop+jwt"');
-    if (typeof alg !== 'string' || !algorithms.includes(alg)) fail(DEV && `"alg" is not one of ${algorithms}`);
-    if (crit !== undefined) fail(DEV && '"crit" names extensions this server does not support');
+    if (typ !== 'dpop+jwt') fail(DEV && 'its typ header is not dpop+jwt');
+    if (typeof alg !== 'string' || !algorithms.includes(alg)) fail(DEV && `its alg is not one of ${algorithms.join(', ')}`);
+    if (crit !== undefined) fail(DEV && 'its crit header names extensions this server does not support');
     const publicKey = publicJwk(jwk, alg);
-    if (!publicKey) fail(DEV && '"jwk" is not a public key for "alg" (private members, or another key type)');
+    if (!publicKey) fail(DEV && 'its jwk header is not a public key for its alg (private members, or another key type)');
     if ((await primitives.sha256(thumbprintInput(publicKey))) !== jkt) {
       fail(DEV && 'the proof is signed by another key than the one the access token is bound to');
     }
@@ -153,20 +153,20 @@ export function dpopProofs(options: DpopProofOptions = {}): DpopProofChecker {
     if (!valid) fail(DEV && 'the proof signature does not verify');
 
     const { htm, htu, ath, iat, nonce, jti } = claims;
-    if (htm !== request.method) fail(DEV && '"htm" is not the request method');
+    if (htm !== request.method) fail(DEV && 'its htm claim is not the method of this request');
     if (typeof htu !== 'string' || targetUri(htu) === undefined || targetUri(htu) !== targetUri(request.url)) {
-      fail(DEV && '"htu" is not the URL of this request (query and fragment left out)');
+      fail(DEV && 'its htu claim is not the URL of this request (query and fragment left out)');
     }
-    if (typeof ath !== 'string' || ath !== (await primitives.sha256(accessToken))) fail(DEV && '"ath" is not the hash of the access token sent');
+    if (typeof ath !== 'string' || ath !== (await primitives.sha256(accessToken))) fail(DEV && 'its ath claim is not the hash of the access token sent');
     const now = clock();
-    if (typeof iat !== 'number' || !Number.isFinite(iat)) fail(DEV && '"iat" is missing');
-    if (iat > now + tolerance || iat < now - maxAge - tolerance) fail(DEV && `"iat" is outside the ${maxAge} s window; check the client's clock`);
+    if (typeof iat !== 'number' || !Number.isFinite(iat)) fail(DEV && 'its iat claim is missing');
+    if (iat > now + tolerance || iat < now - maxAge - tolerance) fail(DEV && `its iat claim is outside the ${maxAge} s window; check the client's clock`);
     if (nonces && (typeof nonce !== 'string' || !(await nonces.accepts(nonce)))) {
       throw new AccessTokenError('dpop_nonce_required', 'use_dpop_nonce', DEV && 'The DPoP proof must carry the nonce this server sent: retry with the DPoP-Nonce of this answer.', {
         dpopNonce: await nonces.current(),
       });
     }
-    if (typeof jti !== 'string' || !JTI.test(jti)) fail(DEV && '"jti" is missing or not a short printable string');
+    if (typeof jti !== 'string' || !JTI.test(jti)) fail(DEV && 'its jti claim is missing or not a short printable string');
     if (!(await replayCache.remember(jti, iat + maxAge + tolerance))) {
       fail(DEV && 'this proof was used before; make a new proof for every request', 'dpop_proof_replayed');
     }

@@ -131,7 +131,7 @@ export function introspectionVerifier<C extends AccessTokenClaims = AccessTokenC
 
 // The checks of an answer, one line per rule; the answer may come from the cache, so time is checked here.
 function checkAnswer(answer: Answer, expected: { issuer: string; audience: string | undefined; now: number; tolerance: number }): AccessTokenClaims {
-  if (!answer) throw new AccessTokenError('access_token_invalid', 'invalid_token', DEV && 'The access token is not active: unknown, expired or revoked.');
+  if (!answer) throw new AccessTokenError('access_token_invalid', 'invalid_token', DEV && notActive(expected.audience));
   const { exp, nbf, aud, iss, token_type } = answer;
   if (typeof exp !== 'number') throw new AccessTokenError('access_token_invalid', 'invalid_token', DEV && 'The introspection answer has no exp; the token is refused.');
   if (exp <= expected.now) throw new AccessTokenError('access_token_expired', 'invalid_token', DEV && 'The access token has expired; get a new one.');
@@ -143,14 +143,27 @@ function checkAnswer(answer: Answer, expected: { issuer: string; audience: strin
     throw new AccessTokenError('access_token_invalid', 'invalid_token', DEV && 'The token is not an access token.');
   }
   if (expected.audience !== undefined && !(Array.isArray(aud) ? aud.includes(expected.audience) : aud === expected.audience)) {
-    throw new AccessTokenError('access_token_invalid', 'invalid_token', DEV && 'The access token was issued for another audience.');
+    throw new AccessTokenError('access_token_invalid', 'invalid_token', DEV && otherAudience(aud, expected.audience));
   }
   const sub = answer.sub ?? answer.client_id;
   // RFC 9068 §2.2: a token of the client itself (client credentials) has the client as subject.
   if (typeof sub !== 'string') throw new AccessTokenError('access_token_invalid', 'invalid_token', DEV && 'The introspection answer names neither sub nor client_id.');
   if (!isReadableConfirmation(answer.cnf)) {
-    throw new AccessTokenError('access_token_invalid', 'invalid_token', DEV && 'The introspection answer\'s "cnf" is not an object with a string "jkt".');
+    throw new AccessTokenError('access_token_invalid', 'invalid_token', DEV && "The introspection answer's cnf is not an object with a string jkt.");
   }
   const { active: _active, ...claims } = answer;
   return { ...claims, iss: iss ?? expected.issuer, sub, aud: aud ?? [], exp };
+}
+
+// A provider answers `active: false` also to a resource server that may not see the token (one
+// issued for another API), so the usual cause in development is named with the fix.
+function notActive(audience: string | undefined): string {
+  return audience === undefined
+    ? 'The access token is not active: unknown, expired or revoked.'
+    : `The access token is not active for this API (${audience}): unknown, expired, revoked, or issued for another audience (ask for it with resource ${audience}).`;
+}
+
+function otherAudience(aud: unknown, audience: string): string {
+  const named = (Array.isArray(aud) ? aud : [aud]).filter((a): a is string => typeof a === 'string').slice(0, 3).join(', ');
+  return `The access token was issued for ${named || 'no audience'}, not this API (${audience}): ask for it with resource ${audience}.`;
 }

@@ -88,7 +88,7 @@ export async function processIntrospectionResponse(response: Response): Promise<
     );
   }
   if (!body.ok || !isJsonObject(body.value) || typeof body.value.active !== 'boolean') {
-    throw new OidcError('introspection_failed', DEV && 'The introspection endpoint did not answer a JSON object with a boolean "active".');
+    throw new OidcError('introspection_failed', DEV && 'The introspection endpoint did not answer a JSON object with a boolean active member.');
   }
   return body.value as IntrospectionResponse;
 }

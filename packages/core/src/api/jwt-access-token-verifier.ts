@@ -167,18 +167,18 @@ export function jwtAccessTokenVerifier<C extends AccessTokenClaims = AccessToken
 
     const { alg, kid, typ, crit } = header;
     // No JWS extension is understood here, so none may be critical (RFC 7515 section 4.1.11).
-    if (crit !== undefined) fail('access_token_malformed', DEV && '"crit" names extensions this API does not support');
-    if (typeof alg !== 'string' || !algorithms.includes(alg)) fail('access_token_alg_not_allowed', DEV && `"alg" is not one of ${algorithms}`);
-    if (kid !== undefined && typeof kid !== 'string') fail('access_token_malformed', DEV && '"kid" is not a string');
+    if (crit !== undefined) fail('access_token_malformed', DEV && 'its crit header names extensions this API does not support');
+    if (typeof alg !== 'string' || !algorithms.includes(alg)) fail('access_token_alg_not_allowed', DEV && `its alg is not one of ${algorithms.join(', ')}`);
+    if (kid !== undefined && typeof kid !== 'string') fail('access_token_malformed', DEV && 'its kid header is not a string');
     if (typeof typ !== 'string' || !types.includes(typ)) {
-      fail('access_token_typ_invalid', DEV && `"typ" is not ${types.join(' or ')}${legacy ? '' : ' (allowJwtTyp accepts JWT)'}`);
+      fail('access_token_typ_invalid', DEV && `its typ header is not ${types.join(' or ')}${legacy ? '' : ' (allowJwtTyp accepts JWT)'}`);
     }
     // Keys come from the issuer's JWKS only: `jku`, `x5u`, `jwk` and `x5c` are never read.
     const select = (keys: readonly JWK[]) => selectVerificationKey(keys, alg, kid);
     const key = selectCached(alg, kid as string | undefined);
     if (key) return checkSignature(token, key, alg, claims);
     return findJwksKey(jwksUri, select, jwksOptions).then((found) => {
-      if (!found) fail('access_token_unknown_kid', DEV && `the issuer's JWKS has no ${alg} key with this "kid"`);
+      if (!found) fail('access_token_unknown_kid', DEV && `the issuer's JWKS has no ${alg} key with its kid`);
       return checkSignature(token, found, alg, claims);
     });
   }
@@ -201,21 +201,21 @@ export function jwtAccessTokenVerifier<C extends AccessTokenClaims = AccessToken
   function checkClaims(claims: Record<string, unknown>): Record<string, unknown> {
     const { iss, aud, sub, exp, nbf, iat, jti, cnf } = claims;
     const now = clock();
-    if (iss !== issuer) fail('access_token_iss_mismatch', DEV && '"iss" is not this API\'s issuer');
+    if (iss !== issuer) fail('access_token_iss_mismatch', DEV && 'its iss claim is not the issuer this API trusts');
     if (typeof aud === 'string' ? aud !== audience : !Array.isArray(aud) || !aud.includes(audience)) {
-      fail('access_token_aud_mismatch', DEV && `"aud" does not name this API (${audience})`);
+      fail('access_token_aud_mismatch', DEV && `its aud claim does not name this API (${audience}): the client must ask for a token for this resource`);
     }
-    if (typeof exp !== 'number' || !Number.isFinite(exp)) fail('access_token_claim_missing', DEV && 'no numeric "exp"');
-    if (exp <= now - tolerance) fail('access_token_expired', DEV && '"exp" has passed; the client must get a new token');
-    if (nbf !== undefined && (typeof nbf !== 'number' || !Number.isFinite(nbf))) fail('access_token_malformed', DEV && '"nbf" is not a number');
-    if (nbf !== undefined && nbf > now + tolerance) fail('access_token_nbf_future', DEV && '"nbf" is in the future');
-    if (iat === undefined ? !legacy : typeof iat !== 'number' || !Number.isFinite(iat)) fail('access_token_claim_missing', DEV && 'no numeric "iat"');
-    if (typeof iat === 'number' && iat > now + tolerance) fail('access_token_iat_future', DEV && '"iat" is in the future');
-    if (typeof sub !== 'string' || !sub) fail('access_token_claim_missing', DEV && 'no "sub"');
+    if (typeof exp !== 'number' || !Number.isFinite(exp)) fail('access_token_claim_missing', DEV && 'it has no numeric exp claim');
+    if (exp <= now - tolerance) fail('access_token_expired', DEV && 'it has expired (exp); the client must get a new token');
+    if (nbf !== undefined && (typeof nbf !== 'number' || !Number.isFinite(nbf))) fail('access_token_malformed', DEV && 'its nbf claim is not a number');
+    if (nbf !== undefined && nbf > now + tolerance) fail('access_token_nbf_future', DEV && 'its nbf claim is in the future');
+    if (iat === undefined ? !legacy : typeof iat !== 'number' || !Number.isFinite(iat)) fail('access_token_claim_missing', DEV && 'it has no numeric iat claim');
+    if (typeof iat === 'number' && iat > now + tolerance) fail('access_token_iat_future', DEV && 'its iat claim is in the future');
+    if (typeof sub !== 'string' || !sub) fail('access_token_claim_missing', DEV && 'it has no sub claim');
     const clientId = claims.client_id ?? (legacy ? claims.azp : undefined);
-    if (typeof clientId !== 'string' || !clientId) fail('access_token_claim_missing', DEV && 'no "client_id"');
-    if (jti === undefined ? !legacy : typeof jti !== 'string' || !jti) fail('access_token_claim_missing', DEV && 'no "jti"');
-    if (!isReadableConfirmation(cnf)) fail('access_token_malformed', DEV && '"cnf" is not an object with a string "jkt"');
+    if (typeof clientId !== 'string' || !clientId) fail('access_token_claim_missing', DEV && 'it has no client_id claim');
+    if (jti === undefined ? !legacy : typeof jti !== 'string' || !jti) fail('access_token_claim_missing', DEV && 'it has no jti claim');
+    if (!isReadableConfirmation(cnf)) fail('access_token_malformed', DEV && 'its cnf claim is not an object with a string jkt');
     return claims;
   }
 
@@ -261,7 +261,7 @@ function scopesOf({ scope, scp }: Record<string, unknown>): readonly string[] {
   if (scope === undefined && typeof scp === 'string') return scp.split(' ').filter(Boolean);
   if (scope === undefined && Array.isArray(scp) && scp.every((s) => typeof s === 'string')) return scp as string[];
   if (scope === undefined && scp === undefined) return [];
-  return fail('access_token_malformed', DEV && '"scope" is not a string (or "scp" not an array of strings)');
+  return fail('access_token_malformed', DEV && 'its scope claim is not a string (or scp not an array of strings)');
 }
 
 function bounded(value: number | undefined, fallback: number, max: number, name: string): number {

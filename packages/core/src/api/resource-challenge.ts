@@ -87,7 +87,8 @@ function challenge(scheme: 'Bearer' | 'DPoP', fields: readonly [string, string][
   return fields.length ? `${scheme} ${fields.map(([name, value]) => `${name}="${quotable(value)}"`).join(', ')}` : scheme;
 }
 
-// RFC 6750 §3: printable ASCII without `"` and `\`.
+// RFC 6750 §3: printable ASCII without `"` and `\`. The SDK's messages need no quotes; any
+// other text keeps its quotes readable as `'` (and `\` as `/`).
 function quotable(value: string): string {
-  return value.replace(/[^\x20\x21\x23-\x5b\x5d-\x7e]/g, '?');
+  return value.replace(/"/g, "'").replace(/\\/g, '/').replace(/[^\x20\x21\x23-\x5b\x5d-\x7e]/g, '?');
 }

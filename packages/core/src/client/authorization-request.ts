@@ -29,8 +29,10 @@ export interface AuthorizationRequestParams {
   maxAge?: number;
   /**
    * `prompt` as sent. Default: `consent` when the scope has `offline_access` (and a code comes
-   * back), as OpenID Connect Core 11 requires for a refresh token; else none. A prompt given
-   * here is sent as is: a provider may then ignore `offline_access`.
+   * back), as OpenID Connect Core 11 requires for a refresh token, except for the service
+   * (metadata with its `pkce_replaces_client_secret` profile), which asks for consent only when
+   * not yet given; else none. A prompt
+   * given here is sent as is: a provider may then ignore `offline_access`.
    */
   prompt?: string;
   loginHint?: string;
@@ -226,8 +228,13 @@ async function createRequest(
       response_mode: responseMode !== (responseType === 'code' ? 'query' : 'fragment') ? responseMode : undefined,
       max_age: params.maxAge?.toString(),
       // OpenID Connect Core 11: a provider grants offline_access (a refresh token) only on a
-      // request with prompt=consent. A prompt the caller chose is sent as given.
-      prompt: params.prompt ?? (scopes.includes('offline_access') && responseType.includes('code') ? 'consent' : undefined),
+      // request with prompt=consent, unless it has other rules. The service has: a refresh token
+      // for offline_access, consent asked only when not yet given. Its metadata (serviceProvider(),
+      // its discovery) is known by its contract extension pkce_replaces_client_secret; a prompt
+      // there would show the consent page at every login. A prompt the caller chose is sent as given.
+      prompt:
+        params.prompt ??
+        (scopes.includes('offline_access') && responseType.includes('code') && !provider.pkce_replaces_client_secret ? 'consent' : undefined),
       login_hint: params.loginHint,
       ...extra,
     },
