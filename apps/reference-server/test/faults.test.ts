@@ -197,6 +197,17 @@ describe('ID token signatures and keys', () => {
     expect(await verifies(id_token)).toBe(false);
   });
 
+  it('id_token_wrong_alg: signed ES256 by a published EC key (the tenant signs RS256), which discovery lists', async () => {
+    const { id_token } = await tokens('id_token_wrong_alg');
+    const { alg, kid } = decodeProtectedHeader(id_token);
+    expect(alg).toBe('ES256');
+    expect((await jwks()).find((k) => k.kid === kid)).toMatchObject({ kty: 'EC', alg: 'ES256' });
+    expect(await verifies(id_token)).toBe(true);
+    const discovery = await json(await h.get('/.well-known/openid-configuration'));
+    expect(discovery.id_token_signing_alg_values_supported).toEqual(['RS256', 'ES256']);
+    expect(decodeProtectedHeader((await tokens('web')).id_token).alg).toBe('RS256');
+  });
+
   it('jwks_key_rotated: each ID token is signed with a new key, published only from then on', async () => {
     const before = (await jwks()).map((k) => k.kid);
     const first = (await tokens('jwks_key_rotated')).id_token;

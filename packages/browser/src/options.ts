@@ -8,6 +8,7 @@ import {
   completeCodeAuthorization,
   invalidOptions,
   systemClock,
+  type ClientConfig,
   type Clock,
   type DiscoveredProvider,
   type DpopHandle,
@@ -110,6 +111,13 @@ export interface BrowserClientOptions {
   http?: HttpOptions;
   /** Seconds of clock skew tolerated when validating ID tokens. Default 60. */
   clockTolerance?: number;
+  /**
+   * The JWS algorithm the client is registered for (its `id_token_signed_response_alg`, e.g.
+   * `'RS256'`): an ID token signed with any other is refused (`id_token_alg_not_allowed`), even
+   * by a key the provider publishes. Default: unset, any asymmetric algorithm the provider lists.
+   * Checked with the first ID token (`invalid_options` when it is not one asymmetric algorithm).
+   */
+  signingAlgorithm?: string;
   /** Where login transactions wait for the callback. Default: sessionStorage. */
   transactionStorage?: StorageAdapter;
   /** Location, history and popups. Default: {@link browserNavigation}. */
@@ -151,7 +159,7 @@ export interface ResolvedOptions {
    * the dpop part, the handle of the key of the stored session, set whenever the session is
    * read (so a refresh, which reads it first, always carries a proof).
    */
-  core_: { client: { clientId: string }; http: HttpOptions | undefined; clockTolerance: number | undefined; now: Clock; dpop?: DpopHandle | undefined };
+  core_: { client: ClientConfig; http: HttpOptions | undefined; clockTolerance: number | undefined; now: Clock; dpop?: DpopHandle | undefined };
   runtime_: () => Platform;
 }
 
@@ -216,7 +224,7 @@ export function resolveOptions(options: BrowserClientOptions): ResolvedOptions {
     refreshLeeway,
     now,
     http,
-    core_: { client: { clientId }, http, clockTolerance: options.clockTolerance, now },
+    core_: { client: { clientId, signingAlgorithm: options.signingAlgorithm }, http, clockTolerance: options.clockTolerance, now },
     runtime_: () =>
       (platform ??= {
         tokens_: crossTab?.storage

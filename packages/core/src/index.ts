@@ -41,7 +41,7 @@ export type {
   RefreshTokensParams,
   ClientCredentialsParams,
 } from './token-endpoint';
-export { validateIdToken } from './id-token';
+export { validateIdToken, checkSigningAlgorithm } from './id-token';
 export type { IdTokenValidationOptions } from './id-token';
 export { validateLogoutToken, logoutTokenReplayWindow, BACKCHANNEL_LOGOUT_EVENT } from './logout-token';
 export type { LogoutTokenValidationOptions, LogoutTokenClaims } from './logout-token';

@@ -35,7 +35,10 @@ export const FAULTS = [
   'id_token_bad_at_hash',
   'id_token_bad_c_hash',
   'id_token_missing_c_hash',
+  'id_token_wrong_alg',
   'jwks_key_rotated',
+  // Logout tokens (Back-Channel Logout 1.0) sent to the client at RP-initiated logout.
+  'logout_token_wrong_alg',
   // The redirect back to the client (success and error responses).
   'redirect_missing_state',
   'redirect_wrong_state',
