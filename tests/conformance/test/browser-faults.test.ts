@@ -104,6 +104,18 @@ describe('@oidc-rp/browser against the misbehaving reference server', () => {
       });
       continue;
     }
+    if (c.step === 'refresh') {
+      it(caseName(c, outcome), async () => {
+        // The login is untouched; the refreshed ID token is refused and the session ends.
+        const flow = await runBrowserFlow(provider, { issuer: issuerOf(c), clientId: clientId('spa', c.fault) });
+        await expectLoggedIn(flow, c);
+        await expect(flow.client.getAccessToken({ forceRefresh: true })).rejects.toMatchObject({ code: outcome });
+        expect(flow.client.getSnapshot()).toMatchObject({ status: 'unauthenticated', error: { code: outcome } });
+        await expect(flow.client.getAccessToken()).rejects.toMatchObject({ code: 'login_required' });
+        expect(storedSessions()).toEqual([]);
+      });
+      continue;
+    }
     if (outcome === 'accepted') {
       it(caseName(c, outcome), async () => {
         // A well-behaved login first: the JWKS is cached before the faulty client's token comes.

@@ -97,6 +97,17 @@ describe('@oidc-rp/node against the misbehaving reference server', () => {
       it(caseName(c, c.node), () => runBackchannelCase(c));
       continue;
     }
+    if (c.step === 'refresh') {
+      it(caseName(c, c.node), async () => {
+        // The login is untouched; the refresh answers with an ID token the client must refuse.
+        const flow = await runNodeFlow({ issuer: issuerOf(c), clientId: clientId('node', c.fault), ...(await faultyFlowOptions(c)) });
+        expectLoggedIn(flow, c);
+        const refreshToken = flow.tokens?.refreshToken as string;
+        expect(refreshToken).toEqual(expect.any(String));
+        await expect(flow.client.refresh(refreshToken, { expectedSubject: 'alice' })).rejects.toMatchObject({ code: c.node });
+      });
+      continue;
+    }
     if (c.node === 'accepted') {
       it(caseName(c, 'accepted'), async () => {
         // A well-behaved login first: the JWKS is cached before the faulty client's token comes.

@@ -33,10 +33,10 @@ export interface FaultCase {
   /** The client is pinned to this algorithm (`signingAlgorithm`, its registered `id_token_signed_response_alg`); so is its well-behaved counterpart. */
   signingAlgorithm?: string;
   /**
-   * The step that meets the fault: logging in (default), discovery, userinfo after a login, or
-   * the back-channel logout that RP-initiated logout at the provider sends (node's session layer).
+   * The step that meets the fault: logging in (default), discovery, userinfo after a login, a
+   * refresh after a login, or the back-channel logout that RP-initiated logout at the provider sends (node's session layer).
    */
-  step?: 'login' | 'discovery' | 'userinfo' | 'backchannelLogout';
+  step?: 'login' | 'discovery' | 'userinfo' | 'refresh' | 'backchannelLogout';
   /** Logs in with this response type (default `code`); hybrid carries `c_hash`. */
   responseType?: 'code id_token';
   /** What @oidc-rp/browser does in the implicit flow (`id_token token`), when it differs from `browser`. */
@@ -79,6 +79,9 @@ export const CASES: readonly FaultCase[] = [
   { fault: 'token_response_unknown_token_type', mirrors: 'RFC 6749 7.1: only Bearer is understood', node: 'token_response_invalid', browser: 'token_response_invalid' },
   { fault: 'id_token_missing', mirrors: 'OIDC Core 3.1.3.3: openid scope, so an ID token', node: 'id_token_missing', browser: 'id_token_missing' },
   { fault: 'discovery_issuer_mismatch', mirrors: 'rp-discovery-issuer-not-matching-config', node: 'discovery_issuer_mismatch', browser: 'discovery_issuer_mismatch', step: 'discovery' },
+  // OIDC Core 12.2: a refreshed ID token keeps iss and sub; refused, the session ends (node: the session layer; browser: unauthenticated, tokens dropped).
+  { fault: 'refresh_id_token_wrong_iss', mirrors: 'OIDC Core 12.2: refreshed ID token, same iss', step: 'refresh', node: 'id_token_iss_mismatch', browser: 'id_token_iss_mismatch' },
+  { fault: 'refresh_id_token_wrong_sub', mirrors: 'OIDC Core 12.2: refreshed ID token, same sub', step: 'refresh', node: 'id_token_sub_mismatch', browser: 'id_token_sub_mismatch' },
   { fault: 'userinfo_wrong_sub', mirrors: 'rp-userinfo-bad-sub-claim', node: 'userinfo_sub_mismatch', browser: 'userinfo_sub_mismatch', step: 'userinfo' },
   // DPoP (RFC 9449): node only until @oidc-rp/browser has its DPoP part (see the README).
   { fault: 'token_response_token_type_bearer', mirrors: 'RFC 9449 5: a DPoP request answered Bearer (downgrade)', wrappers: ['node'], dpop: true, node: 'dpop_token_type_mismatch' },
