@@ -24,6 +24,7 @@ import type { Lock } from './lock';
 import { browserNavigation, type Navigation } from './navigation';
 import type { PopupLogin, PopupLoginPart } from './popup';
 import type { Revocation, RevocationPart } from './revocation';
+import type { LogoutState, LogoutStatePart } from './logout-state';
 import { browserStorage, memoryStorage, type StorageAdapter } from './storage';
 
 /**
@@ -103,6 +104,11 @@ export interface BrowserClientOptions {
    * must offer a `pushed_authorization_request_endpoint`.
    */
   par?: ParPart;
+  /**
+   * Opt-in part that sends a `state` with RP-initiated logout (pass `logoutState()`, and call its
+   * `handleLogoutCallback()` on the page at `postLogoutRedirectUri` to check it came back).
+   */
+  logoutState?: LogoutStatePart;
   /** Where this tab keeps its tokens. Default `'memory'`; see {@link TokenStorageOption}. Not with a shared `crossTab` storage. */
   tokenStorage?: TokenStorageOption;
   /** Seconds before expiry from which `getAccessToken()` refreshes. Default 30. */
@@ -150,6 +156,7 @@ export interface ResolvedOptions {
   complete_: ImplicitFlow['complete'];
   popupLogin_: PopupLogin | undefined;
   revocation_: Revocation | undefined;
+  logoutState_: LogoutState | undefined;
   crossTab_: CrossTab | undefined;
   refreshLeeway: number;
   now: Clock;
@@ -220,6 +227,7 @@ export function resolveOptions(options: BrowserClientOptions): ResolvedOptions {
     complete_: implicit?.complete ?? completeCodeAuthorization,
     popupLogin_: options.popupLogin as unknown as PopupLogin | undefined,
     revocation_: options.revocation as unknown as Revocation | undefined,
+    logoutState_: options.logoutState as unknown as LogoutState | undefined,
     crossTab_: crossTab,
     refreshLeeway,
     now,
