@@ -42,6 +42,7 @@ const VARIANTS = [
   { name: '`popupLogin` (login in a popup)', entry: 'oidc-rp-browser-popup.js', group: 'opt-in', ours: true },
   { name: '`implicitFlow` (deprecated implicit flow)', entry: 'oidc-rp-browser-implicit.js', group: 'opt-in', ours: true },
   { name: '`revocation` (logout revokes the refresh token)', entry: 'oidc-rp-browser-revocation.js', group: 'opt-in', ours: true },
+  { name: '`logoutState()` (RP-initiated logout sends a state, checked on the way back)', entry: 'oidc-rp-browser-logout-state.js', group: 'opt-in', ours: true },
   { name: '`getUserInfo(client)` (userinfo endpoint)', entry: 'oidc-rp-browser-userinfo.js', group: 'opt-in', ours: true },
   { name: "`crossTab({ storage: 'indexedDB' })` (tabs act as one; shared tokens)", entry: 'oidc-rp-browser-crosstab.js', group: 'opt-in', ours: true },
   { name: '`authorizedFetch(client)` (fetch with a 401 retry)', entry: 'oidc-rp-browser-fetch.js', group: 'opt-in', ours: true },

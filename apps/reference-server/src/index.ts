@@ -15,7 +15,7 @@ export type { Fault } from './config/fault-names';
 export { ConfigError, DEFAULT_LIFETIMES, validateConfig } from './config/schema';
 export { loadConfigFile } from './config/load';
 export type { Lifetimes, GrantType, ResponseType, SigningAlg, Tenant, TenantProfile, Client, User } from './config/model';
-export type { ClientAuthMethod, ClientJwk } from './config/model';
+export type { ClientAuthMethod, ClientJwk, ClientAssertionAudience } from './config/model';
 export type { ServerConfig, StoreConfig, TenantConfig, ClientConfig, UserConfig } from './config/schema';
 export type { Logger } from './config/logger';
 export type { RequestInfo } from './app';
@@ -27,7 +27,7 @@ export type { InjectedKind } from './control/transport-faults';
 export type { TransportFault, ActiveTransportFault } from './control/transport-faults';
 export type { ActiveFault } from './control/client-faults';
 export type { UserSummary, ClientSummary } from './control/registry';
-export type { EndedSessions, BackchannelDelivery } from './backchannel/backchannel';
+export type { EndedSessions, BackchannelDelivery, UnnotifiedClient } from './backchannel/backchannel';
 export { MemoryStore, StoreUnavailableError } from './store/store';
 export type {
   Store,

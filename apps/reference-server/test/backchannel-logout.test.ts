@@ -144,6 +144,25 @@ describe('logout tokens on RP-initiated logout', () => {
     expect(JSON.stringify(h.server.requests())).not.toContain(token);
   });
 
+  it('logout_token_wrong_alg: the logout token to that client only is signed ES256 by a published key; discovery lists ES256', async () => {
+    await h.server.control.faults.set('web', 'logout_token_wrong_alg');
+    const { jar, idToken } = await signIn({ alsoOther: true });
+    expect(decodeProtectedHeader(idToken).alg).toBe('RS256'); // the ID tokens stay the tenant's
+    const discovery = (await (await h.get('/.well-known/openid-configuration')).json()) as Record<string, unknown>;
+    expect(discovery.id_token_signing_alg_values_supported).toEqual(['RS256', 'ES256']);
+    await rpLogout(jar, idToken);
+    const token = web.received[0]?.body.get('logout_token') as string;
+    const header = decodeProtectedHeader(token);
+    expect(header).toMatchObject({ alg: 'ES256', typ: 'logout+jwt' });
+    const published = ((await (await h.get('/oidc/jwks')).json()) as { keys: Array<{ kid: string; kty: string }> }).keys;
+    expect(published.find((k) => k.kid === header.kid)?.kty).toBe('EC');
+    expect((await verifyLogoutToken(token, 'web')).payload).toMatchObject({ aud: 'web', sub: 'alice' });
+    expect(decodeProtectedHeader(other.received[0]?.body.get('logout_token') as string).alg).toBe('RS256');
+    await h.server.control.faults.clear('web');
+    const healthy = (await (await h.get('/.well-known/openid-configuration')).json()) as Record<string, unknown>;
+    expect(healthy.id_token_signing_alg_values_supported).toEqual(['RS256']);
+  });
+
   it('tells only the clients of the sign-in that ended, once', async () => {
     const first = await signIn();
     const second = await signIn({ alsoOther: true });

@@ -197,6 +197,34 @@ describe('ID token signatures and keys', () => {
     expect(await verifies(id_token)).toBe(false);
   });
 
+  it('id_token_wrong_alg: signed ES256 by a published EC key (the tenant signs RS256), which discovery lists', async () => {
+    const { id_token } = await tokens('id_token_wrong_alg');
+    const { alg, kid } = decodeProtectedHeader(id_token);
+    expect(alg).toBe('ES256');
+    expect((await jwks()).find((k) => k.kid === kid)).toMatchObject({ kty: 'EC', alg: 'ES256' });
+    expect(await verifies(id_token)).toBe(true);
+    const discovery = await json(await h.get('/.well-known/openid-configuration'));
+    expect(discovery.id_token_signing_alg_values_supported).toEqual(['RS256', 'ES256']);
+    expect(decodeProtectedHeader((await tokens('web')).id_token).alg).toBe('RS256');
+  });
+
+  it.each<[Fault, (claims: Record<string, unknown>) => void]>([
+    ['refresh_id_token_wrong_iss', (c) => expect(c).toMatchObject({ iss: `${ORIGIN}/impostor-of-demo`, sub: 'alice' })],
+    ['refresh_id_token_wrong_sub', (c) => expect(c).toMatchObject({ iss: ISSUER, sub: 'alice-impostor' })],
+  ])('%s: the refresh response carries a signed ID token naming another issuer or user (the login is untouched)', async (fault, check) => {
+    const { id_token: loginIdToken, refresh_token } = await tokens(fault);
+    expect(decodeJwt(loginIdToken)).toMatchObject({ iss: ISSUER, sub: 'alice' });
+    const refreshed = await json(await h.post('/oauth/token', { grant_type: 'refresh_token', refresh_token: refresh_token ?? '', client_id: fault, client_secret: 'secret' }));
+    const idToken = refreshed.id_token as string;
+    expect(await verifies(idToken)).toBe(true);
+    const claims = decodeJwt(idToken);
+    expect(claims).toMatchObject({ aud: fault, at_hash: leftHalfHash(refreshed.access_token as string) });
+    check(claims);
+    // A well-behaved client's refresh carries no ID token, as the contract says.
+    const web = await tokens('web');
+    expect(await json(await h.post('/oauth/token', { grant_type: 'refresh_token', refresh_token: web.refresh_token ?? '', client_id: 'web', client_secret: 'web-secret' }))).not.toHaveProperty('id_token');
+  });
+
   it('jwks_key_rotated: each ID token is signed with a new key, published only from then on', async () => {
     const before = (await jwks()).map((k) => k.kid);
     const first = (await tokens('jwks_key_rotated')).id_token;

@@ -216,6 +216,7 @@ export function createBrowserClient(options: BrowserClientOptions): BrowserClien
       clientId: o.clientId,
       idTokenHint: ended?.idToken,
       postLogoutRedirectUri: returnTo ?? o.postLogoutRedirectUri,
+      state: await o.logoutState_?.begin_(), // only with the logoutState part
     });
     if (url && redirect) navigate.redirect(url.href);
   }

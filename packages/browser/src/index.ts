@@ -14,6 +14,7 @@ export type { Part } from './parts';
 export { popupLogin, type PopupLoginPart } from './popup';
 export { implicitFlow, type ImplicitFlowPart } from './implicit';
 export { revocation, type RevocationPart } from './revocation';
+export { logoutState, type LogoutStatePart } from './logout-state';
 export { crossTab, type CrossTabOptions, type CrossTabPart } from './cross-tab';
 export { dpop, type BrowserDpop, type DpopPart } from './dpop';
 export { par, type ParPart } from './par';

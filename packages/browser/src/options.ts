@@ -4,6 +4,7 @@ import { DEV } from './dev';
 import {
   OidcError,
   systemClock,
+  type ClientConfig,
   type Clock,
   type DiscoveredProvider,
   type DpopHandle,
@@ -25,6 +26,7 @@ import type { Lock } from './lock';
 import { browserNavigation, type Navigation } from './navigation';
 import type { PopupLogin, PopupLoginPart } from './popup';
 import type { Revocation, RevocationPart } from './revocation';
+import type { LogoutState, LogoutStatePart } from './logout-state';
 import { browserStorage, memoryStorage, type StorageAdapter } from './storage';
 
 /**
@@ -105,6 +107,11 @@ export interface BrowserClientOptions {
    * must offer a `pushed_authorization_request_endpoint`.
    */
   par?: ParPart;
+  /**
+   * Opt-in part that sends a `state` with RP-initiated logout (pass `logoutState()`, and call its
+   * `handleLogoutCallback()` on the page at `postLogoutRedirectUri` to check it came back).
+   */
+  logoutState?: LogoutStatePart;
   /** Where this tab keeps its tokens. Default `'memory'`; see {@link TokenStorageOption}. Not with a shared `crossTab` storage. */
   tokenStorage?: TokenStorageOption;
   /** Seconds before expiry from which `getAccessToken()` refreshes. Default 30. */
@@ -113,6 +120,13 @@ export interface BrowserClientOptions {
   http?: HttpOptions;
   /** Seconds of clock skew tolerated when validating ID tokens. Default 60. */
   clockTolerance?: number;
+  /**
+   * The JWS algorithm the client is registered for (its `id_token_signed_response_alg`, e.g.
+   * `'RS256'`): an ID token signed with any other is refused (`id_token_alg_not_allowed`), even
+   * by a key the provider publishes. Default: unset, any asymmetric algorithm the provider lists.
+   * Checked with the first ID token (`invalid_options` when it is not one asymmetric algorithm).
+   */
+  signingAlgorithm?: string;
   /** Where login transactions wait for the callback. Default: sessionStorage. */
   transactionStorage?: StorageAdapter;
   /** Location, history and popups. Default: {@link browserNavigation}. */
@@ -145,6 +159,7 @@ export interface ResolvedOptions {
   complete_: ImplicitFlow['complete'];
   popupLogin_: PopupLogin | undefined;
   revocation_: Revocation | undefined;
+  logoutState_: LogoutState | undefined;
   crossTab_: CrossTab | undefined;
   refreshLeeway: number;
   now: Clock;
@@ -154,7 +169,7 @@ export interface ResolvedOptions {
    * the dpop part, the handle of the key of the stored session, set whenever the session is
    * read (so a refresh, which reads it first, always carries a proof).
    */
-  core_: { client: { clientId: string }; http: HttpOptions | undefined; clockTolerance: number | undefined; now: Clock; dpop?: DpopHandle | undefined };
+  core_: { client: ClientConfig; http: HttpOptions | undefined; clockTolerance: number | undefined; now: Clock; dpop?: DpopHandle | undefined };
   runtime_: () => Platform;
 }
 
@@ -215,11 +230,12 @@ export function resolveOptions(options: BrowserClientOptions): ResolvedOptions {
     complete_: implicit?.complete ?? completeCodeAuthorization,
     popupLogin_: options.popupLogin as unknown as PopupLogin | undefined,
     revocation_: options.revocation as unknown as Revocation | undefined,
+    logoutState_: options.logoutState as unknown as LogoutState | undefined,
     crossTab_: crossTab,
     refreshLeeway,
     now,
     http,
-    core_: { client: { clientId }, http, clockTolerance: options.clockTolerance, now },
+    core_: { client: { clientId, signingAlgorithm: options.signingAlgorithm }, http, clockTolerance: options.clockTolerance, now },
     runtime_: () =>
       (platform ??= {
         tokens_: crossTab?.storage

@@ -33,7 +33,8 @@ export interface RefreshContext {
  * Returns `refresh(rejected, minValidity)`: resolves with a session whose access token is not
  * `rejected` and stays valid for `minValidity` seconds (as far as known). Concurrent calls in
  * the tab share one run. Throws `login_required` when there is no session left to renew, and
- * the token endpoint's error (the session ended on `invalid_grant`) when the provider refuses.
+ * the token endpoint's error (the session ended on `invalid_grant`) when the provider refuses,
+ * or the `id_token_*` error (the session ended) when the refreshed ID token is refused.
  *
  * @example
  * ```ts
@@ -79,8 +80,10 @@ export function createRefresher(context: RefreshContext): (rejected: string | un
         expectedSubject: stored.claims?.sub,
       });
     } catch (error) {
-      if (isOidcError(error) && error.code === 'token_endpoint_error' && (error as TokenEndpointError).error === 'invalid_grant') {
-        // Expired, revoked or reused: this session is over everywhere.
+      // Expired, revoked or reused (invalid_grant), or answered with an ID token that is refused
+      // (another issuer or user, OpenID Connect Core 12.2; the old refresh token may be spent
+      // already): this session is over everywhere, and its tokens are never used again.
+      if (isOidcError(error) && (error.code.startsWith('id_token_') || (error.code === 'token_endpoint_error' && (error as TokenEndpointError).error === 'invalid_grant'))) {
         await tokens.clear();
         context.adopt(undefined, error);
         context.announce_(stored.id, undefined);

@@ -70,10 +70,10 @@ describe('bundle size of the SPA usage (min+gzip, bench settings)', () => {
     expect((await bundle('oidc-rp-browser-par.js', { shipped: true })).code).toContain('pushed_authorization_request_endpoint');
   });
 
-  it('ships none of the opt-in parts (popup, implicit, userinfo, revocation, discovery, cross-tab, authorized fetch, DPoP, PAR) nor jose unless the app imports them', async () => {
+  it('ships none of the opt-in parts (popup, implicit, userinfo, revocation, logout state, discovery, cross-tab, authorized fetch, DPoP, PAR) nor jose unless the app imports them', async () => {
     const { inputs, code } = await bundle('oidc-rp-browser.js');
     const shipped = inputs.join('\n');
-    const optIn = ['popup', 'implicit', 'userinfo', 'revocation', 'cross-tab', 'indexed-db-storage', 'lock', 'channel', 'authorized-fetch', 'dpop', 'par'].map(
+    const optIn = ['popup', 'implicit', 'userinfo', 'revocation', 'logout-state', 'cross-tab', 'indexed-db-storage', 'lock', 'channel', 'authorized-fetch', 'dpop', 'par'].map(
       (name) => `browser/src/${name}.ts`,
     );
     // The jose package (core's own src/jose/ folder, its JWS checks, is part of the code flow).
@@ -95,6 +95,7 @@ describe('bundle size of the SPA usage (min+gzip, bench settings)', () => {
     expect(withPar).toContain('core/src/client/pushed-authorization.ts');
     expect((await bundle('oidc-rp-browser-userinfo.js')).inputs.join('\n')).toContain('core/src/client/userinfo.ts');
     expect((await bundle('oidc-rp-browser-revocation.js')).inputs.join('\n')).toContain('core/src/client/revocation.ts');
+    expect((await bundle('oidc-rp-browser-logout-state.js')).inputs.join('\n')).toContain('browser/src/logout-state.ts');
     expect((await bundle('oidc-rp-browser-discover.js')).code).toContain('.well-known/openid-configuration');
   });
 

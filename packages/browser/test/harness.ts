@@ -37,6 +37,8 @@ export interface Provider {
   resetClock(): Promise<void>;
   /** How many requests reached `path` (below the tenant, e.g. '/oauth/token') so far. */
   count(path: string, method?: string): Promise<number>;
+  /** Makes the provider misbehave for `clientId` (a conformance fault), for its next `times` requests that meet it. */
+  fault(clientId: string, fault: Parameters<Awaited<ReturnType<typeof startServerProcess>>['control']['faults']['set']>[1], times?: number): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -60,6 +62,7 @@ export async function startProvider(settings: { accessTokenLifetime?: number } =
       const requests = await server.requests();
       return requests.filter((entry) => entry === `${method ?? 'POST'} /demo${path}`).length;
     },
+    fault: (clientId, fault, times) => server.control.faults.set(clientId, fault, times === undefined ? undefined : { times }),
     stop: () => server.stop(),
   };
 }

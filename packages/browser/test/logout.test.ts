@@ -1,6 +1,7 @@
+import { get } from 'node:http';
 import { none, refreshTokens, serviceProvider } from '@oidc-rp/core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { memoryStorage, revocation } from '../src/index';
+import { logoutState, memoryStorage, revocation } from '../src/index';
 import { PAGE, createTab, loggedInTab, startProvider, userinfoStatus, type Provider } from './harness';
 
 let provider: Provider;
@@ -131,5 +132,64 @@ describe('logout without the revocation part', () => {
       refreshToken: session.refreshToken,
     });
     expect(renewed.accessToken).toBeTruthy();
+  });
+});
+
+describe('logout with the logoutState part (RP-Initiated Logout 1.0 state)', () => {
+  /**
+   * Follows the client's end-session URL at the provider as the browser's navigation would
+   * (node:http: a page's fetch could not read the provider's redirect, cross-origin): where the
+   * provider sends the browser back.
+   */
+  function atProvider(endSession: string): Promise<URL> {
+    return new Promise((resolve, reject) => {
+      get(endSession, (response) => {
+        response.resume();
+        if (response.statusCode !== 302) reject(new Error(`the provider answered ${response.statusCode}`));
+        else resolve(new URL(response.headers.location as string));
+      }).on('error', reject);
+    });
+  }
+
+  it('sends a fresh state, which the provider returns on the post-logout redirect; handleLogoutCallback accepts it once', async () => {
+    const states = memoryStorage();
+    const check = logoutState({ storage: states });
+    const tab = await loggedInTab(provider, {}, { logoutState: check });
+    await tab.client.logout();
+    const endSession = new URL(tab.redirects.at(-1) as string);
+    const state = endSession.searchParams.get('state') as string;
+    expect(state).toMatch(/^[\w-]{43}$/);
+    const back = await atProvider(endSession.href);
+    expect(`${back.origin}${back.pathname}`).toBe(PAGE);
+    expect(back.searchParams.get('state')).toBe(state);
+
+    await expect(check.handleLogoutCallback(back.href)).resolves.toBeUndefined();
+    await expect(check.handleLogoutCallback(back.href)).rejects.toMatchObject({ code: 'logout_state_mismatch' }); // used once
+    expect(await states.keys()).toEqual([]);
+  });
+
+  it('refuses a post-logout redirect with another state, none, or in a tab that sent no logout', async () => {
+    const states = memoryStorage();
+    const check = logoutState({ storage: states });
+    const tab = await loggedInTab(provider, {}, { logoutState: check });
+    await tab.client.logout();
+    const back = await atProvider(tab.redirects.at(-1) as string);
+    const forged = new URL(back);
+    forged.searchParams.set('state', 'x'.repeat(43));
+    await expect(check.handleLogoutCallback(forged.href)).rejects.toMatchObject({ code: 'logout_state_mismatch' });
+    // The mismatch spent the stored state: the genuine response no longer passes either.
+    await expect(check.handleLogoutCallback(back.href)).rejects.toMatchObject({ code: 'logout_state_mismatch' });
+
+    await tab.client.logout();
+    const noState = new URL(await atProvider(tab.redirects.at(-1) as string));
+    noState.searchParams.delete('state');
+    await expect(check.handleLogoutCallback(noState.href)).rejects.toMatchObject({ code: 'logout_state_mismatch' });
+    await expect(logoutState({ storage: memoryStorage() }).handleLogoutCallback(back.href)).rejects.toMatchObject({ code: 'logout_state_mismatch' });
+  });
+
+  it('without the part, logout sends no state (as before)', async () => {
+    const tab = await loggedInTab(provider);
+    await tab.client.logout();
+    expect(new URL(tab.redirects.at(-1) as string).searchParams.has('state')).toBe(false);
   });
 });

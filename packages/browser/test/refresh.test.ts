@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { authorizedFetch, memoryStorage } from '../src/index';
+import { authorizedFetch, getUserInfo, memoryStorage } from '../src/index';
 import { fakeClock, loggedInTab, startProvider, userinfoStatus, type Provider } from './harness';
 
 // Access tokens live 60 s; the code exchange says nothing about it (no expires_in), refreshes do.
@@ -154,6 +154,36 @@ describe('refreshing', () => {
     expect(errors).toHaveBeenCalledWith(expect.objectContaining({ error: 'invalid_grant' }));
     expect(await storage.get(key!)).toBeNull();
     await expect(tab.client.getAccessToken()).rejects.toMatchObject({ code: 'login_required' });
+  });
+
+  it.each([
+    ['refresh_id_token_wrong_sub', 'id_token_sub_mismatch'],
+    ['refresh_id_token_wrong_iss', 'id_token_iss_mismatch'],
+  ] as const)('ends the session when the refreshed ID token is refused (%s → %s): tokens dropped, subscribers told, the old token never used again', async (fault, code) => {
+    const storage = memoryStorage();
+    const tab = await loggedInTab(provider, { tokenStorage: storage });
+    const [key] = await storage.keys();
+    expect(await storage.get(key!)).not.toBeNull();
+    const snapshots: string[] = [];
+    tab.client.subscribe(() => snapshots.push(tab.client.getSnapshot().status));
+    const errors = vi.fn();
+    tab.client.on('error', errors);
+    await provider.fault('spa', fault, 1);
+
+    await expect(tab.client.getAccessToken({ forceRefresh: true })).rejects.toMatchObject({ code });
+
+    expect(tab.client.getSnapshot()).toMatchObject({ status: 'unauthenticated', error: { code } });
+    expect(tab.client.getSnapshot().idToken).toBeUndefined();
+    expect(snapshots).toEqual(['unauthenticated']);
+    expect(errors).toHaveBeenCalledWith(expect.objectContaining({ code }));
+    expect(tab.client.getUser()).toBeUndefined();
+    expect(await storage.get(key!)).toBeNull();
+    // Neither the old access token nor the refused new one reaches the resource any more.
+    const userinfoCalls = await provider.count('/oidc/userinfo', 'GET');
+    await expect(tab.client.getAccessToken()).rejects.toMatchObject({ code: 'login_required' });
+    await expect(getUserInfo(tab.client)).rejects.toMatchObject({ code: 'login_required' });
+    expect((await authorizedFetch(tab.client)(`${provider.issuer}/oidc/userinfo`).catch((error: { code: string }) => error)) as unknown).toMatchObject({ code: 'login_required' });
+    expect(await provider.count('/oidc/userinfo', 'GET')).toBe(userinfoCalls);
   });
 
   it('keeps the session when the network fails, and recovers once it is back', async () => {

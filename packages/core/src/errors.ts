@@ -78,6 +78,8 @@ export type OidcErrorCode =
   | 'logout_token_events_invalid'
   | 'logout_token_nonce_present'
   | 'logout_token_sub_sid_missing'
+  // RP-initiated logout: the post-logout redirect's `state` is not the one the logout sent.
+  | 'logout_state_mismatch'
   | 'logout_token_replayed'
   // UserInfo.
   | 'userinfo_error'

@@ -14,3 +14,4 @@ export { invalidOptions } from './options';
 export { buildCodeAuthorizationRequest, checkRedirectUri, normaliseScope, RESPONSE_TYPES } from './client/authorization-request';
 export { completeCodeAuthorization } from './client/authorization-flow';
 export { dpopForGeneratedKey } from './client/dpop-proof-maker';
+export { checkSigningAlgorithm } from './client/id-token';

@@ -55,6 +55,12 @@ export type ClientAuthMethod = 'client_secret_post' | 'client_secret_basic' | 'n
 /** The client, as the provider registered it. How it authenticates is a separate `ClientAuth` argument. */
 export interface ClientConfig {
   clientId: string;
+  /**
+   * The one JWS algorithm the client is registered for (`id_token_signed_response_alg`): ID
+   * tokens signed with another are refused, even by a key the provider publishes. Default:
+   * unset, any asymmetric algorithm the provider lists.
+   */
+  signingAlgorithm?: string | undefined;
 }
 
 /** Network settings accepted by every function that talks to the provider. */

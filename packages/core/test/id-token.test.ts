@@ -215,6 +215,26 @@ describe('algorithms', () => {
     await expectRejection(await signIdToken(es384), {}, 'id_token_alg_not_allowed');
   });
 
+  it('with a pinned signingAlgorithm, refuses a token signed with another one by a published key, before any key lookup', async () => {
+    // The provider lists both and publishes both keys: only the client's registration says RS256.
+    await expect(validate(await signIdToken(ec))).resolves.toBeDefined();
+    clearJwksCache();
+    const fetchesBefore = jwks.fetches();
+    const error = await validate(await signIdToken(ec), { signingAlgorithm: 'RS256' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OidcError);
+    expect((error as OidcError).code).toBe('id_token_alg_not_allowed');
+    expect((error as OidcError).message).toMatch(/"alg" is "ES256", but the client is registered for "RS256"/);
+    expect(jwks.fetches()).toBe(fetchesBefore);
+    await expect(validate(await signIdToken(rsa), { signingAlgorithm: 'RS256' })).resolves.toMatchObject({ sub: 'user-42' });
+    // The pin replaces the provider's list and the algorithms option.
+    await expect(validate(await signIdToken(ec), { signingAlgorithm: 'ES256', algorithms: ['RS256'] })).resolves.toBeDefined();
+  });
+
+  it('refuses a signingAlgorithm that is not one asymmetric algorithm', async () => {
+    const token = await signIdToken(rsa);
+    for (const signingAlgorithm of ['HS256', 'none', '', 'rs256']) await expectRejection(token, { signingAlgorithm }, 'invalid_options');
+  });
+
   it('defaults to RS256 only when the provider lists no algorithms', async () => {
     const provider = testProvider({ id_token_signing_alg_values_supported: undefined });
     await expect(validate(await signIdToken(rsa), { provider })).resolves.toBeDefined();

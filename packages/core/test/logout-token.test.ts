@@ -106,6 +106,17 @@ describe('refused logout tokens', () => {
     await expectRejection(token, 'logout_token_alg_not_allowed');
   });
 
+  it('with a pinned signingAlgorithm, refuses a token signed with another one by a key the provider publishes', async () => {
+    const ec = await createTestKey('ES256');
+    serveJwks(server, () => [rsa.jwk, ec.jwk]);
+    const token = await sign(logoutClaims(), { typ: 'logout+jwt' }, ec);
+    await expect(validate(token)).resolves.toBeDefined(); // the provider lists ES256 too
+    await expectRejection(token, 'logout_token_alg_not_allowed', { signingAlgorithm: 'RS256' });
+    const error = await validate(token, { signingAlgorithm: 'RS256' }).catch((e: unknown) => e as Error);
+    expect(error.message).toMatch(/"alg" is "ES256", but the client is registered for "RS256".*answer 400/);
+    await expect(validate(await sign(), { signingAlgorithm: 'RS256' })).resolves.toBeDefined();
+  });
+
   it('refuses a token signed by a key the provider does not publish', async () => {
     await expectRejection(await sign(logoutClaims(), { typ: 'logout+jwt' }, stranger), 'logout_token_unknown_kid');
     // The provider's kid on a stranger's signature.

@@ -26,7 +26,7 @@ import { normaliseScope } from '@oidc-rp/core/internal';
 import type { AuthorizationTransaction, ClientAuth, GrantType, HttpOptions, ProviderMetadata, TokenSet } from '@oidc-rp/core';
 import { assertCallbackMode, readCallbackRequest } from './callback-input';
 import { createClientCredentialsSource } from './client-credentials';
-import { fapi2Provider, isFapi2 } from './fapi2';
+import { checkFapi2Algorithm, fapi2Provider, isFapi2 } from './fapi2';
 import { type NodeClientOptions, checkResponse, resolveOptions } from './options';
 import { withRetry } from './retry';
 import { sealTransaction, unsealTransaction } from './sealed-transaction';
@@ -61,11 +61,12 @@ import { createWebHandlers } from './web-handlers';
 export function createNodeClient(options: NodeClientOptions): NodeClient {
   const opts = resolveOptions(options);
   const fapi = isFapi2(options);
+  if (fapi && opts.signingAlgorithm !== undefined) checkFapi2Algorithm(opts.signingAlgorithm);
   const http: HttpOptions = {
     ...(opts.fetch ? { fetch: opts.fetch } : {}),
     ...(opts.timeout !== undefined ? { timeout: opts.timeout } : {}),
   };
-  const clientConfig = { clientId: opts.clientId };
+  const clientConfig = { clientId: opts.clientId, signingAlgorithm: opts.signingAlgorithm };
   // The value given (e.g. privateKeyJwt), else the secret by the method set, else the provider's way.
   const secret = opts.clientSecret as string;
   const clientAuth: ClientAuth =
@@ -141,6 +142,7 @@ export function createNodeClient(options: NodeClientOptions): NodeClient {
   const client: NodeClient = {
     getProvider,
     ...withDpop,
+    ...(opts.signingAlgorithm !== undefined ? { signingAlgorithm: opts.signingAlgorithm } : {}),
 
     async startLogin(login = {}) {
       requireGrant('authorization_code', 'startLogin()');

@@ -96,6 +96,11 @@ export function isFapi2(options: NodeClientOptions): boolean {
   return true;
 }
 
+/** A pinned `signingAlgorithm` must be one FAPI 2.0 allows. Internal. */
+export function checkFapi2Algorithm(signingAlgorithm: string): void {
+  if (!ALGORITHMS.includes(signingAlgorithm)) throw invalidOptions(`FAPI 2.0 allows ID tokens signed PS256, ES256 or EdDSA, not ${signingAlgorithm}: fix signingAlgorithm.`);
+}
+
 function checkDpop(handle: DpopHandle | undefined): void {
   if (!handle || typeof handle !== 'object') {
     throw invalidOptions('FAPI 2.0 needs sender-constrained tokens: pass dpop: await dpop() (ES256).');

@@ -3,7 +3,7 @@
  * setting fails at start-up with a message saying what to change, not at the first login.
  */
 
-import { RESPONSE_TYPES, assertSecureUrl, checkRedirectUri as checkRedirectUrl, invalidOptions, normaliseScope } from '@oidc-rp/core/internal';
+import { RESPONSE_TYPES, assertSecureUrl, checkRedirectUri as checkRedirectUrl, checkSigningAlgorithm, invalidOptions, normaliseScope } from '@oidc-rp/core/internal';
 import type { ClientAuth, ClientAuthMethod, DpopHandle, GrantType, ProviderMetadata, ResponseMode, ResponseType } from '@oidc-rp/core';
 import { checkSecrets } from './secret-strength';
 import type { TokenCache } from './token-cache';
@@ -107,6 +107,13 @@ export interface NodeClientOptions {
   timeout?: number;
   /** Seconds of clock skew accepted when validating ID tokens. Default 60. */
   clockTolerance?: number;
+  /**
+   * The JWS algorithm the client is registered for (its `id_token_signed_response_alg`, e.g.
+   * `'RS256'`): ID tokens and the session layer's logout tokens signed with any other are
+   * refused (`id_token_alg_not_allowed`, `logout_token_alg_not_allowed`), even by a key the
+   * provider publishes. Default: unset, any asymmetric algorithm the provider lists.
+   */
+  signingAlgorithm?: string;
   /** Where client-credentials tokens are kept. Default an in-memory cache of `tokenCacheMaxEntries`. */
   tokenCache?: TokenCache;
   /** Size bound of the default in-memory cache. Default 100. */
@@ -148,6 +155,7 @@ export interface ResolvedOptions {
   cookieName: string;
   fetch: typeof fetch | undefined;
   timeout: number | undefined;
+  signingAlgorithm: string | undefined;
   clockTolerance: number | undefined;
   tokenCache: TokenCache | undefined;
   tokenCacheMaxEntries: number;
@@ -188,6 +196,7 @@ export function resolveOptions(options: NodeClientOptions): ResolvedOptions {
     );
   }
   if (options.par !== undefined && typeof options.par !== 'boolean') fail('`par` must be true or false.');
+  if (options.signingAlgorithm !== undefined) checkSigningAlgorithm(options.signingAlgorithm);
   if (options.authMethod !== undefined && !AUTH_METHODS.includes(options.authMethod)) {
     fail(`\`authMethod\` must be one of ${AUTH_METHODS.join(', ')}.`);
   }
@@ -234,6 +243,7 @@ export function resolveOptions(options: NodeClientOptions): ResolvedOptions {
     cookieName,
     fetch: options.fetch,
     timeout: options.timeout === undefined ? undefined : positive(options.timeout, 0, '`timeout` (milliseconds)'),
+    signingAlgorithm: options.signingAlgorithm,
     clockTolerance:
       options.clockTolerance === undefined
         ? undefined

@@ -55,6 +55,9 @@ describe('fapi2() options', () => {
     expect(() => createNodeClient({ ...fapi2(base()), pkce: false })).toThrow(refused('invalid_options', /do not override/));
     const options = fapi2(base());
     expect(() => createNodeClient({ ...options, clientAuth: async () => undefined })).toThrow(refused('invalid_options', /private_key_jwt/));
+    // A pinned signing algorithm must be one the profile allows.
+    expect(() => createNodeClient({ ...options, signingAlgorithm: 'RS256' })).toThrow(refused('invalid_options', /not RS256: fix signingAlgorithm/));
+    expect(createNodeClient({ ...options, signingAlgorithm: 'PS256' }).signingAlgorithm).toBe('PS256');
   });
 
   it('refuses, before anything is sent, a key whose JWK says RS256', async () => {

@@ -77,9 +77,9 @@ describe('@oidc-rp/browser against the misbehaving reference server', () => {
     expect(CASES.map((c) => c.fault).sort()).toEqual([...FAULTS].sort());
   });
 
-  it('runs every row but the DPoP ones (proven in Chromium: browser-dpop-interop and the browser package) and the client assertion ones (confidential clients only)', () => {
+  it('runs every row but the DPoP ones (proven in Chromium: browser-dpop-interop and the browser package), the client assertion ones (confidential clients only) and back-channel logout (a server route)', () => {
     const skipped = CASES.filter((c) => !casesFor('browser').includes(c));
-    expect(skipped.map((c) => c.fault).sort()).toEqual([...DPOP_FAULTS, ...CLIENT_ASSERTION_FAULTS].sort());
+    expect(skipped.map((c) => c.fault).sort()).toEqual([...DPOP_FAULTS, ...CLIENT_ASSERTION_FAULTS, 'logout_token_wrong_alg'].sort());
     // The PAR rows run with the par() part.
     for (const fault of PAR_FAULTS) expect(casesFor('browser').find((c) => c.fault === fault)?.par).toBe(true);
   });
@@ -104,26 +104,38 @@ describe('@oidc-rp/browser against the misbehaving reference server', () => {
       });
       continue;
     }
+    if (c.step === 'refresh') {
+      it(caseName(c, outcome), async () => {
+        // The login is untouched; the refreshed ID token is refused and the session ends.
+        const flow = await runBrowserFlow(provider, { issuer: issuerOf(c), clientId: clientId('spa', c.fault) });
+        await expectLoggedIn(flow, c);
+        await expect(flow.client.getAccessToken({ forceRefresh: true })).rejects.toMatchObject({ code: outcome });
+        expect(flow.client.getSnapshot()).toMatchObject({ status: 'unauthenticated', error: { code: outcome } });
+        await expect(flow.client.getAccessToken()).rejects.toMatchObject({ code: 'login_required' });
+        expect(storedSessions()).toEqual([]);
+      });
+      continue;
+    }
     if (outcome === 'accepted') {
       it(caseName(c, outcome), async () => {
         // A well-behaved login first: the JWKS is cached before the faulty client's token comes.
         await expectLoggedIn(await runBrowserFlow(provider, { issuer: issuerOf(), clientId: clientId('spa') }), c);
         sessionStorage.clear();
         const before = await jwksRequests();
-        const flow = await runBrowserFlow(provider, { issuer: issuerOf(c), clientId: clientId('spa', c.fault), userinfo: c.step === 'userinfo', par: c.par, ...timeoutOf(c) });
+        const flow = await runBrowserFlow(provider, { issuer: issuerOf(c), clientId: clientId('spa', c.fault), userinfo: c.step === 'userinfo', par: c.par, signingAlgorithm: c.signingAlgorithm, ...timeoutOf(c) });
         await expectLoggedIn(flow, c);
         if (c.fault === 'jwks_key_rotated') expect((await jwksRequests()) - before).toBe(1); // one refetch found the new key
       }, testTimeoutFor(c));
       continue;
     }
     it(caseName(c, outcome), async () => {
-      const flow = await runBrowserFlow(provider, { issuer: issuerOf(c), clientId: clientId('spa', c.fault), userinfo: c.step === 'userinfo', par: c.par, ...timeoutOf(c) });
+      const flow = await runBrowserFlow(provider, { issuer: issuerOf(c), clientId: clientId('spa', c.fault), userinfo: c.step === 'userinfo', par: c.par, signingAlgorithm: c.signingAlgorithm, ...timeoutOf(c) });
       expect(isOidcError(flow.error)).toBe(true);
       expect(flow.error).toMatchObject({ code: outcome });
       await expectNothingKept(flow, c);
 
       sessionStorage.clear();
-      const wellBehaved = await runBrowserFlow(provider, { issuer: issuerOf(), clientId: clientId('spa'), userinfo: c.step === 'userinfo' });
+      const wellBehaved = await runBrowserFlow(provider, { issuer: issuerOf(), clientId: clientId('spa'), userinfo: c.step === 'userinfo', signingAlgorithm: c.signingAlgorithm });
       await expectLoggedIn(wellBehaved, c);
     }, testTimeoutFor(c));
   }

@@ -5,8 +5,10 @@
 // assertion faults' with clientAuth: privateKeyJwt(key); their well-behaved counterparts too.
 import { clearJwksCache, isOidcError } from '@oidc-rp/core';
 import { FAULTS, createReferenceServer, type Listening, type ReferenceServer, type RequestInfo } from '@oidc-rp/reference-server';
-import { completeLogin } from '@oidc-rp/reference-server/testing';
-import { createNodeClient, dpop, privateKeyJwt } from '@oidc-rp/node';
+import { CookieJar, completeLogin } from '@oidc-rp/reference-server/testing';
+import { MemorySessionStore, createNodeClient, createSessionAuth, dpop, privateKeyJwt, sendWebResponse, toWebRequest, type SessionAuth } from '@oidc-rp/node';
+import { createServer } from 'node:http';
+import { once } from 'node:events';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CASES, caseName, casesFor, requestTimeoutFor, testTimeoutFor, type FaultCase } from './support/catalogue';
 import { CLIENT_PRIVATE_JWK, CLIENT_SECRET, MISMATCH_TENANT, NODE_REDIRECT, SCOPE, TENANT, clientId, conformanceConfig, tenantOf } from './support/config';
@@ -41,6 +43,7 @@ async function flowOptions(c: FaultCase) {
     ...(c.dpop ? { dpop: await dpop() } : {}),
     ...(c.par ? { par: true } : {}),
     ...(c.clientAssertion ? { clientAuth: privateKeyJwt(CLIENT_PRIVATE_JWK) } : {}),
+    ...(c.signingAlgorithm ? { signingAlgorithm: c.signingAlgorithm } : {}),
   };
 }
 
@@ -90,6 +93,21 @@ describe('@oidc-rp/node against the misbehaving reference server', () => {
   });
 
   for (const c of casesFor('node')) {
+    if (c.step === 'backchannelLogout') {
+      it(caseName(c, c.node), () => runBackchannelCase(c));
+      continue;
+    }
+    if (c.step === 'refresh') {
+      it(caseName(c, c.node), async () => {
+        // The login is untouched; the refresh answers with an ID token the client must refuse.
+        const flow = await runNodeFlow({ issuer: issuerOf(c), clientId: clientId('node', c.fault), ...(await faultyFlowOptions(c)) });
+        expectLoggedIn(flow, c);
+        const refreshToken = flow.tokens?.refreshToken as string;
+        expect(refreshToken).toEqual(expect.any(String));
+        await expect(flow.client.refresh(refreshToken, { expectedSubject: 'alice' })).rejects.toMatchObject({ code: c.node });
+      });
+      continue;
+    }
     if (c.node === 'accepted') {
       it(caseName(c, 'accepted'), async () => {
         // A well-behaved login first: the JWKS is cached before the faulty client's token comes.
@@ -153,3 +171,79 @@ describe('@oidc-rp/node against the misbehaving reference server', () => {
     expect(requests.filter((r) => r.path.endsWith('/oidc/token')).length).toBe(tokenCalls); // the code was never redeemed
   });
 });
+
+/**
+ * A back-channel row: the row's client, as an app on 127.0.0.1 with the session layer and its
+ * back-channel route (registered at the provider through the control API), signs alice in; she
+ * logs out at the provider (RP-initiated logout), which POSTs its logout token to the route.
+ * The route answers 400 with `Cache-Control: no-store` naming the row's code, and the session
+ * goes on; the provider, told no, does not retry.
+ */
+async function runBackchannelCase(c: FaultCase): Promise<void> {
+  let auth: SessionAuth | undefined;
+  const answers: Array<{ status: number; cacheControl: string | null; body: string }> = [];
+  const app = createServer((req, res) => void answer(req, res).catch((error: unknown) => res.writeHead(500).end(String(error))));
+  async function answer(req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse): Promise<void> {
+    const request = await toWebRequest(req);
+    const { pathname } = new URL(request.url);
+    let response = await (auth as SessionAuth).handle(request);
+    if (response && pathname === '/auth/backchannel-logout') {
+      const body = await response.clone().text();
+      answers.push({ status: response.status, cacheControl: response.headers.get('cache-control'), body });
+    }
+    if (!response) {
+      const { session } = await (auth as SessionAuth).getSession(request, { refresh: false });
+      response = Response.json({ signedIn: session !== undefined, idToken: session?.idToken ?? null });
+    }
+    await sendWebResponse(res, response);
+  }
+  app.listen(0, '127.0.0.1');
+  await once(app, 'listening');
+  const origin = `http://127.0.0.1:${(app.address() as { port: number }).port}`;
+  try {
+    const id = clientId('node', c.fault);
+    await server.control.clients.update(
+      id,
+      { redirect_uris: [`${origin}/auth/callback`], post_logout_redirect_uris: [`${origin}/`], backchannel_logout_uri: `${origin}/auth/backchannel-logout` },
+      { tenant: TENANT },
+    );
+    const client = createNodeClient({
+      issuer: issuerOf(c),
+      clientId: id,
+      clientSecret: CLIENT_SECRET,
+      redirectUri: `${origin}/auth/callback`,
+      scope: 'openid',
+      cookieSecret: 'conformance-tx-Hq3vN8kLw2PzR6tYb9XcM4sJ',
+      ...(c.signingAlgorithm ? { signingAlgorithm: c.signingAlgorithm } : {}),
+    });
+    auth = createSessionAuth({ client, secret: 'conformance-session-Zt4qW8nRk2VbY7cLx5mJp3sD', store: new MemorySessionStore(), backchannelLogout: { clientId: id } });
+
+    // Sign in: the app's login route, the provider's form (its cookies kept for the logout), the callback.
+    const appCookies = new CookieJar();
+    const providerCookies = new CookieJar();
+    const get = async (path: string) => {
+      const url = new URL(path, origin);
+      const response = await fetch(url, { headers: { cookie: appCookies.header(url) ?? '' }, redirect: 'manual' });
+      appCookies.store(url, response);
+      return response;
+    };
+    const login = await get('/auth/login');
+    const result = await completeLogin(login.headers.get('location') as string, { cookies: providerCookies });
+    if (result.type !== 'redirect') throw new Error(`expected a redirect, got ${result.type}`);
+    expect((await get(result.location)).status).toBe(303);
+    const signedIn = (await (await get('/state')).json()) as { signedIn: boolean; idToken: string };
+    expect(signedIn.signedIn).toBe(true);
+
+    const logout = new URL(`${issuerOf(c)}/oidc/logout`);
+    logout.searchParams.set('id_token_hint', signedIn.idToken);
+    expect((await fetch(logout, { headers: { cookie: providerCookies.header(logout) ?? '' }, redirect: 'manual' })).status).toBe(200);
+
+    expect(answers).toHaveLength(1);
+    expect(answers[0]).toMatchObject({ status: 400, cacheControl: 'no-store' });
+    expect(JSON.parse(answers[0]?.body ?? '')).toMatchObject({ error: 'invalid_request', error_description: expect.stringContaining(c.node) });
+    expect(((await (await get('/state')).json()) as { signedIn: boolean }).signedIn).toBe(true);
+  } finally {
+    app.closeAllConnections();
+    app.close();
+  }
+}

@@ -118,15 +118,17 @@ export class Backchannel {
 
   /**
    * Sends a logout token to each client of an ended sign-in that registered a
-   * `backchannel_logout_uri`; resolves when every delivery has succeeded or given up.
+   * `backchannel_logout_uri`; resolves when every delivery has succeeded or given up. `key`
+   * signs them, or chooses the key per client (the misbehaving mode's wrong-algorithm fault).
    */
-  async notify(tenant: Tenant, key: SigningKey, session: SessionClients | undefined): Promise<BackchannelDelivery[]> {
+  async notify(tenant: Tenant, key: SigningKey | ((clientId: string) => Promise<SigningKey>), session: SessionClients | undefined): Promise<BackchannelDelivery[]> {
     if (!session) return [];
     const targets = [...session.clients].map((id) => tenant.clients.get(id)).filter((c) => c?.backchannel_logout_uri !== undefined);
     return Promise.all(
       targets.map(async (client) => {
         const { client_id: clientId, backchannel_logout_uri: uri, backchannel_logout_session_required: withSid } = client as NonNullable<typeof client>;
-        const token = await this.logoutToken(key, session, clientId, withSid);
+        const signer = typeof key === 'function' ? await key(clientId) : key;
+        const token = await this.logoutToken(signer, session, clientId, withSid);
         return this.deliver(tenant.id, clientId, uri as string, token);
       }),
     );

@@ -35,7 +35,13 @@ export const FAULTS = [
   'id_token_bad_at_hash',
   'id_token_bad_c_hash',
   'id_token_missing_c_hash',
+  'id_token_wrong_alg',
   'jwks_key_rotated',
+  // Refresh responses: an ID token (which a refresh here never carries) of another issuer or user.
+  'refresh_id_token_wrong_iss',
+  'refresh_id_token_wrong_sub',
+  // Logout tokens (Back-Channel Logout 1.0) sent to the client at RP-initiated logout.
+  'logout_token_wrong_alg',
   // The redirect back to the client (success and error responses).
   'redirect_missing_state',
   'redirect_wrong_state',

@@ -64,7 +64,7 @@ export interface Client {
   skip_consent: boolean;
   /** Token requests must carry a DPoP proof. */
   require_dpop: boolean;
-  /** Confidential clients: refresh tokens of a DPoP login are left unbound (see {@link bindsRefreshToken}). */
+  /** Confidential clients: refresh tokens of a DPoP login are left unbound (see `bindsRefreshToken`). */
   dpop_unbound_refresh: boolean;
   /** `aud` of JWT access tokens without a `resource`; undefined: the issuer. */
   access_token_audience: readonly string[] | undefined;

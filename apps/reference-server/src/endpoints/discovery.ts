@@ -1,6 +1,7 @@
 /** The OpenID Provider metadata (OIDC Discovery 1.0) of a tenant. */
 import { RESPONSE_TYPES } from '../config/model';
 import { discoveryIssuer } from '../faults/responses';
+import { advertisedSigningAlgorithms } from '../faults/id-token';
 import { jsonResponse } from '../http/errors';
 import { SCOPE_CLAIM_NAMES } from '../oauth/claims';
 import { DPOP_ALGORITHMS } from '../oauth/dpop';
@@ -56,7 +57,7 @@ export function providerMetadata(ctx: RequestContext) {
     revocation_endpoint_auth_signing_alg_values_supported: CLIENT_AUTH_SIGNING_ALGS,
     introspection_endpoint_auth_methods_supported: CLIENT_AUTH_METHODS.filter((method) => method !== 'none'),
     introspection_endpoint_auth_signing_alg_values_supported: CLIENT_AUTH_SIGNING_ALGS,
-    id_token_signing_alg_values_supported: [ctx.tenant.signing_alg],
+    id_token_signing_alg_values_supported: ctx.tenant.hasFaults ? advertisedSigningAlgorithms(ctx) : [ctx.tenant.signing_alg],
     subject_types_supported: ['public'],
     scopes_supported: [...scopes],
     claims_supported: ['sub', 'iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'sid', 'at_hash', 'c_hash', ...new Set([...SCOPE_CLAIM_NAMES, ...customClaims])],

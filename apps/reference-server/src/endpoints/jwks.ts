@@ -12,6 +12,6 @@ import type { RequestContext } from '../request/context';
  */
 export async function jwks(ctx: RequestContext): Promise<Response> {
   const { keys } = (await ctx.keys()).jwks();
-  return jsonResponse({ keys: ctx.tenant.hasFaults ? [...keys, ...faultJwks(ctx)] : keys }, 200, { ...ctx.corsHeaders, 'Cache-Control': 'no-cache' });
+  return jsonResponse({ keys: ctx.tenant.hasFaults ? [...keys, ...(await faultJwks(ctx))] : keys }, 200, { ...ctx.corsHeaders, 'Cache-Control': 'no-cache' });
 }
 

@@ -7,6 +7,7 @@
  */
 import { compactVerify, decodeProtectedHeader } from 'jose';
 import { LOGOUT_WAIT_MS, waitAtMost } from '../backchannel/backchannel';
+import { logoutTokenSigner } from '../faults/logout-token';
 import { errorPage } from '../http/html';
 import { BodyError, describeInvalid, queryParams, readFormBody, type Params } from '../http/params';
 import { currentSession, endSession } from '../oauth/session';
@@ -97,7 +98,9 @@ export async function logout(ctx: RequestContext): Promise<Response> {
   const clearCookie = await endSession(ctx);
   // Back-Channel Logout 1.0: tell the clients of this sign-in; the page waits a bounded time only.
   if (ended && ctx.server.backchannel) {
-    const deliveries = ctx.server.backchannel.notify(ctx.tenant, (await ctx.keys()).current, ctx.server.backchannel.take(ctx.tenant.id, ended.sid));
+    const key = (await ctx.keys()).current;
+    const signer = ctx.tenant.hasFaults ? logoutTokenSigner(ctx, key) : key;
+    const deliveries = ctx.server.backchannel.notify(ctx.tenant, signer, ctx.server.backchannel.take(ctx.tenant.id, ended.sid));
     await waitAtMost(deliveries, LOGOUT_WAIT_MS);
   }
   if (redirect === undefined) return signedOutPage(clearCookie);

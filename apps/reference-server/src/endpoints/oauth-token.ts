@@ -6,7 +6,7 @@ import { bindsRefreshToken, isConfidential } from '../config/model';
 import { OAuthError } from '../http/errors';
 import { USER_SCOPES } from '../oauth/claims';
 import { authenticateClient, requireSecretIfConfidential } from '../oauth/client-auth';
-import { issueAccessToken, issueRefreshToken, newGrantId } from '../oauth/issue';
+import { issueAccessToken, issueRefreshToken, newGrantId, refreshedIdToken } from '../oauth/issue';
 import { grantResource, readResource } from '../oauth/resource';
 import { refreshTokenGrant, spendAfterChecks } from '../oauth/single-use';
 import type { ValidProof } from '../oauth/dpop';
@@ -86,7 +86,15 @@ async function refreshGrant(ctx: RequestContext, form: Form, proof: ValidProof |
   // A bound token stays bound; an unbound one becomes bound by its first proof (unless the client opted out).
   const jkt = record.jkt ?? (bindsRefreshToken(client) ? proof?.jkt : undefined);
   const refreshToken = await issueRefreshToken(ctx, { clientId: client.client_id, scopes: record.scopes, user: record.user, grantId: record.grantId, resource, jkt });
-  return tokenResponse(ctx, client, { access_token: access.token, token_type: proof ? 'DPoP' : 'bearer', expires_in: access.expiresIn, refresh_token: refreshToken });
+  // Misbehaving mode only: an ID token of another issuer or user (refresh_id_token_wrong_*).
+  const idToken = ctx.tenant.hasFaults ? await refreshedIdToken(ctx, { clientId: client.client_id, user: record.user, scopes, accessToken: access.token }) : undefined;
+  return tokenResponse(ctx, client, {
+    access_token: access.token,
+    token_type: proof ? 'DPoP' : 'bearer',
+    expires_in: access.expiresIn,
+    refresh_token: refreshToken,
+    ...(idToken !== undefined ? { id_token: idToken } : {}),
+  });
 }
 
 async function clientCredentialsGrant(ctx: RequestContext, form: Form, proof: ValidProof | undefined): Promise<Response> {

@@ -1,6 +1,7 @@
 /**
  * ID token faults: claims changed or removed, a broken signature, `alg: none`, HS256 keyed with
- * the public key, or a key the JWKS does not publish (yet). Only clients configured with a
+ * the public key, a key the JWKS does not publish (yet), or a published key of another
+ * algorithm (shared with the logout-token fault). Only clients configured with a
  * fault get here: the healthy path signs in oauth/issue.ts.
  */
 import { SignJWT, exportSPKI, importJWK, type JWK } from 'jose';
@@ -33,7 +34,9 @@ export async function faultyIdToken(ctx: RequestContext, faults: ReadonlySet<Fau
     ? await unpublishedKey(ctx)
     : faults.has('jwks_key_rotated')
       ? await rotatedKey(ctx)
-      : key;
+      : faults.has('id_token_wrong_alg')
+        ? await otherAlgorithmKey(ctx)
+        : key;
   const jwt = await new SignJWT(claims).setProtectedHeader({ alg: signer.alg, kid: signer.kid, typ: 'JWT' }).sign(signer.privateKey);
   return faults.has('id_token_bad_signature') ? breakSignature(jwt) : jwt;
 }
@@ -100,6 +103,8 @@ function breakSignature(jwt: string): string {
 interface FaultKeys {
   /** Signs `id_token_unknown_kid` tokens; never published. */
   unpublished?: Promise<SigningKey>;
+  /** Signs `id_token_wrong_alg` and `logout_token_wrong_alg` tokens; published. */
+  otherAlgorithm?: Promise<SigningKey>;
   /** Keys of `jwks_key_rotated`, newest first; published from the moment they sign. */
   rotated: SigningKey[];
 }
@@ -131,12 +136,59 @@ async function rotatedKey(ctx: RequestContext): Promise<SigningKey> {
   return key;
 }
 
+/** The faults that sign with a published key of the other type and algorithm. */
+const WRONG_ALG_FAULTS: readonly Fault[] = ['id_token_wrong_alg', 'logout_token_wrong_alg'];
+/** The other algorithm of each the tenant may sign with: another key type too (RSA, EC). */
+const OTHER_ALGORITHM = { RS256: 'ES256', ES256: 'RS256' } as const;
+
 /**
- * Public keys the JWKS publishes for `jwks_key_rotated`, besides the tenant's own.
+ * A key of the other type and algorithm than the tenant's (ES256 for an RS256 tenant, RS256 for
+ * an ES256 one), made once per tenant of a running server and published: a token it signs
+ * verifies, and only a client pinned to its registered algorithm refuses it.
  *
  * @example
- * const published = ctx.tenant.hasFaults ? [...keys, ...faultJwks(ctx)] : keys;
+ * const signer = faults.has('logout_token_wrong_alg') ? await otherAlgorithmKey(ctx) : key;
  */
-export function faultJwks(ctx: RequestContext): JWK[] {
-  return faultKeys.get(ctx.server)?.rotated.map((key) => key.publicJwk) ?? [];
+export function otherAlgorithmKey(ctx: RequestContext): Promise<SigningKey> {
+  const keys = keysOf(ctx);
+  keys.otherAlgorithm ??= createSigningKey(OTHER_ALGORITHM[ctx.tenant.signing_alg]);
+  return keys.otherAlgorithm;
+}
+
+/**
+ * Whether a client of the tenant has a wrong-algorithm fault. Read without counting a use
+ * (iterating the set does not; `has` would spend one of a runtime fault's `times`).
+ */
+function tenantHasWrongAlg(ctx: RequestContext): boolean {
+  for (const client of ctx.tenant.clients.values()) {
+    if ([...client.faults].some((fault) => WRONG_ALG_FAULTS.includes(fault))) return true;
+  }
+  return false;
+}
+
+/**
+ * The ID token algorithms the discovery document lists: the tenant's, and the other one while a
+ * client of the tenant has a wrong-algorithm fault, as a provider that signs with several does
+ * (the client's registration, not the provider's list, then decides). Discovery requests do not
+ * say which client asks, so this changes the document of the whole tenant.
+ *
+ * @example
+ * const algs = ctx.tenant.hasFaults ? advertisedSigningAlgorithms(ctx) : [ctx.tenant.signing_alg];
+ */
+export function advertisedSigningAlgorithms(ctx: RequestContext): string[] {
+  const own = ctx.tenant.signing_alg;
+  return tenantHasWrongAlg(ctx) ? [own, OTHER_ALGORITHM[own]] : [own];
+}
+
+/**
+ * Public keys the JWKS publishes for `jwks_key_rotated` and the wrong-algorithm faults, besides
+ * the tenant's own. The other algorithm's key is published from the moment a client of the
+ * tenant has such a fault, before it signs anything.
+ *
+ * @example
+ * const published = ctx.tenant.hasFaults ? [...keys, ...(await faultJwks(ctx))] : keys;
+ */
+export async function faultJwks(ctx: RequestContext): Promise<JWK[]> {
+  const rotated = faultKeys.get(ctx.server)?.rotated.map((key) => key.publicJwk) ?? [];
+  return tenantHasWrongAlg(ctx) ? [...rotated, (await otherAlgorithmKey(ctx)).publicJwk] : rotated;
 }

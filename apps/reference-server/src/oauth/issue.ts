@@ -7,6 +7,7 @@ import { SignJWT } from 'jose';
 import { clientFaults } from '../config/model';
 import { leftHalfHash, randomToken, storageKey } from '../crypto/secrets';
 import { faultyIdToken } from '../faults/id-token';
+import { impostorIssuer } from '../faults/responses';
 import { nowSeconds, type RequestContext } from '../request/context';
 import type { AccessTokenRecord, Authentication, RefreshTokenRecord } from '../store/store';
 import { releasedClaims } from './claims';
@@ -138,6 +139,39 @@ export async function issueIdToken(
   const payload = { ...claims, iss: ctx.issuer, sub: p.user.sub, aud: p.clientId, iat, exp: iat + ctx.tenant.lifetimes.id_token };
   const faults = clientFaults(ctx.tenant, p.clientId);
   if (faults) return faultyIdToken(ctx, faults, payload);
+  return new SignJWT(payload).setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'JWT' }).sign(key.privateKey);
+}
+
+/**
+ * The misbehaving mode's ID token in a refresh response (which this service's refresh never
+ * carries otherwise): for a client with `refresh_id_token_wrong_iss` or
+ * `refresh_id_token_wrong_sub`, an ID token signed with the tenant's key, for the refreshed
+ * access token, naming another issuer or another user; undefined for every other client.
+ *
+ * @example
+ * const idToken = await refreshedIdToken(ctx, { clientId, user: record.user, scopes, accessToken });
+ */
+export async function refreshedIdToken(
+  ctx: RequestContext,
+  p: { clientId: string; user: Authentication; scopes: readonly string[]; accessToken: string },
+): Promise<string | undefined> {
+  const faults = clientFaults(ctx.tenant, p.clientId);
+  const wrongIss = faults?.has('refresh_id_token_wrong_iss') === true;
+  const wrongSub = faults?.has('refresh_id_token_wrong_sub') === true;
+  if (!wrongIss && !wrongSub) return undefined;
+  const key = (await ctx.keys()).current;
+  const iat = nowSeconds(ctx.server);
+  const payload = {
+    ...userClaims(ctx, p.user, p.scopes),
+    auth_time: p.user.authTime,
+    sid: p.user.sid,
+    at_hash: leftHalfHash(p.accessToken),
+    iss: wrongIss ? impostorIssuer(ctx) : ctx.issuer,
+    sub: wrongSub ? `${p.user.sub}-impostor` : p.user.sub,
+    aud: p.clientId,
+    iat,
+    exp: iat + ctx.tenant.lifetimes.id_token,
+  };
   return new SignJWT(payload).setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'JWT' }).sign(key.privateKey);
 }
 

@@ -132,7 +132,8 @@ function checkedResponse<Parsed extends Partial<AuthorizationResponse>>(
 function validationOptions(params: CompleteAuthorizationParams): IdTokenValidationOptions {
   return {
     provider: params.provider,
-    clientId: params.client.clientId,
+    // clientId and the pinned signingAlgorithm.
+    ...params.client,
     nonce: params.transaction.nonce,
     maxAge: params.transaction.maxAge,
     clockTolerance: params.clockTolerance,

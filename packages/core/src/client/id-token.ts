@@ -36,6 +36,12 @@ export interface IdTokenValidationOptions {
   frontChannel?: boolean | undefined;
   /** Accepted signing algorithms, asymmetric only. Default: those the provider lists, RS256 when it lists none. */
   algorithms?: string[] | undefined;
+  /**
+   * The one algorithm the client is registered for (its `id_token_signed_response_alg`): a token
+   * signed with any other is refused (`id_token_alg_not_allowed`), even by a key the provider
+   * publishes. Replaces `algorithms`. Default: unset, `algorithms` decides.
+   */
+  signingAlgorithm?: string | undefined;
   http?: HttpOptions | undefined;
   /** Seconds between JWKS refetches caused by an unknown `kid`. Default 30. */
   jwksRefetchCooldown?: number | undefined;
@@ -77,7 +83,11 @@ export async function validateIdToken(idToken: string, options: IdTokenValidatio
   // No JWS extension is understood here, so none may be critical (RFC 7515 section 4.1.11).
   if (crit !== undefined) fail('id_token_malformed', DEV && 'header "crit" names extensions this client does not support');
   if (!allowed.includes(alg)) {
-    fail('id_token_alg_not_allowed', DEV && `"alg" ${show(alg)} is not in [${allowed}] (never none/HMAC)`, DEV && 'set the algorithms option');
+    fail(
+      'id_token_alg_not_allowed',
+      DEV && algorithmProblem(alg, allowed, options.signingAlgorithm),
+      DEV && (options.signingAlgorithm ? 'check the signing algorithm registered for the client' : 'set the algorithms option'),
+    );
   }
   await verifySignature(idToken, alg, kid, options);
   // The signature covers the very segments these claims were decoded from.
@@ -88,17 +98,46 @@ export async function validateIdToken(idToken: string, options: IdTokenValidatio
 }
 
 /**
- * The algorithms a provider's signed token may use: the caller's `algorithms` (asymmetric only),
- * else those the provider advertises for ID tokens, RS256 when it lists none. Internal (shared
- * with the logout-token validator).
+ * The algorithms a provider's signed token may use: the client's pinned `signingAlgorithm`
+ * alone, else the caller's `algorithms` (asymmetric only), else those the provider advertises
+ * for ID tokens, RS256 when it lists none. Internal (shared with the logout-token validator).
  */
-export function allowedAlgorithms({ algorithms, provider }: Pick<IdTokenValidationOptions, 'algorithms' | 'provider'>): string[] {
+export function allowedAlgorithms({
+  algorithms,
+  provider,
+  signingAlgorithm,
+}: Pick<IdTokenValidationOptions, 'algorithms' | 'provider' | 'signingAlgorithm'>): string[] {
+  // Pinned, it is the one algorithm allowed, checked as `algorithms` are.
+  if (signingAlgorithm !== undefined) algorithms = [signingAlgorithm];
   if (!algorithms) {
     const advertised = provider.id_token_signing_alg_values_supported;
     return Array.isArray(advertised) ? ASYMMETRIC_ALGORITHMS.filter((alg) => advertised.includes(alg)) : ['RS256'];
   }
   if (algorithms.length && algorithms.every((alg) => ASYMMETRIC_ALGORITHMS.includes(alg))) return algorithms;
-  throw invalidOptions(DEV && `algorithms may list only ${ASYMMETRIC_ALGORITHMS}.`);
+  throw invalidOptions(DEV && `algorithms and signingAlgorithm may name only ${ASYMMETRIC_ALGORITHMS}.`);
+}
+
+/**
+ * A client's pinned signing algorithm, checked: one asymmetric JWS algorithm; anything else is
+ * `invalid_options`. The wrappers call it when a client is created, so a typo fails at start-up.
+ *
+ * @example
+ * ```ts
+ * import { checkSigningAlgorithm } from '@oidc-rp/core/internal';
+ *
+ * checkSigningAlgorithm('RS256'); // 'RS256'
+ * ```
+ */
+export function checkSigningAlgorithm(signingAlgorithm: string): string {
+  if (ASYMMETRIC_ALGORITHMS.includes(signingAlgorithm)) return signingAlgorithm;
+  throw invalidOptions(DEV && `signingAlgorithm must be one of ${ASYMMETRIC_ALGORITHMS} (the client's registered id_token_signed_response_alg).`);
+}
+
+/** What is wrong with a token's `alg`: not the pinned one, or not an allowed one. Internal (messages only). */
+export function algorithmProblem(alg: unknown, allowed: string[], signingAlgorithm: string | undefined): string {
+  return signingAlgorithm !== undefined
+    ? `"alg" is ${show(alg)}, but the client is registered for ${show(signingAlgorithm)} (signingAlgorithm)`
+    : `"alg" ${show(alg)} is not in [${allowed}] (never none/HMAC)`;
 }
 
 // The key comes from the provider's JWKS (cached; refetched for an unknown `kid`).

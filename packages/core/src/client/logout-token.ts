@@ -8,7 +8,7 @@
 import { DEV } from '../dev';
 import { type Clock, systemClock } from '../clock';
 import { type OidcErrorCode, OidcError } from '../errors';
-import { allowedAlgorithms, seconds, show } from './id-token';
+import { algorithmProblem, allowedAlgorithms, seconds, show } from './id-token';
 import { findJwksKey, selectVerificationKey } from '../jose/jwks';
 import { verifyCompactJws } from '../jose/jws';
 import { decodeUnverifiedJwt } from '../jose/jwt';
@@ -30,6 +30,12 @@ export interface LogoutTokenValidationOptions {
   maxAge?: number | undefined;
   /** Accepted signing algorithms, asymmetric only. Default: those the provider lists for ID tokens, RS256 when it lists none. */
   algorithms?: string[] | undefined;
+  /**
+   * The one algorithm the client is registered for (its `id_token_signed_response_alg`, which
+   * logout tokens share): a token signed with any other is refused
+   * (`logout_token_alg_not_allowed`), even by a key the provider publishes. Replaces `algorithms`.
+   */
+  signingAlgorithm?: string | undefined;
   http?: HttpOptions | undefined;
   /** Seconds between JWKS refetches caused by an unknown `kid`. Default 30. */
   jwksRefetchCooldown?: number | undefined;
@@ -105,7 +111,7 @@ export async function validateLogoutToken(logoutToken: string, options: LogoutTo
   }
   if (crit !== undefined) fail('logout_token_malformed', DEV && 'header "crit" names extensions this client does not support');
   // Before any key lookup: `none` and HMAC never reach the JWKS.
-  if (!allowed.includes(alg)) fail('logout_token_alg_not_allowed', DEV && `"alg" ${show(alg)} is not in [${allowed}] (never none/HMAC)`);
+  if (!allowed.includes(alg)) fail('logout_token_alg_not_allowed', DEV && algorithmProblem(alg, allowed, options.signingAlgorithm));
   if (typ !== undefined && (typeof typ !== 'string' || !ACCEPTED_TYP.has(typ.toLowerCase()))) {
     fail('logout_token_typ_invalid', DEV && `header "typ" is ${show(typ)}, not "logout+jwt"`);
   }

@@ -138,7 +138,7 @@ export async function refreshTokens(params: RefreshTokensParams): Promise<TokenS
 
   const claims = await validateIdToken(tokens.idToken, {
     provider,
-    clientId: client.clientId,
+    ...client, // clientId and the pinned signingAlgorithm
     accessToken: tokens.accessToken,
     clockTolerance: params.clockTolerance,
     http: params.http,

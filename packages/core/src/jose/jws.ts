@@ -9,6 +9,7 @@
  */
 
 import type { JWK } from 'jose';
+import { DEV } from '../dev';
 import { fromBase64url, utf8 } from '../http/encoding';
 
 type Params = RsaHashedImportParams & RsaPssParams & EcKeyImportParams & EcdsaParams;
@@ -42,7 +43,7 @@ function importKey(jwk: JWK, alg: string, params: Partial<Params>): Promise<Cryp
     .importKey('jwk', { kty, crv, n, e, x, y } as JsonWebKey, params as Params, false, ['verify'])
     .then((cryptoKey) => {
       const { modulusLength } = cryptoKey.algorithm as Partial<RsaHashedKeyAlgorithm>;
-      if (modulusLength !== undefined && modulusLength < 2048) throw new TypeError(`${alg} needs an RSA key of 2048 bits or more`);
+      if (modulusLength !== undefined && modulusLength < 2048) throw new TypeError(DEV ? `${alg} needs an RSA key of 2048 bits or more` : undefined);
       return cryptoKey;
     });
   return byAlg[alg];
@@ -54,7 +55,7 @@ function importKey(jwk: JWK, alg: string, params: Partial<Params>): Promise<Cryp
  */
 export async function verifyCompactJws(token: string, jwk: JWK, alg: string): Promise<boolean> {
   const params = paramsFor(alg, jwk.crv);
-  if (!params) throw new TypeError(`unsupported JWS algorithm ${alg}`);
+  if (!params) throw new TypeError(DEV ? `unsupported JWS algorithm ${alg}` : undefined);
   const key = await importKey(jwk, alg, params);
   const dot = token.lastIndexOf('.');
   return crypto.subtle.verify(params as Params, key, fromBase64url(token.slice(dot + 1)), utf8(token.slice(0, dot)));

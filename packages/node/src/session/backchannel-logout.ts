@@ -91,7 +91,9 @@ export function createBackchannel(
   if (sessions && (typeof sessions.addToIndex !== 'function' || typeof sessions.takeIndex !== 'function')) {
     throw invalidOptions('Back-channel logout with a session `store` needs its `addToIndex` and `takeIndex` (to find sessions by sid and sub): use MemorySessionStore or RedisSessionStore, or add them to yours.');
   }
-  const validation = { clientId, maxAge, clockTolerance };
+  // The client's pinned algorithm (logout tokens share the ID tokens'): any other is refused.
+  const signingAlgorithm = settings.client.signingAlgorithm;
+  const validation = { clientId, maxAge, clockTolerance, ...(signingAlgorithm !== undefined ? { signingAlgorithm } : {}) };
   const replayWindow = logoutTokenReplayWindow(validation);
   const ttl = settings.absoluteDuration;
   const key = (kind: string, value: string) => `bcl.${kind}.${createHash('sha256').update(value).digest('base64url')}`;

@@ -36,8 +36,14 @@ export interface SessionAuthOptions {
    * of each request's URL (set it behind a proxy, where that URL is the internal one).
    */
   baseUrl?: string;
-  /** Paths of the routes `handle()` answers. Defaults `/auth/login`, `/auth/callback`, `/auth/logout`. */
-  routes?: { login?: string; callback?: string; logout?: string };
+  /**
+   * Paths of the routes `handle()` answers. Defaults `/auth/login`, `/auth/callback`,
+   * `/auth/logout`. `postLogout` (none by default) is where the provider sends the user back
+   * after RP-initiated logout: register `{baseUrl}{postLogout}` as a post-logout redirect URI;
+   * the logout then sends a `state`, which this route checks before sending the user on to
+   * `postLogoutRedirect` (else a 400 page, `logout_state_mismatch`).
+   */
+  routes?: { login?: string; callback?: string; logout?: string; postLogout?: string };
   /** Base name of the session cookie(s). Default `oidc-rp.session` (`__Host-oidc-rp.session` over https). */
   cookieName?: string;
   /** Seconds without a request after which the session ends; `false`: only `absoluteDuration` counts. Default 86 400 (a day). */
@@ -93,7 +99,7 @@ export interface ResolvedSessionOptions {
   client: NodeClient;
   secrets: string[];
   baseUrl: URL | undefined;
-  routes: { login: string; callback: string; logout: string };
+  routes: { login: string; callback: string; logout: string; postLogout: string | undefined };
   cookieName: string;
   rollingDuration: number | false;
   absoluteDuration: number;
@@ -130,6 +136,7 @@ export function resolveSessionOptions(options: SessionAuthOptions): ResolvedSess
     login: path(options.routes?.login, '/auth/login', 'routes.login'),
     callback: path(options.routes?.callback, '/auth/callback', 'routes.callback'),
     logout: path(options.routes?.logout, '/auth/logout', 'routes.logout'),
+    postLogout: options.routes?.postLogout === undefined ? undefined : path(options.routes.postLogout, '', 'routes.postLogout'),
   };
   const cookieName = options.cookieName ?? 'oidc-rp.session';
   if (typeof cookieName !== 'string' || !/^[A-Za-z0-9._-]{1,64}$/.test(cookieName)) {

@@ -176,6 +176,15 @@ export function refusedPage(message: string, homeUrl: string, status: 403 | 413 
   return page(status, 'Sign-out refused', `<p>${escapeHtml(message)}</p><div class="actions">${link(homeUrl, 'Home')}</div>`);
 }
 
+/** Back from the provider's logout without the state this browser's logout sent (`logout_state_mismatch`). */
+export function logoutStateMismatchPage(homeUrl: string): Promise<Response> {
+  return page(
+    400,
+    'Sign-out not recognised',
+    `<p>This sign-out response does not match a sign-out started in this browser, so nothing was done here.</p><p class="code">Code <code>logout_state_mismatch</code></p><div class="actions">${link(homeUrl, 'Home')}</div>`,
+  );
+}
+
 export function unavailablePage(homeUrl: string): Promise<Response> {
   return page(
     503,

@@ -8,9 +8,10 @@ import type { StartLoginOptions } from '../client-types';
 import { nowSeconds } from '../sealing';
 import { type CookieShape, parseCookies } from './cookies';
 import { checkLoginOrigin, isLoopbackHost } from './login-origin';
+import { checkLogoutState, newLogoutState } from './logout-state';
 import type { Backchannel } from './backchannel-logout';
 import type { ResolvedSessionOptions } from './options';
-import { type ErrorPageInfo, type SignedOutPageInfo, customPage, errorPage, logoutConfirmPage, refusedPage, signedOutPage, unavailablePage } from './pages';
+import { type ErrorPageInfo, type SignedOutPageInfo, customPage, errorPage, logoutConfirmPage, logoutStateMismatchPage, refusedPage, signedOutPage, unavailablePage } from './pages';
 import { crossSiteRefusal, safeReturnTo, wantsHtml } from './request-checks';
 import type { createSessionIo } from './session-io';
 import { recordFromTokens } from './session-record';
@@ -32,6 +33,7 @@ export function createAuthRoutes({ options: o, io, originOf, shapeOf, backchanne
       if (pathname === o.routes.login && (request.method === 'GET' || request.method === 'HEAD')) return routes.login(request);
       if (pathname === o.routes.callback) return routes.callback(request);
       if (pathname === o.routes.logout) return routes.logout(request);
+      if (pathname === o.routes.postLogout) return routes.postLogout(request);
       if (backchannel && pathname === backchannel.path) return backchannel.handle(request);
       return undefined;
     },
@@ -109,12 +111,31 @@ export function createAuthRoutes({ options: o, io, originOf, shapeOf, backchanne
       }
       let target = home;
       if (record && o.idpLogout) {
+        // With a post-logout route, the provider sends the user back there with a state this browser keeps.
+        const back = o.routes.postLogout === undefined ? undefined : newLogoutState(shape);
         const endSession = await o.client
-          .endSessionUrl({ ...(record.idToken ? { idTokenHint: record.idToken } : {}), postLogoutRedirectUri: home })
+          .endSessionUrl({
+            ...(record.idToken ? { idTokenHint: record.idToken } : {}),
+            postLogoutRedirectUri: back ? new URL(o.routes.postLogout as string, originOf(request)).href : home,
+            ...(back ? { state: back.state } : {}),
+          })
           .catch(() => undefined); // the local session is over either way
-        if (endSession) target = endSession.href;
+        if (endSession) {
+          target = endSession.href;
+          if (back) cookies.push(back.cookie);
+        }
       }
       return redirect(target, cookies);
+    },
+
+    /** Back from the provider's logout: on to `postLogoutRedirect` when the state is the one sent. */
+    async postLogout(request: Request): Promise<Response> {
+      if (request.method !== 'GET' && request.method !== 'HEAD') return new Response(null, { status: 405, headers: { allow: 'GET' } });
+      const pairs = parseCookies(request.headers.get('cookie'));
+      const { ok, clear } = checkLogoutState(pairs, shapeOf(request, pairs), new URL(request.url).searchParams.get('state'));
+      if (ok) return redirect(new URL(o.postLogoutRedirect, originOf(request)).href, [clear]);
+      // A forged or replayed sign-out response: the user is signed out here anyway, and goes nowhere on its word.
+      return withCookies(await logoutStateMismatchPage(o.postLogoutRedirect), [clear]);
     },
   };
 

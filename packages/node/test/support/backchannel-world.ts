@@ -9,7 +9,7 @@ import { type JWK, SignJWT, exportJWK, generateKeyPair } from 'jose';
 import { type ReferenceServer, type ServerConfig, createReferenceServer, demoConfig } from '@oidc-rp/reference-server';
 import { type RedisClientType, createClient } from 'redis';
 import { startRedisServer } from '../../../../test-support/redis-server';
-import { type SessionAuth, type SessionAuthOptions, createNodeClient, createSessionAuth, sendWebResponse, serviceProvider, toWebRequest } from '../../src/index';
+import { type NodeClientOptions, type SessionAuth, type SessionAuthOptions, createNodeClient, createSessionAuth, sendWebResponse, serviceProvider, toWebRequest } from '../../src/index';
 import { type Agent, SECRET } from './session-app';
 import { outlastClientKeepAlive } from '../../../../test-support/keep-alive';
 
@@ -98,7 +98,11 @@ function providerConfig(origins: string[], configure?: (config: ServerConfig, or
   return config;
 }
 
-export async function startBackchannelWorld(configure?: (config: ServerConfig, origins: string[]) => void): Promise<BackchannelWorld> {
+export async function startBackchannelWorld(
+  configure?: (config: ServerConfig, origins: string[]) => void,
+  /** Options of each app instance's client (by index), beside the world's. */
+  clientOptions: (index: number) => Partial<NodeClientOptions> = () => ({}),
+): Promise<BackchannelWorld> {
   const [trusted, stranger, redisServer] = await Promise.all([testKey('trusted-test-key'), testKey('stranger-key'), startRedisServer()]);
   const redis: RedisClientType = createClient({ url: redisServer.url, disableOfflineQueue: true });
   redis.on('error', () => undefined);
@@ -141,6 +145,7 @@ export async function startBackchannelWorld(configure?: (config: ServerConfig, o
       redirectUri: `${origin}/auth/callback`,
       scope: 'openid profile email offline_access',
       cookieSecret: 'test-tx-oFp2bAbXNweB5DkDlIp8K5Ci-dGM7BII',
+      ...clientOptions(index),
     });
     return {
       origin,

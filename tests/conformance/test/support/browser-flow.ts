@@ -30,6 +30,8 @@ export interface BrowserFlowOptions {
   timeout?: number;
   /** Push the logins (the `par()` part). */
   par?: boolean;
+  /** The client's pinned signing algorithm (`signingAlgorithm`). */
+  signingAlgorithm?: string | undefined;
 }
 
 /**
@@ -49,6 +51,7 @@ export async function runBrowserFlow(provider: ServerProcess, options: BrowserFl
     ...(options.timeout !== undefined ? { http: { timeout: options.timeout } } : {}),
     ...(options.responseType === 'id_token token' ? { implicitFlow } : {}),
     ...(options.par ? { par: par() } : {}),
+    ...(options.signingAlgorithm !== undefined ? { signingAlgorithm: options.signingAlgorithm } : {}),
     // Leaving the page is the one thing a test page cannot do: navigations are recorded.
     navigate: {
       currentUrl: () => location.href,

@@ -30,8 +30,13 @@ export interface FaultCase {
   oauthError?: string;
   /** What @oidc-rp/browser does; a string reason when the fault cannot reach it; absent when the row is not run through it. */
   browser?: Outcome | { notApplicable: string };
-  /** The step that meets the fault: logging in (default), discovery, or userinfo after a login. */
-  step?: 'login' | 'discovery' | 'userinfo';
+  /** The client is pinned to this algorithm (`signingAlgorithm`, its registered `id_token_signed_response_alg`); so is its well-behaved counterpart. */
+  signingAlgorithm?: string;
+  /**
+   * The step that meets the fault: logging in (default), discovery, userinfo after a login, a
+   * refresh after a login, or the back-channel logout that RP-initiated logout at the provider sends (node's session layer).
+   */
+  step?: 'login' | 'discovery' | 'userinfo' | 'refresh' | 'backchannelLogout';
   /** Logs in with this response type (default `code`); hybrid carries `c_hash`. */
   responseType?: 'code id_token';
   /** What @oidc-rp/browser does in the implicit flow (`id_token token`), when it differs from `browser`. */
@@ -57,7 +62,11 @@ export const CASES: readonly FaultCase[] = [
   { fault: 'id_token_bad_at_hash', mirrors: 'rp-id_token-bad-at_hash', node: 'id_token_at_hash_mismatch', browser: 'id_token_at_hash_mismatch' },
   { fault: 'id_token_bad_c_hash', mirrors: 'rp-id_token-bad-c_hash', node: 'id_token_c_hash_mismatch', browser: { notApplicable: NO_HYBRID }, responseType: 'code id_token' },
   { fault: 'id_token_missing_c_hash', mirrors: 'rp-id_token-missing-c_hash', node: 'id_token_c_hash_missing', browser: { notApplicable: NO_HYBRID }, responseType: 'code id_token' },
+  // The provider lists ES256 beside RS256 and publishes both keys: only the client's registration tells the token apart.
+  { fault: 'id_token_wrong_alg', mirrors: 'OIDC Core 3.1.3.7 (7): the registered id_token_signed_response_alg', signingAlgorithm: 'RS256', node: 'id_token_alg_not_allowed', browser: 'id_token_alg_not_allowed' },
   { fault: 'jwks_key_rotated', mirrors: 'rp-key-rotation-op-sign-key', node: 'accepted', browser: 'accepted' },
+  // Back-channel logout is the node session layer's (the browser has none): its route answers 400, no-store, and ends nothing.
+  { fault: 'logout_token_wrong_alg', mirrors: 'oidcc-client-test-rp-backchannel-rpinitlogout-wrong-alg', wrappers: ['node'], signingAlgorithm: 'RS256', step: 'backchannelLogout', node: 'logout_token_alg_not_allowed' },
   { fault: 'redirect_missing_state', mirrors: 'RFC 6749 10.12 (CSRF): state', node: 'state_missing', browser: 'state_missing' },
   // Both wrappers find the login's transaction by its state: another state finds none.
   { fault: 'redirect_wrong_state', mirrors: 'RFC 6749 10.12 (CSRF): state', node: 'transaction_not_found', browser: 'transaction_not_found' },
@@ -70,6 +79,9 @@ export const CASES: readonly FaultCase[] = [
   { fault: 'token_response_unknown_token_type', mirrors: 'RFC 6749 7.1: only Bearer is understood', node: 'token_response_invalid', browser: 'token_response_invalid' },
   { fault: 'id_token_missing', mirrors: 'OIDC Core 3.1.3.3: openid scope, so an ID token', node: 'id_token_missing', browser: 'id_token_missing' },
   { fault: 'discovery_issuer_mismatch', mirrors: 'rp-discovery-issuer-not-matching-config', node: 'discovery_issuer_mismatch', browser: 'discovery_issuer_mismatch', step: 'discovery' },
+  // OIDC Core 12.2: a refreshed ID token keeps iss and sub; refused, the session ends (node: the session layer; browser: unauthenticated, tokens dropped).
+  { fault: 'refresh_id_token_wrong_iss', mirrors: 'OIDC Core 12.2: refreshed ID token, same iss', step: 'refresh', node: 'id_token_iss_mismatch', browser: 'id_token_iss_mismatch' },
+  { fault: 'refresh_id_token_wrong_sub', mirrors: 'OIDC Core 12.2: refreshed ID token, same sub', step: 'refresh', node: 'id_token_sub_mismatch', browser: 'id_token_sub_mismatch' },
   { fault: 'userinfo_wrong_sub', mirrors: 'rp-userinfo-bad-sub-claim', node: 'userinfo_sub_mismatch', browser: 'userinfo_sub_mismatch', step: 'userinfo' },
   // DPoP (RFC 9449): node only until @oidc-rp/browser has its DPoP part (see the README).
   { fault: 'token_response_token_type_bearer', mirrors: 'RFC 9449 5: a DPoP request answered Bearer (downgrade)', wrappers: ['node'], dpop: true, node: 'dpop_token_type_mismatch' },

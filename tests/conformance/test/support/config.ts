@@ -70,7 +70,8 @@ export function conformanceConfig(): ServerConfig {
   const inMain = FAULTS.filter((fault) => tenantOf(fault) === TENANT);
   return {
     tenants: [
-      { id: TENANT, users, clients: [...clients(), ...inMain.flatMap((fault) => clients(fault))] },
+      // development: an app on http://127.0.0.1 may register its back-channel logout URI (the logout_token_wrong_alg row).
+      { id: TENANT, development: true, users, clients: [...clients(), ...inMain.flatMap((fault) => clients(fault))] },
       { id: MISMATCH_TENANT, users, clients: clients('discovery_issuer_mismatch') },
     ],
   };

@@ -47,6 +47,8 @@ export interface NodeFlowOptions {
   par?: boolean;
   /** Authenticate with this instead of the client secret (e.g. `privateKeyJwt(key)`). */
   clientAuth?: ClientAuth;
+  /** The client's pinned signing algorithm (`createNodeClient({ signingAlgorithm })`). */
+  signingAlgorithm?: string;
 }
 
 /** A fetch that records each request's path, status, DPoP proof and Authorization scheme. */
@@ -96,6 +98,7 @@ export async function runNodeFlow(options: NodeFlowOptions): Promise<NodeFlow> {
     ...(options.timeout !== undefined ? { timeout: options.timeout } : {}),
     ...(options.dpop ? { dpop: options.dpop } : {}),
     ...(options.par !== undefined ? { par: options.par } : {}),
+    ...(options.signingAlgorithm !== undefined ? { signingAlgorithm: options.signingAlgorithm } : {}),
   });
   const flow: NodeFlow = { client, callback: new URLSearchParams(), cacheWrites, sent };
   try {
