@@ -149,7 +149,9 @@ const ABOUT = {
       'issuer, audience, algorithms, typ and required claims; fast-jwt `createVerifier` a PEM key with its cache off, ' +
       'allowed iss/aud/alg and required claims; express-oauth2-jwt-bearer `auth({ strict: true })` is called as ' +
       'Express middleware with a minimal request (its JWKS from a loopback server). Before measuring, every candidate ' +
-      'must accept the token and refuse one with a flipped signature byte and one for another audience. Then the ' +
+      'must accept the token and refuse one with a flipped signature byte and one for another audience. Each gets its ' +
+      'input built once, as a request delivers it (ours the request object, the others the token). Ratios come from ' +
+      'the same rounds by wall-clock time and by the process\'s CPU time, with the load average at start and end. Then the ' +
       'opt-in verified-token cache (hits per second; a token past its exp must not be served), and a cold burst of ' +
       '1,000 concurrent verifications by a fresh verifier on an empty JWKS cache, JWKS requests counted at the server.',
     command: 'node bench/access-token.mjs',
@@ -263,6 +265,10 @@ function summary(byName) {
     for (const [alg, g] of Object.entries(at.data.goals)) {
       rows.push([`Access token ${alg}`, '@oidc-rp/node/api ÷ crypto.verify (share of the limit)', ratio(g.vsLimit), '≥ 0.85×', status(g.vsLimit >= 0.85)]);
       rows.push([`Access token ${alg}`, '@oidc-rp/node/api ÷ fast-jwt (no cache)', ratio(g.vsFastJwt), '≥ 1.00×', status(g.vsFastJwt >= 1)]);
+      if (g.vsLimitCpu !== undefined) {
+        rows.push([`Access token ${alg}`, 'the same ÷ crypto.verify, by CPU time', ratio(g.vsLimitCpu), '≥ 0.85×', status(g.vsLimitCpu >= 0.85)]);
+        rows.push([`Access token ${alg}`, 'the same ÷ fast-jwt, by CPU time', ratio(g.vsFastJwtCpu), '≥ 1.00×', status(g.vsFastJwtCpu >= 1)]);
+      }
     }
     rows.push(['Access token', 'verified-token cache hits per second (ES256)', num(at.data.cache.hitOpsPerSec), '', '']);
     rows.push(['Access token', 'JWKS requests for 1,000 concurrent verifications', String(at.data.cold.jwksRequests), '1', status(at.data.cold.jwksRequests === 1)]);

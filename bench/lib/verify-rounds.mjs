@@ -83,7 +83,8 @@ export async function checkCandidates(list, { what, valid, refused = [], before 
 
 /**
  * The interleaved rounds of every candidate verifying `token`; each result with `vsLimit` (its
- * paired ratio to the first candidate, the limit) and `[as]` (to the candidate named `reference`).
+ * paired ratio to the first candidate, the limit) and `[as]` (to the candidate named `reference`),
+ * by wall-clock time, and `vsLimitCpu`, `[as + 'Cpu']` the same by CPU time.
  * @param {VerifyCandidate[]} list
  * @param {{ rounds?: number, sliceMs?: number }} options
  */
@@ -94,7 +95,13 @@ export async function verifyRounds(list, token, options, { reference, as }) {
   );
   const limit = results[0];
   const base = results.find((r) => r.name === reference);
-  return results.map((r) => ({ ...r, vsLimit: pairedRatio(r, limit), [as]: pairedRatio(r, base) }));
+  return results.map((r) => ({
+    ...r,
+    vsLimit: pairedRatio(r, limit),
+    [as]: pairedRatio(r, base),
+    vsLimitCpu: pairedRatio(r, limit, 'cpuRounds'),
+    [`${as}Cpu`]: pairedRatio(r, base, 'cpuRounds'),
+  }));
 }
 
 /** The sentence under each table of such a run. */

@@ -19,6 +19,8 @@ export const DEFAULT_MAX_TOKEN_LENGTH = 8192;
 // RFC 7235 section 2.1: a scheme, then one token (the whole rest). The token's alphabet is left
 // to the verifier (a JWT's is stricter than token68), so the hot path scans the token once.
 const SCHEME = /^([A-Za-z][\w!#$%&'*+.^`|~-]*) +/;
+// What SCHEME matches in "Bearer <token>", without running it (never mutated).
+const BEARER_MATCH: readonly string[] = ['Bearer ', 'Bearer'];
 
 /**
  * Reads the access token a request carries. Throws {@link AccessTokenError}:
@@ -43,7 +45,7 @@ export function readAccessToken(request: ResourceRequest, maxLength = DEFAULT_MA
   }
   const value = header.trim();
   // The common case without the regular expression: "Bearer " exactly.
-  const match = value.startsWith('Bearer ') ? ['Bearer ', 'Bearer'] : SCHEME.exec(value);
+  const match = value.startsWith('Bearer ') ? BEARER_MATCH : SCHEME.exec(value);
   const scheme = match?.[1]?.toLowerCase();
   const token = match ? value.slice((match[0] as string).length).trimStart() : '';
   if (!match || (scheme !== 'bearer' && scheme !== 'dpop') || token === '' || token.includes(' ') || token.includes(',') || token.includes('\t')) {

@@ -7,7 +7,7 @@
 
 import type { JWK } from 'jose';
 import { DEV } from '../dev';
-import { AccessTokenError, type AccessTokenClaims, type AccessTokenVerifier, type VerifiedAccessToken } from './access-token-error';
+import { AccessTokenError, type AccessTokenClaims, type AccessTokenVerifier, type ResourceRequest, type VerifiedAccessToken } from './access-token-error';
 import { DEFAULT_MAX_TOKEN_LENGTH, readAccessToken } from './access-token-header';
 import { type Clock, systemClock } from '../clock';
 import { type DpopProofChecker, checkDpopBinding, isReadableConfirmation, withDpopSettings } from './dpop-proof-check';
@@ -132,28 +132,51 @@ export function jwtAccessTokenVerifier<C extends AccessTokenClaims = AccessToken
   const primitives = options.primitives ?? webCryptoPrimitives;
 
   // An issuer's tokens share a few headers (one per key): each is decoded once. Never mutated.
+  // The last one is compared in place in the token, before any slice or map lookup.
   const headers = new Map<string, Record<string, unknown> | undefined>();
-  const decodeHeader = (segment: string) => {
-    if (headers.has(segment)) return headers.get(segment);
-    const header = primitives.decodeJson(segment);
-    if (headers.size >= 16) headers.delete(headers.keys().next().value as string);
-    headers.set(segment, header);
+  let lastSegment = '';
+  let lastHeader: Record<string, unknown> | undefined;
+  const decodeHeader = (token: string, dot: number) => {
+    if (dot === lastSegment.length && dot > 0 && token.startsWith(lastSegment)) return lastHeader;
+    const segment = token.slice(0, dot);
+    let header: Record<string, unknown> | undefined;
+    if (headers.has(segment)) header = headers.get(segment);
+    else {
+      header = primitives.decodeJson(segment);
+      if (headers.size >= 16) headers.delete(headers.keys().next().value as string);
+      headers.set(segment, header);
+    }
+    lastSegment = segment;
+    lastHeader = header;
     return header;
   };
 
   // The key each (alg, kid) selects in the cached key set, remembered until the set changes.
+  // The last selection is kept apart: an issuer signs with one key at a time, so the hot path
+  // compares two strings instead of building a map key per token.
   let selectedFrom: readonly JWK[] | undefined;
   const selected = new Map<string, JWK | undefined>();
+  let lastAlg: string | undefined;
+  let lastKid: string | undefined;
+  let lastKey: JWK | undefined;
   const selectCached = (alg: string, kid: string | undefined): JWK | undefined => {
     const keys = cachedJwksKeys(jwksUri);
     if (!keys) return undefined;
     if (keys !== selectedFrom) {
       selectedFrom = keys;
       selected.clear();
+      lastAlg = undefined;
     }
+    if (lastAlg !== undefined && alg === lastAlg && kid === lastKid) return lastKey;
     const name = `${alg} ${kid}`;
     if (!selected.has(name) && selected.size < 64) selected.set(name, selectVerificationKey(keys, alg, kid));
-    return selected.has(name) ? selected.get(name) : selectVerificationKey(keys, alg, kid);
+    const key = selected.has(name) ? selected.get(name) : selectVerificationKey(keys, alg, kid);
+    if (key) {
+      lastAlg = alg;
+      lastKid = kid;
+      lastKey = key;
+    }
+    return key;
   };
 
   // The token checks: everything that depends on the token alone (what the cache may keep).
@@ -161,7 +184,7 @@ export function jwtAccessTokenVerifier<C extends AccessTokenClaims = AccessToken
   function verifyToken(token: string): CachedAccessToken | Promise<CachedAccessToken> {
     if (!COMPACT_JWS.test(token)) fail('access_token_malformed', DEV && 'not a JWS of three base64url parts');
     const dot = token.indexOf('.');
-    const header = decodeHeader(token.slice(0, dot));
+    const header = decodeHeader(token, dot);
     const claims = header && primitives.decodeJson(token.slice(dot + 1, token.indexOf('.', dot + 1)));
     if (!header || !claims) fail('access_token_malformed', DEV && 'not a JWS of base64url JSON objects');
 
@@ -174,9 +197,9 @@ export function jwtAccessTokenVerifier<C extends AccessTokenClaims = AccessToken
       fail('access_token_typ_invalid', DEV && `its typ header is not ${types.join(' or ')}${legacy ? '' : ' (allowJwtTyp accepts JWT)'}`);
     }
     // Keys come from the issuer's JWKS only: `jku`, `x5u`, `jwk` and `x5c` are never read.
-    const select = (keys: readonly JWK[]) => selectVerificationKey(keys, alg, kid);
     const key = selectCached(alg, kid as string | undefined);
     if (key) return checkSignature(token, key, alg, claims);
+    const select = (keys: readonly JWK[]) => selectVerificationKey(keys, alg, kid as string | undefined);
     return findJwksKey(jwksUri, select, jwksOptions).then((found) => {
       if (!found) fail('access_token_unknown_kid', DEV && `the issuer's JWKS has no ${alg} key with its kid`);
       return checkSignature(token, found, alg, claims);
@@ -190,11 +213,17 @@ export function jwtAccessTokenVerifier<C extends AccessTokenClaims = AccessToken
     } catch {
       valid = false; // a key the platform cannot use for `alg` verifies nothing
     }
-    const verified = (ok: boolean): CachedAccessToken => {
-      if (!ok) fail('access_token_signature_invalid', DEV && 'the signature does not verify');
-      return { claims: checkClaims(claims) as AccessTokenClaims, scopes: scopesOf(claims) };
-    };
-    return typeof valid === 'boolean' ? verified(valid) : valid.then(verified, () => verified(false));
+    // node:crypto answers at once: no closure, no promise on that path.
+    if (typeof valid === 'boolean') return verified(valid, claims);
+    return valid.then(
+      (ok) => verified(ok, claims),
+      () => verified(false, claims),
+    );
+  }
+
+  function verified(ok: boolean, claims: Record<string, unknown>): CachedAccessToken {
+    if (!ok) fail('access_token_signature_invalid', DEV && 'the signature does not verify');
+    return { claims: checkClaims(claims) as AccessTokenClaims, scopes: scopesOf(claims) };
   }
 
   // RFC 9068 section 4, one line per claim; the first rule broken names the error.
@@ -219,23 +248,44 @@ export function jwtAccessTokenVerifier<C extends AccessTokenClaims = AccessToken
     return claims;
   }
 
-  const verify: AccessTokenVerifier<C> = async (request) => {
-    const { scheme, token } = readAccessToken(request, maxLength);
-    if (token.length > maxLength) fail('access_token_malformed', DEV && `longer than ${maxLength} characters`);
-    let verified = cache?.get(token);
-    // A cached token is served only before its `exp`, without tolerance: never an expired one.
-    if (!verified || !(verified.claims.exp > clock())) {
-      const result = verifyToken(token);
-      verified = result instanceof Promise ? await result : result;
-      cache?.set(token, verified);
+  // Not an async function: while the key set is cached and the primitives are synchronous
+  // (node:crypto), every check runs at once and the answer is one resolved promise; a failure is
+  // a rejected one, as from an async function.
+  const verify: AccessTokenVerifier<C> = (request) => {
+    try {
+      const { scheme, token } = readAccessToken(request, maxLength);
+      if (token.length > maxLength) fail('access_token_malformed', DEV && `longer than ${maxLength} characters`);
+      const hit = cache?.get(token);
+      // A cached token is served only before its `exp`, without tolerance: never an expired one.
+      if (hit && hit.claims.exp > clock()) return settle(request, scheme, token, hit);
+      const checked = verifyToken(token);
+      if (checked instanceof Promise) {
+        return checked.then((verified) => {
+          cache?.set(token, verified);
+          return settle(request, scheme, token, verified);
+        });
+      }
+      cache?.set(token, checked);
+      return settle(request, scheme, token, checked);
+    } catch (error) {
+      return Promise.reject(error);
     }
+  };
+
+  // After the token checks: the DPoP binding, then `requiredScopes`. Throws (or rejects) on a failure.
+  function settle(request: ResourceRequest, scheme: 'Bearer' | 'DPoP', token: string, verified: CachedAccessToken): Promise<VerifiedAccessToken<C>> {
     const { claims, scopes } = verified;
     const binding = checkDpopBinding(request, scheme, token, claims.cnf?.jkt, dpop, primitives);
-    if (binding) await binding;
     const result: VerifiedAccessToken<C> = { claims: claims as C, scheme, scopes };
+    if (binding) {
+      return binding.then(() => {
+        if (requiredScopes) checkScopes(result, requiredScopes);
+        return result;
+      });
+    }
     if (requiredScopes) checkScopes(result, requiredScopes);
-    return result;
-  };
+    return Promise.resolve(result);
+  }
   return withDpopSettings(verify, dpop);
 }
 
@@ -257,11 +307,18 @@ export function checkScopes(token: VerifiedAccessToken, required: readonly strin
 
 // `scope` (space-separated, RFC 9068 section 2.2.3) or `scp` (an array, or a string).
 function scopesOf({ scope, scp }: Record<string, unknown>): readonly string[] {
-  if (typeof scope === 'string') return scope.split(' ').filter(Boolean);
-  if (scope === undefined && typeof scp === 'string') return scp.split(' ').filter(Boolean);
+  if (typeof scope === 'string') return words(scope);
+  if (scope === undefined && typeof scp === 'string') return words(scp);
   if (scope === undefined && Array.isArray(scp) && scp.every((s) => typeof s === 'string')) return scp as string[];
   if (scope === undefined && scp === undefined) return [];
   return fail('access_token_malformed', DEV && 'its scope claim is not a string (or scp not an array of strings)');
+}
+
+// The space-separated words of a string; the empty strings of extra spaces are dropped (filtered
+// only when there are any: the usual scope has single spaces).
+function words(text: string): string[] {
+  const list = text.split(' ');
+  return list.includes('') ? list.filter(Boolean) : list;
 }
 
 function bounded(value: number | undefined, fallback: number, max: number, name: string): number {
