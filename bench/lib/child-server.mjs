@@ -11,7 +11,7 @@ const START_TIMEOUT_MS = 15_000;
 
 /**
  * Spawns `node script ...args` and resolves once it printed its origin.
- * @returns {Promise<{ origin: string, spawnedAt: number, listeningAt: number, stop: () => Promise<void> }>}
+ * @returns {Promise<{ origin: string, pid: number, spawnedAt: number, listeningAt: number, stop: () => Promise<void> }>}
  */
 export function startServer(script, args = [], env = {}) {
   const spawnedAt = performance.now();
@@ -46,7 +46,7 @@ export function startServer(script, args = [], env = {}) {
         clearTimeout(timer);
         child.stdout.removeAllListeners('data');
         child.stdout.resume();
-        resolve({ origin: match[1], spawnedAt, listeningAt: performance.now(), stop });
+        resolve({ origin: match[1], pid: child.pid, spawnedAt, listeningAt: performance.now(), stop });
       }
     });
     child.once('exit', (code) => {

@@ -12,7 +12,7 @@
 import { parseArgs } from 'node:util';
 import { demoConfig } from './config/demo';
 import { loadConfigFile } from './config/load';
-import { ConfigError, randomSecret } from './config/schema';
+import { ConfigError, knownShape, randomSecret } from './config/schema';
 import { createProcessServer, type Listening, type ReferenceServer } from './server';
 
 const USAGE =
@@ -77,7 +77,7 @@ async function main(): Promise<void> {
   }
   let server: ReferenceServer;
   try {
-    const config = values.config !== undefined ? await loadConfigFile(values.config) : demoConfig();
+    const config = values.config !== undefined ? await loadConfigFile(values.config) : knownShape(demoConfig());
     const publicOrigin = values['public-origin'] ?? process.env.OIDC_RP_PUBLIC_ORIGIN;
     const trustProxy = values['trust-proxy'] ?? (process.env.OIDC_RP_TRUST_PROXY === undefined ? undefined : process.env.OIDC_RP_TRUST_PROXY === '1' || process.env.OIDC_RP_TRUST_PROXY === 'true');
     const keySecret = process.env.OIDC_RP_KEY_ENCRYPTION_SECRET;

@@ -446,7 +446,26 @@ function readTenant(o: TenantConfig, field: string): Tenant {
   };
 }
 
+/** Configs built by this package whose shape a test checks against the file schema. */
+const knownShapes = new WeakSet<object>();
+
+/**
+ * Marks `config`, built by this package, as fitting the file schema: validating it skips the
+ * schema (building the schema is a visible share of the command line's start-up) and still runs
+ * every cross-field rule. Only for a config nothing can change before it is validated: the
+ * command line's built-in demo config. test/demo-config-shape.test.ts keeps that config
+ * checked against the schema.
+ *
+ * @example
+ * const config = knownShape(demoConfig());
+ */
+export function knownShape<T extends ServerConfig>(config: T): T {
+  knownShapes.add(config);
+  return config;
+}
+
 function checkShape(input: unknown): ServerConfig {
+  if (typeof input === 'object' && input !== null && knownShapes.has(input)) return input as ServerConfig;
   const problem = shapeProblem(input);
   if (problem) throw new ConfigError(problem.field, problem.problem);
   return input as ServerConfig;
@@ -462,8 +481,10 @@ export const DEFAULT_REDIS_PREFIX = 'oidc-rp:server:';
  * readStoreConfig({ type: 'redis', url: 'redis://127.0.0.1:6379' }); // { type: 'redis', url, prefix: 'oidc-rp:server:' }
  */
 export function readStoreConfig(
-  v: unknown = { type: 'memory' },
+  v?: unknown,
 ): { type: 'memory' } | { type: 'redis'; url: string; prefix: string; keyEncryptionSecret?: string } {
+  // No store key: the memory store, without building the schema to check a value it fits.
+  if (v === undefined) return { type: 'memory' };
   const { store: o = { type: 'memory' } } = checkShape({ tenants: [], store: v });
   if (o.type === 'memory') {
     const extra = Object.keys(o).find((k) => k !== 'type');
