@@ -15,6 +15,8 @@ import type { ServerConfig } from './schema';
  */
 export function demoConfig(): ServerConfig {
   const userScopes = ['openid', 'profile', 'email', 'offline_access', 'api.read'];
+  // The example API (apps/node-example's /api): the one RFC 8707 resource the demo clients may ask tokens for.
+  const resources = ['http://127.0.0.1:3000/api', 'http://localhost:3000/api'];
   return {
     tenants: [
       {
@@ -47,6 +49,7 @@ export function demoConfig(): ServerConfig {
             response_types: ['code', 'id_token token'],
             scopes: userScopes,
             skip_consent: false,
+            resources,
           },
           {
             client_id: 'web',
@@ -58,6 +61,7 @@ export function demoConfig(): ServerConfig {
             response_types: ['code', 'code id_token', 'code token id_token', 'id_token'],
             scopes: userScopes,
             skip_consent: false,
+            resources,
             // The example's protected API (/api) introspects tokens issued for it as this client.
             introspection_audiences: ['http://127.0.0.1:3000/api'],
           },
@@ -68,6 +72,7 @@ export function demoConfig(): ServerConfig {
             grant_types: ['client_credentials'],
             response_types: [],
             scopes: ['api.read', 'api.write'],
+            resources,
           },
         ],
       },

@@ -57,6 +57,8 @@ export interface Client {
   skip_consent: boolean;
   /** Token requests must carry a DPoP proof. */
   require_dpop: boolean;
+  /** RFC 8707 resources the client may ask tokens for; any other `resource` is `invalid_target`. */
+  resources: readonly string[];
   /** `aud` of JWT access tokens without a `resource`; undefined: the issuer. */
   access_token_audience: readonly string[] | undefined;
   /** This client's access tokens: its own setting, else the tenant's. */

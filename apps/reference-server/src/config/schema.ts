@@ -41,6 +41,11 @@ export interface ClientConfig {
   skip_consent?: boolean;
   /** Token requests of this client must carry a DPoP proof (RFC 9449). Default false. */
   require_dpop?: boolean;
+  /**
+   * RFC 8707: the resources (APIs, as absolute URIs) this client may ask access tokens for with
+   * `resource`; any other is refused with `invalid_target`. Default none.
+   */
+  resources?: string[];
   /** `aud` of the client's JWT access tokens when the request names no RFC 8707 `resource`. Default: the issuer. */
   access_token_audience?: string | string[];
   /** This client's access tokens: opaque, or RFC 9068 JWTs. Default: the tenant's `access_token_format`. */
@@ -223,6 +228,16 @@ function readUris(uris: readonly string[] | undefined, field: string, developmen
   return [...uris];
 }
 
+/** `resources`: absolute URIs without a fragment (RFC 8707 2), no repeats. */
+function readResources(uris: readonly string[] | undefined, field: string): string[] {
+  if (uris === undefined) return [];
+  uris.forEach((uri, i) => {
+    if (!URL.canParse(uri) || uri.includes('#') || /\s/.test(uri)) throw new ConfigError(`${field}[${i}]`, 'must be an absolute URI without a fragment (RFC 8707 2)');
+  });
+  unique(uris, field, 'resource');
+  return [...uris];
+}
+
 /** `"fault"`: one name or a list of names, each a known fault, no repeats. */
 function readFaults(v: Fault | Fault[] | undefined, field: string): Set<Fault> {
   const names = v === undefined ? [] : Array.isArray(v) ? v : [v];
@@ -252,6 +267,7 @@ function readClient(o: ClientConfig, field: string, development: boolean, tenant
     scopes: o.scopes ?? ['openid'],
     skip_consent: o.skip_consent ?? false,
     require_dpop: o.require_dpop ?? false,
+    resources: readResources(o.resources, `${field}.resources`),
     access_token_audience: audience === undefined ? undefined : typeof audience === 'string' ? [audience] : audience,
     access_token_format: o.access_token_format ?? tenantFormat,
     introspection_audiences: o.introspection_audiences ?? [],

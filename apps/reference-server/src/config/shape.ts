@@ -132,6 +132,10 @@ const client = strict({
   scopes: optional(list(scopeToken), 'Scopes the client may request. Default ["openid"].'),
   skip_consent: optional(flag, 'Never show the consent page for this client. Default false.'),
   require_dpop: optional(flag, 'Token requests of this client must carry a DPoP proof (RFC 9449); its access tokens are then always DPoP-bound. Default false.'),
+  resources: optional(
+    list(text),
+    'RFC 8707: the resources (APIs, absolute URIs) this client may ask access tokens for with the resource parameter; any other is refused with invalid_target. Default none.',
+  ),
   access_token_audience: optional(
     z.union([text, list(text).check(z.minLength(1, { error: 'must be a non-empty string or a non-empty list of them' }))], {
       error: 'must be a non-empty string or a list of them',
