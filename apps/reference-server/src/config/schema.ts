@@ -12,6 +12,7 @@ import {
   isConfidential,
   type GrantType,
   type Lifetimes,
+  type RegistrationPolicy,
   RESPONSE_TYPES,
   type ResponseType,
   type SigningAlg,
@@ -82,6 +83,20 @@ export interface UserConfig {
   claims?: Record<string, unknown>;
 }
 
+/** Dynamic client registration (RFC 7591, with RFC 7592 management) for a tenant. */
+export interface RegistrationConfig {
+  /** `"open"`: anyone may register a client; `"initial_access_token"`: only a caller sending the tenant's initial access token as a Bearer token. */
+  access: 'open' | 'initial_access_token';
+  /** With `"initial_access_token"`: the token, at least 32 random characters. */
+  initial_access_token?: string;
+  /** Scopes a registered client may hold (its `scope` metadata is checked against them). Default `["openid"]`. */
+  scopes?: string[];
+  /** RFC 8707 resources registered clients may ask access tokens for. Default none. */
+  resources?: string[];
+  /** Most clients registered at once (per instance; they live in its memory). Default 1000. */
+  max_clients?: number;
+}
+
 /** One tenant: its own issuer `{origin}/{id}`, keys, users and clients. */
 export interface TenantConfig {
   id: string;
@@ -116,6 +131,8 @@ export interface TenantConfig {
   scope_claims?: Record<string, string[]>;
   users?: UserConfig[];
   clients?: ClientConfig[];
+  /** Dynamic client registration (RFC 7591/7592) at `{base}/oauth/register`. Default: none. */
+  registration?: RegistrationConfig;
 }
 
 /** Where state lives: process memory (default) or a Redis shared by several instances. */
@@ -381,6 +398,20 @@ function readScopeClaims(v: Record<string, string[]> | undefined, field: string)
   return out;
 }
 
+function readRegistration(o: RegistrationConfig | undefined, field: string): RegistrationPolicy | undefined {
+  if (o === undefined) return undefined;
+  if (o.access === 'initial_access_token' && o.initial_access_token === undefined) {
+    throw new ConfigError(`${field}.initial_access_token`, 'is required with "access": "initial_access_token"');
+  }
+  if (o.access === 'open' && o.initial_access_token !== undefined) {
+    throw new ConfigError(`${field}.initial_access_token`, 'is only used with "access": "initial_access_token"');
+  }
+  const token = o.initial_access_token === undefined ? undefined : randomSecret(o.initial_access_token, `${field}.initial_access_token`, 32);
+  const scopes = o.scopes ?? ['openid'];
+  unique(scopes, `${field}.scopes`, 'scope');
+  return { access: o.access, initialAccessToken: token, scopes, resources: readResources(o.resources, `${field}.resources`), maxClients: o.max_clients ?? 1000 };
+}
+
 function readTenant(o: TenantConfig, field: string): Tenant {
   const id = o.id;
   if (!/^[A-Za-z0-9][A-Za-z0-9_-]{0,62}$/.test(id)) {
@@ -419,6 +450,7 @@ function readTenant(o: TenantConfig, field: string): Tenant {
     scope_claims: readScopeClaims(o.scope_claims, `${field}.scope_claims`),
     users: new Map(users.map((u) => [u.username, u])),
     clients: new Map(clients.map((c) => [c.client_id, c])),
+    registration: readRegistration(o.registration, `${field}.registration`),
     corsOrigins,
     hasFaults: clients.some((c) => c.faults.size > 0),
   };

@@ -171,6 +171,20 @@ const client = strict({
   require_pushed_authorization_requests: optional(flag, 'Authorize requests of this client must come through the PAR endpoint (RFC 9126). Default false.'),
 });
 
+const registration = strict({
+  access: described(
+    oneOf(['open', 'initial_access_token']),
+    '"open": anyone may register a client; "initial_access_token": only a caller sending the initial_access_token as a Bearer token (RFC 7591 3).',
+  ),
+  initial_access_token: optional(text, 'With "access": "initial_access_token": the token, at least 32 random characters.'),
+  scopes: optional(list(scopeToken), 'Scopes a registered client may hold; its scope metadata is checked against them. Default ["openid"].'),
+  resources: optional(list(text), 'RFC 8707 resources (absolute URIs) registered clients may ask access tokens for. Default none.'),
+  max_clients: optional(
+    z.number({ error: 'must be a whole number' }).check(z.int({ error: 'must be a whole number' }), z.gte(1, { error: 'must be at least 1' }), z.lte(100000, { error: 'must be at most 100000' })),
+    'Most clients registered at once (per instance: registered clients live in its memory). Default 1000.',
+  ),
+});
+
 const tenant = strict({
   id: text,
   name: optional(text, "The name people see on the tenant's pages. Default: the id."),
@@ -195,6 +209,10 @@ const tenant = strict({
   ),
   users: optional(list(user)),
   clients: optional(list(client)),
+  registration: optional(
+    registration,
+    'Dynamic client registration (RFC 7591, with RFC 7592 read/update/delete) at {base}/oauth/register, advertised in discovery. Default: none.',
+  ),
 });
 
 const store = strict({
