@@ -55,6 +55,17 @@ export type { EndSessionParams } from './logout';
 export { completeAuthorization, completeCodeAuthorization } from './authorization-flow';
 export { pushAuthorizationRequest, usesPushedAuthorization } from './pushed-authorization';
 export type { PushAuthorizationRequestParams } from './pushed-authorization';
+export { discoverApiAuthorization, discoverAuthorizationServer, resourceMetadataUrl, wellKnownResourceMetadataUrl } from './api-discovery';
+export type { ApiAuthorization, ApiDiscoveryOptions, ProtectedResourceMetadataDocument } from './api-discovery';
+export {
+  ClientRegistrationError,
+  deleteClientRegistration,
+  readClientRegistration,
+  registerClient,
+  registeredClientAuth,
+  updateClientRegistration,
+} from './client-registration';
+export type { ClientMetadata, RegisterClientParams, RegisteredClient } from './client-registration';
 export type { CompleteAuthorizationParams } from './authorization-flow';
 export { dpop, dpopForGeneratedKey, generateDpopKeyPair, createDpopProof, protectedResourceRequest } from './dpop';
 export type { DpopAlgorithm, DpopHandle, DpopOptions, DpopProofParams, DpopPublicJwk } from './dpop';
