@@ -55,6 +55,7 @@ export type { EndSessionParams } from './logout';
 export { completeAuthorization, completeCodeAuthorization } from './authorization-flow';
 export { pushAuthorizationRequest, usesPushedAuthorization } from './pushed-authorization';
 export type { PushAuthorizationRequestParams } from './pushed-authorization';
+export { checkResources, resourceForUrl, resourceNotConfigured, withResources } from './resource-indicators';
 export { discoverApiAuthorization, discoverAuthorizationServer, resourceMetadataUrl, wellKnownResourceMetadataUrl } from './api-discovery';
 export type { ApiAuthorization, ApiDiscoveryOptions, ProtectedResourceMetadataDocument } from './api-discovery';
 export {
