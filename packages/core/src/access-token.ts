@@ -203,7 +203,10 @@ export function jwtAccessTokenVerifier<C extends AccessTokenClaims = AccessToken
     const now = clock();
     if (iss !== issuer) fail('access_token_iss_mismatch', DEV && '"iss" is not this API\'s issuer');
     if (typeof aud === 'string' ? aud !== audience : !Array.isArray(aud) || !aud.includes(audience)) {
-      fail('access_token_aud_mismatch', DEV && `"aud" does not name this API (${audience})`);
+      fail(
+        'access_token_aud_mismatch',
+        DEV && `"aud" is ${audienceText(aud)}, not this API (${audience}); the client must ask for a token for ${audience} (its RFC 8707 resource)`,
+      );
     }
     if (typeof exp !== 'number' || !Number.isFinite(exp)) fail('access_token_claim_missing', DEV && 'no numeric "exp"');
     if (exp <= now - tolerance) fail('access_token_expired', DEV && '"exp" has passed; the client must get a new token');
@@ -271,6 +274,12 @@ function bounded(value: number | undefined, fallback: number, max: number, name:
 }
 
 // "Invalid access token: <what is wrong>." Never the token or a claim value.
+// The token's audience for a message: resource identifiers, not secrets; bounded.
+function audienceText(aud: unknown): string {
+  const list = (Array.isArray(aud) ? aud : [aud]).filter((a): a is string => typeof a === 'string');
+  return list.length ? list.map((a) => a.slice(0, 100)).join(', ') : 'missing';
+}
+
 function fail(code: OidcErrorCode, problem?: string): never {
   const challenge = 'invalid_token';
   throw new AccessTokenError(code, challenge, DEV && `Invalid access token: ${problem}.`);

@@ -218,7 +218,15 @@ export function introspectionVerifier<C extends AccessTokenClaims = AccessTokenC
 
 // The checks of an answer, one line per rule; the answer may come from the cache, so time is checked here.
 function checkAnswer(answer: Answer, expected: { issuer: string; audience: string | undefined; now: number; tolerance: number }): AccessTokenClaims {
-  if (!answer) throw new AccessTokenError('access_token_invalid', 'invalid_token', DEV && 'The access token is not active: unknown, expired or revoked.');
+  if (!answer) {
+    // Providers also answer inactive for a token of another API they do not show this one.
+    throw new AccessTokenError(
+      'access_token_invalid',
+      'invalid_token',
+      DEV &&
+        `The access token is not active here: unknown, expired or revoked, or issued for another API than this one (${expected.audience ?? 'any'}); the client must ask for a token for this API (its RFC 8707 resource).`,
+    );
+  }
   const { exp, nbf, aud, iss, token_type } = answer;
   if (typeof exp !== 'number') throw new AccessTokenError('access_token_invalid', 'invalid_token', DEV && 'The introspection answer has no exp; the token is refused.');
   if (exp <= expected.now) throw new AccessTokenError('access_token_expired', 'invalid_token', DEV && 'The access token has expired; get a new one.');
@@ -230,7 +238,11 @@ function checkAnswer(answer: Answer, expected: { issuer: string; audience: strin
     throw new AccessTokenError('access_token_invalid', 'invalid_token', DEV && 'The token is not an access token.');
   }
   if (expected.audience !== undefined && !(Array.isArray(aud) ? aud.includes(expected.audience) : aud === expected.audience)) {
-    throw new AccessTokenError('access_token_invalid', 'invalid_token', DEV && 'The access token was issued for another audience.');
+    throw new AccessTokenError(
+      'access_token_invalid',
+      'invalid_token',
+      DEV && `The access token was issued for another audience, not this API (${expected.audience}); the client must ask for a token for ${expected.audience} (its RFC 8707 resource).`,
+    );
   }
   const sub = answer.sub ?? answer.client_id;
   // RFC 9068 §2.2: a token of the client itself (client credentials) has the client as subject.

@@ -72,6 +72,8 @@ describe('introspectionVerifier behind requireAccessToken', () => {
     const answer = await call(await serviceToken('https://other.example.com'));
     expect(answer.status).toBe(401);
     expect(answer.headers.get('www-authenticate')).toMatch(/^Bearer error="invalid_token"/);
+    // The refusal names the audience the client must ask for.
+    expect(answer.headers.get('www-authenticate')).toContain(`another API than this one (${API})`);
   });
 
   it('stops accepting a revoked token once the cache bound has passed', async () => {
