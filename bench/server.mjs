@@ -136,7 +136,7 @@ async function codeFlow(seconds, maxFlows = 100_000) {
     const response = await fetchInProcess(`${base}/oidc/token`, {
       method: 'POST',
       // A confidential client always authenticates (a stolen code plus PKCE is not enough): HTTP Basic beside the verifier.
-      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from('web:web-secret').toString('base64')}` },
+      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from('web:web-secret-of-the-demo-Zq7Xk2Lm9Vb4').toString('base64')}` },
       body: new URLSearchParams({ grant_type: 'authorization_code', code: params.get('code'), redirect_uri: redirectUri, code_verifier: verifier }),
     });
     const tokens = await response.json();

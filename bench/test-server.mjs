@@ -76,7 +76,7 @@ async function oidcProvider(jwk) {
   const server = await listen();
   const origin = `http://127.0.0.1:${server.address().port}`;
   const provider = new Provider(origin, {
-    clients: [{ client_id: 'web', client_secret: 'web-secret', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'client_secret_post' }],
+    clients: [{ client_id: 'web', client_secret: 'web-secret-of-the-demo-Zq7Xk2Lm9Vb4', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'client_secret_post' }],
     jwks: { keys: [jwk] },
     cookies: { keys: ['bench-cookie-key-0123456789abcdef'] },
     findAccount: (_ctx, sub) => ({ accountId: sub, claims: () => ({ sub }) }),
@@ -112,7 +112,7 @@ async function oidcProvider(jwk) {
     const response = await fetch(`${origin}/token`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT, client_id: 'web', client_secret: 'web-secret' }),
+      body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT, client_id: 'web', client_secret: 'web-secret-of-the-demo-Zq7Xk2Lm9Vb4' }),
     });
     const body = await response.json();
     if (typeof body.id_token !== 'string') throw new Error(`oidc-provider: no id_token (${response.status})`);

@@ -14,7 +14,7 @@ export function getAuth(): SessionAuth {
   const client = createNodeClient({
     issuer: process.env.OIDC_ISSUER ?? 'http://127.0.0.1:4000/demo',
     clientId: process.env.WEB_CLIENT_ID ?? 'web',
-    clientSecret: process.env.WEB_CLIENT_SECRET ?? 'web-secret',
+    clientSecret: process.env.WEB_CLIENT_SECRET ?? 'web-secret-of-the-demo-Zq7Xk2Lm9Vb4',
     redirectUri: new URL('/auth/callback', baseUrl).href,
     scope: 'openid profile email offline_access',
     cookieSecret: secret,

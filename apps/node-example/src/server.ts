@@ -18,7 +18,7 @@ const app = createExampleApp({
   issuer,
   baseUrl,
   cookieSecret,
-  web: { clientId: process.env.WEB_CLIENT_ID ?? 'web', clientSecret: process.env.WEB_CLIENT_SECRET ?? 'web-secret' },
+  web: { clientId: process.env.WEB_CLIENT_ID ?? 'web', clientSecret: process.env.WEB_CLIENT_SECRET ?? 'web-secret-of-the-demo-Zq7Xk2Lm9Vb4' },
   service: {
     clientId: process.env.SERVICE_CLIENT_ID ?? 'service',
     clientSecret: process.env.SERVICE_CLIENT_SECRET ?? 'service-secret',

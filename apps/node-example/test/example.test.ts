@@ -21,7 +21,7 @@ beforeAll(async () => {
     issuer,
     baseUrl: BASE_URL,
     cookieSecret: 'node-demo-dev-Zf5QAQnqFwTRwgLVISw_mCxOJQEF2grF',
-    web: { clientId: 'web', clientSecret: 'web-secret' },
+    web: { clientId: 'web', clientSecret: 'web-secret-of-the-demo-Zq7Xk2Lm9Vb4' },
     service: { clientId: 'service', clientSecret: 'service-secret', scope: 'api.read' },
   });
 });

@@ -104,7 +104,7 @@ describe('access_token_format per client', () => {
 
   it('refresh keeps the format and the resource', async () => {
     const first = await webTokens({ resource: RESOURCE });
-    const res = await s.token('/oauth/token', { grant_type: 'refresh_token', refresh_token: first.refresh_token ?? '', client_id: 'web', client_secret: 'web-secret' });
+    const res = await s.token('/oauth/token', { grant_type: 'refresh_token', refresh_token: first.refresh_token ?? '', client_id: 'web', client_secret: 'web-secret-of-the-demo-Zq7Xk2Lm9Vb4' });
     expect(res.status).toBe(200);
     const claims = await verifiedClaims(((await json(res)) as Record<string, string>).access_token ?? '');
     expect(claims).toMatchObject({ aud: RESOURCE, client_id: 'web', sub: 'alice' });
@@ -129,7 +129,7 @@ describe('access_token_format per client', () => {
   it('a JWT that is revoked is refused by the server although its signature and exp are good', async () => {
     const token = (await webTokens()).access_token ?? '';
     await verifiedClaims(token);
-    const revoked = await s.token('/oauth/revoke', { token, client_id: 'web', client_secret: 'web-secret' });
+    const revoked = await s.token('/oauth/revoke', { token, client_id: 'web', client_secret: 'web-secret-of-the-demo-Zq7Xk2Lm9Vb4' });
     expect(revoked.status).toBe(200);
     expect((await s.userinfo({ authorization: `Bearer ${token}` })).status).toBe(401);
   });

@@ -5,10 +5,12 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type CryptoKey, exportJWK, generateKeyPair, type JWK, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConfigError, demoConfig, validateConfig } from '../src/index';
 import { type DpopServer, json, startDpopServer } from './support/dpop-server';
 
 const JWT_BEARER = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
 const HMAC_SECRET = 'hmac-client-secret-of-more-than-32-bytes-0123456789';
+const SHORT_SECRET = 'web-secret';
 
 let s: DpopServer;
 let key: { privateKey: CryptoKey; publicJwk: JWK };
@@ -42,7 +44,16 @@ beforeAll(async () => {
       { client_id: 'batch-uri', grant_types: ['client_credentials'], scopes: ['api.read'], jwks_uri: jwksUri, token_endpoint_auth_method: 'private_key_jwt' },
       { client_id: 'other-key', grant_types: ['client_credentials'], scopes: ['api.read'], jwks: { keys: [otherKey.publicJwk as Record<string, unknown>] } },
       { client_id: 'batch-hmac', client_secret: HMAC_SECRET, grant_types: ['client_credentials'], scopes: ['api.read'], token_endpoint_auth_method: 'client_secret_jwt' },
+      // Any method it has credentials for, and a secret too short to key HMAC.
+      { client_id: 'short-secret', client_secret: SHORT_SECRET, grant_types: ['client_credentials'], scopes: ['api.read'] },
     );
+    // The same key client on a tenant that also takes the token endpoint URL as the audience.
+    config.tenants.push({
+      id: 'legacy',
+      development: true,
+      client_assertion_audience: 'issuer_or_token_endpoint',
+      clients: [{ client_id: 'batch-key', redirect_uris: ['http://127.0.0.1:3000/callback'], grant_types: ['client_credentials', 'authorization_code'], scopes: ['openid', 'api.read'], jwks: { keys: [key.publicJwk as Record<string, unknown>] } }],
+    });
   });
 });
 afterAll(async () => {
@@ -87,9 +98,8 @@ describe('private_key_jwt', () => {
     const { access_token } = await json(res);
     expect(typeof access_token).toBe('string');
     expect((await cc(await assertion({ clientId: 'batch-uri', signer: uriKey.privateKey }))).status).toBe(200);
-    // aud as the token endpoint URL is accepted too (RFC 7523 3), and client_id may repeat the client.
-    const atEndpoint = await assertion({ claims: { aud: `${s.issuer}/oauth/token` } });
-    expect((await cc(atEndpoint, { client_id: 'batch-key' })).status).toBe(200);
+    // client_id may repeat the client.
+    expect((await cc(await assertion(), { client_id: 'batch-key' })).status).toBe(200);
     const revoked = await s.token('/oauth/revoke', { token: String(access_token), client_assertion_type: JWT_BEARER, client_assertion: await assertion() });
     expect(revoked.status).toBe(200);
   });
@@ -182,6 +192,94 @@ describe('client_secret_jwt', () => {
 
   it('a client registered for client_secret_jwt cannot use private_key_jwt', async () => {
     await expectRefused(await cc(await assertion({ clientId: 'batch-hmac', signer: otherKey.privateKey })), /registered for client_secret_jwt/);
+  });
+});
+
+describe('L4: the audience of a client assertion', () => {
+  const legacy = () => `${s.listening.origin}/legacy`;
+  const post = (url: string, form: Record<string, string>) =>
+    fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form).toString() });
+  const asClient = async (aud: unknown) => ({ client_assertion_type: JWT_BEARER, client_assertion: await assertion({ claims: { aud } }) });
+  const pushForm = { response_type: 'code', redirect_uri: 'http://127.0.0.1:3000/callback', scope: 'openid', state: 'st', nonce: 'n' };
+
+  it('by default only the issuer, as a string (RFC 7523bis, FAPI 2.0): endpoint URLs and arrays are refused', async () => {
+    const issuer = s.issuer;
+    expect((await cc(await assertion({ claims: { aud: issuer } }))).status).toBe(200);
+    await expectRefused(await cc(await assertion({ claims: { aud: `${issuer}/oauth/token` } })), /aud must be the issuer .*, as a string/);
+    await expectRefused(await cc(await assertion({ claims: { aud: `${issuer}/oidc/token` } })), /aud must be the issuer/);
+    await expectRefused(await cc(await assertion({ claims: { aud: [issuer] } })), /as a string/);
+    await expectRefused(await cc(await assertion({ claims: { aud: [issuer, 'https://another-server.example'] } })), /as a string/);
+    // Made for another endpoint and sent there.
+    const revoked = await s.token('/oauth/revoke', { token: 'x', ...(await asClient(`${issuer}/oauth/revoke`)) });
+    await expectRefused(revoked, /aud must be the issuer/);
+    await expectRefused(await s.token('/oauth/introspect', { token: 'x', ...(await asClient(`${issuer}/oauth/introspect`)) }), /aud must be the issuer/);
+  });
+
+  it('"issuer_or_token_endpoint" also takes a token endpoint URL, alone or in an array, and the PAR URL at PAR (RFC 7523 3, RFC 9126 2)', async () => {
+    const issuer = `${legacy()}`;
+    const tokenUrl = `${legacy()}/oauth/token`;
+    const cc2 = async (aud: unknown) => post(tokenUrl, { grant_type: 'client_credentials', ...(await asClient(aud)) });
+    for (const aud of [issuer, tokenUrl, `${legacy()}/oidc/token`, [issuer, tokenUrl], ['https://another-server.example', tokenUrl]]) {
+      expect((await cc2(aud)).status, JSON.stringify(aud)).toBe(200);
+    }
+    const pushed = await post(`${legacy()}/oauth/par`, { ...pushForm, client_id: 'batch-key', ...(await asClient(`${legacy()}/oauth/par`)) });
+    expect(pushed.status).toBe(201);
+    // Never another endpoint's URL, nor the PAR URL at the token endpoint, nor another server.
+    await expectRefused(await cc2(`${legacy()}/oauth/par`), /aud must be the issuer .* or the token endpoint URL/);
+    await expectRefused(await cc2(`${legacy()}/oauth/revoke`), /or the token endpoint URL/);
+    await expectRefused(await post(`${legacy()}/oauth/revoke`, { token: 'x', ...(await asClient(`${legacy()}/oauth/revoke`)) }), /or the token endpoint URL/);
+    await expectRefused(await cc2(['https://another-server.example']), /or the token endpoint URL/);
+    await expectRefused(await cc2(`${s.issuer}/oauth/token`), /or the token endpoint URL/);
+  });
+
+  it('a standard-profile tenant takes the token endpoint URL by default; the setting is refused when misspelt', () => {
+    const config = demoConfig();
+    const tenant = config.tenants[0] as NonNullable<(typeof config.tenants)[number]>;
+    expect(validateConfig(config)[0]?.client_assertion_audience).toBe('issuer');
+    tenant.profile = 'standard';
+    expect(validateConfig(config)[0]?.client_assertion_audience).toBe('issuer_or_token_endpoint');
+    tenant.client_assertion_audience = 'issuer';
+    expect(validateConfig(config)[0]?.client_assertion_audience).toBe('issuer');
+    Object.assign(tenant, { client_assertion_audience: 'token_endpoint' });
+    expect(() => validateConfig(config)).toThrow(/tenants\[0\]\.client_assertion_audience/);
+  });
+});
+
+describe('L3: client_secret_jwt needs a secret as long as the hash (RFC 7518 3.2)', () => {
+  const encode = (text: string) => new TextEncoder().encode(text);
+
+  it('an assertion keyed with a secret shorter than 32 bytes gets no token (it could be guessed offline from the assertion)', async () => {
+    const res = await cc(await assertion({ clientId: 'short-secret', alg: 'HS256', signer: encode(SHORT_SECRET) }));
+    await expectRefused(res, /client_secret is too short for HS256: RFC 7518 3\.2 needs at least 32 bytes/);
+    const body = JSON.stringify(await (await cc(await assertion({ clientId: 'short-secret', alg: 'HS256', signer: encode(SHORT_SECRET) }))).json());
+    expect(body).not.toMatch(/10 bytes|web-secret/);
+    // The same client's secret itself still works where it is not an HMAC key.
+    expect((await s.token('/oauth/token', { grant_type: 'client_credentials', client_id: 'short-secret', client_secret: SHORT_SECRET })).status).toBe(200);
+  });
+
+  it('a 51-byte secret keys HS256 and HS384, not HS512', async () => {
+    for (const alg of ['HS256', 'HS384']) expect((await cc(await assertion({ clientId: 'batch-hmac', alg, signer: encode(HMAC_SECRET) }))).status).toBe(200);
+    await expectRefused(await cc(await assertion({ clientId: 'batch-hmac', alg: 'HS512', signer: encode(HMAC_SECRET) })), /too short for HS512: RFC 7518 3\.2 needs at least 64 bytes/);
+  });
+
+  it("the demo web client's secret keys HS256", async () => {
+    const web = demoConfig().tenants[0]?.clients?.find((c) => c.client_id === 'web');
+    const secret = String(web?.client_secret);
+    expect(Buffer.byteLength(secret)).toBeGreaterThanOrEqual(32);
+    expect((await s.token('/oauth/token', { grant_type: 'client_credentials', client_id: 'service', client_secret: 'service-secret' })).status).toBe(200);
+    const res = await s.token('/oauth/token', {
+      grant_type: 'refresh_token', refresh_token: 'unknown', client_assertion_type: JWT_BEARER,
+      client_assertion: await assertion({ clientId: 'web', alg: 'HS256', signer: encode(secret) }),
+    });
+    // Authenticated: the refusal is about the refresh token, not the client.
+    expect((await json(res)).error).toBe('invalid_grant');
+  });
+
+  it('a client registered for client_secret_jwt with a short secret is refused at config time, naming the key', () => {
+    const config = demoConfig();
+    config.tenants[0]?.clients?.push({ client_id: 'hmac', client_secret: 'thirty-one-bytes-of-a-secret-31', grant_types: ['client_credentials'], token_endpoint_auth_method: 'client_secret_jwt' });
+    expect(() => validateConfig(config)).toThrow(ConfigError);
+    expect(() => validateConfig(config)).toThrow(/invalid config at tenants\[0\]\.clients\[3\]\.client_secret: is 31 bytes; HS256 needs at least 32 .* for "client_secret_jwt": register a random secret of 32 bytes or more/);
   });
 });
 

@@ -53,7 +53,7 @@ describe('POST /oidc/token: successful exchanges', () => {
 
   it('client_secret_basic is accepted too', async () => {
     const code = await webCode(h);
-    const res = await h.post('/oidc/token', { grant_type: 'authorization_code', code, redirect_uri: WEB_REDIRECT }, { authorization: basic('web', 'web-secret') });
+    const res = await h.post('/oidc/token', { grant_type: 'authorization_code', code, redirect_uri: WEB_REDIRECT }, { authorization: basic('web', 'web-secret-of-the-demo-Zq7Xk2Lm9Vb4') });
     expect(res.status).toBe(200);
   });
 
@@ -76,7 +76,7 @@ describe('POST /oidc/token: successful exchanges', () => {
   it('confidential client with PKCE may also authenticate with HTTP Basic (RFC 9700 style)', async () => {
     const { verifier, challenge } = pkce();
     const code = await webCode(h, { code_challenge: challenge, code_challenge_method: 'S256' });
-    const res = await h.post('/oidc/token', { grant_type: 'authorization_code', code, redirect_uri: WEB_REDIRECT, code_verifier: verifier }, { authorization: basic('web', 'web-secret') });
+    const res = await h.post('/oidc/token', { grant_type: 'authorization_code', code, redirect_uri: WEB_REDIRECT, code_verifier: verifier }, { authorization: basic('web', 'web-secret-of-the-demo-Zq7Xk2Lm9Vb4') });
     expect(res.status).toBe(200);
   });
 
@@ -134,8 +134,8 @@ describe('POST /oidc/token: client authentication', () => {
   it('Basic credentials plus a body secret, or a different body client_id → 400 invalid_request', async () => {
     const code = await webCode(h);
     const form = { grant_type: 'authorization_code', code, redirect_uri: WEB_REDIRECT };
-    await expectError(await h.post('/oidc/token', { ...form, client_secret: 'web-secret' }, { authorization: basic('web', 'web-secret') }), 400, 'invalid_request');
-    await expectError(await h.post('/oidc/token', { ...form, client_id: 'spa' }, { authorization: basic('web', 'web-secret') }), 400, 'invalid_request');
+    await expectError(await h.post('/oidc/token', { ...form, client_secret: 'web-secret-of-the-demo-Zq7Xk2Lm9Vb4' }, { authorization: basic('web', 'web-secret-of-the-demo-Zq7Xk2Lm9Vb4') }), 400, 'invalid_request');
+    await expectError(await h.post('/oidc/token', { ...form, client_id: 'spa' }, { authorization: basic('web', 'web-secret-of-the-demo-Zq7Xk2Lm9Vb4') }), 400, 'invalid_request');
   });
 
   it('a client not registered for authorization_code → unauthorized_client', async () => {
@@ -154,7 +154,7 @@ describe('POST /oidc/token: code rules', () => {
     expect(body.error_description).toMatch(/already used/);
     const userinfoAfter = await h.get('/oidc/userinfo', { authorization: `Bearer ${first.access_token as string}` });
     expect(userinfoAfter.status).toBe(401);
-    const refresh = await h.post('/oauth/token', { grant_type: 'refresh_token', refresh_token: first.refresh_token as string, client_id: 'web', client_secret: 'web-secret' });
+    const refresh = await h.post('/oauth/token', { grant_type: 'refresh_token', refresh_token: first.refresh_token as string, client_id: 'web', client_secret: 'web-secret-of-the-demo-Zq7Xk2Lm9Vb4' });
     await expectError(refresh, 400, 'invalid_grant');
   });
 
@@ -193,7 +193,7 @@ describe('POST /oidc/token: code rules', () => {
 
   it('a code is bound to its client', async () => {
     const { code, verifier } = await spaCode();
-    const res = await h.post('/oidc/token', { grant_type: 'authorization_code', code, redirect_uri: SPA_REDIRECT, client_id: 'web', client_secret: 'web-secret', code_verifier: verifier });
+    const res = await h.post('/oidc/token', { grant_type: 'authorization_code', code, redirect_uri: SPA_REDIRECT, client_id: 'web', client_secret: 'web-secret-of-the-demo-Zq7Xk2Lm9Vb4', code_verifier: verifier });
     expect(res.status).toBe(400);
     const stolen = await exchangeWebCode(h, code, { redirect_uri: SPA_REDIRECT });
     const body = await expectError(stolen, 400, 'invalid_grant');
@@ -228,19 +228,19 @@ describe('POST /oidc/token: code rules', () => {
 
   it('a verifier for a code issued without a challenge → invalid_grant (no PKCE downgrade)', async () => {
     const code = await webCode(h);
-    const res = await h.post('/oidc/token', { grant_type: 'authorization_code', code, redirect_uri: WEB_REDIRECT, code_verifier: pkce().verifier }, { authorization: basic('web', 'web-secret') });
+    const res = await h.post('/oidc/token', { grant_type: 'authorization_code', code, redirect_uri: WEB_REDIRECT, code_verifier: pkce().verifier }, { authorization: basic('web', 'web-secret-of-the-demo-Zq7Xk2Lm9Vb4') });
     await expectError(res, 400, 'invalid_grant');
   });
 });
 
 describe('POST /oidc/token: request shape', () => {
   it.each([
-    ['missing grant_type', { code: 'x', redirect_uri: WEB_REDIRECT, client_id: 'web', client_secret: 'web-secret' }, 'invalid_request'],
-    ['refresh_token grant', { grant_type: 'refresh_token', refresh_token: 'x', client_id: 'web', client_secret: 'web-secret' }, 'unsupported_grant_type'],
+    ['missing grant_type', { code: 'x', redirect_uri: WEB_REDIRECT, client_id: 'web', client_secret: 'web-secret-of-the-demo-Zq7Xk2Lm9Vb4' }, 'invalid_request'],
+    ['refresh_token grant', { grant_type: 'refresh_token', refresh_token: 'x', client_id: 'web', client_secret: 'web-secret-of-the-demo-Zq7Xk2Lm9Vb4' }, 'unsupported_grant_type'],
     ['client_credentials grant', { grant_type: 'client_credentials', client_id: 'service', client_secret: 'service-secret' }, 'unsupported_grant_type'],
     ['password grant', { grant_type: 'password', username: 'alice', password: 'wonderland' }, 'unsupported_grant_type'],
-    ['missing code', { grant_type: 'authorization_code', redirect_uri: WEB_REDIRECT, client_id: 'web', client_secret: 'web-secret' }, 'invalid_request'],
-    ['missing redirect_uri', { grant_type: 'authorization_code', code: 'x', client_id: 'web', client_secret: 'web-secret' }, 'invalid_request'],
+    ['missing code', { grant_type: 'authorization_code', redirect_uri: WEB_REDIRECT, client_id: 'web', client_secret: 'web-secret-of-the-demo-Zq7Xk2Lm9Vb4' }, 'invalid_request'],
+    ['missing redirect_uri', { grant_type: 'authorization_code', code: 'x', client_id: 'web', client_secret: 'web-secret-of-the-demo-Zq7Xk2Lm9Vb4' }, 'invalid_request'],
   ])('%s → 400 %s', async (_name, form, error) => {
     await expectError(await h.post('/oidc/token', form as Record<string, string>), 400, error);
   });
@@ -257,7 +257,7 @@ describe('POST /oidc/token: request shape', () => {
 
   it('repeated parameters → 400 invalid_request', async () => {
     const code = await webCode(h);
-    const res = await h.post('/oidc/token', `grant_type=authorization_code&code=${code}&code=${code}&redirect_uri=${encodeURIComponent(WEB_REDIRECT)}&client_id=web&client_secret=web-secret`);
+    const res = await h.post('/oidc/token', `grant_type=authorization_code&code=${code}&code=${code}&redirect_uri=${encodeURIComponent(WEB_REDIRECT)}&client_id=web&client_secret=web-secret-of-the-demo-Zq7Xk2Lm9Vb4`);
     const body = await expectError(res, 400, 'invalid_request');
     expect(body.error_description).toMatch(/code is repeated/);
   });

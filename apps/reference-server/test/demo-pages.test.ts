@@ -13,7 +13,7 @@ beforeEach(async () => {
     config.tenants.push({
       id: 'prod',
       name: 'Acme <Production>',
-      clients: [{ client_id: 'web', client_secret: 'web-secret', redirect_uris: ['https://app.example/cb'], scopes: ['openid'] }],
+      clients: [{ client_id: 'web', client_secret: 'web-secret-of-the-demo-Zq7Xk2Lm9Vb4', redirect_uris: ['https://app.example/cb'], scopes: ['openid'] }],
       users: [{ username: 'bob', password: 'prod-password' }],
     });
     config.tenants.push({
@@ -69,7 +69,7 @@ describe('the tenant start page', () => {
     expect(text).toContain('<td><code>spa</code></td><td>React example (SPA)</td><td>public</td>');
     expect(text).toContain('<code>http://127.0.0.1:5173/callback</code>');
     expect(text).toContain('Server-side &#60;example&#62;'); // the name is escaped, never markup
-    expect(text).not.toContain('web-secret');
+    expect(text).not.toContain('web-secret-of-the-demo-Zq7Xk2Lm9Vb4');
     expect(text).not.toContain('Signed in as');
   });
 

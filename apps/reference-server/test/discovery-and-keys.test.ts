@@ -110,7 +110,7 @@ describe('access token formats', () => {
     expect(claims).toMatchObject({ iss: ISSUER, sub: 'alice', aud: ISSUER, client_id: 'web', scope: 'openid api.read', iat: now, exp: now + 3600 });
     expect(typeof claims.jti).toBe('string');
     expect((await h.get('/oidc/userinfo', { authorization: `Bearer ${body.access_token}` })).status).toBe(200);
-    await h.post('/oauth/revoke', { token: body.access_token, client_id: 'web', client_secret: 'web-secret' });
+    await h.post('/oauth/revoke', { token: body.access_token, client_id: 'web', client_secret: 'web-secret-of-the-demo-Zq7Xk2Lm9Vb4' });
     expect((await h.get('/oidc/userinfo', { authorization: `Bearer ${body.access_token}` })).status).toBe(401);
     const cc = (await (await h.post('/oauth/token', { grant_type: 'client_credentials', client_id: 'service', client_secret: 'service-secret' })).json()) as { access_token: string };
     expect(await verifyJwt(h, cc.access_token)).toMatchObject({ sub: 'service', client_id: 'service', scope: 'api.read api.write' });

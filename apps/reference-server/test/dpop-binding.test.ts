@@ -1,5 +1,5 @@
 // DPoP-bound tokens (RFC 9449 5-7, 10) over real HTTP: cnf.jkt, userinfo with the DPoP scheme,
-// refresh tokens of public clients bound to the key, codes bound by dpop_jkt, revocation and
+// refresh tokens bound to the key (a confidential client's too, unless it opts out), codes bound by dpop_jkt, revocation and
 // logout with bound tokens. Each attack next to the honest request that passes.
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,6 +7,7 @@ import { SPA_REDIRECT } from './helpers';
 import { dpopKey, type DpopKey, makeProof } from './support/dpop';
 import { type DpopServer, json, spaExchange, startDpopServer, webExchange } from './support/dpop-server';
 
+const WEB_SECRET = 'web-secret-of-the-demo-Zq7Xk2Lm9Vb4';
 let s: DpopServer;
 let key: DpopKey;
 let other: DpopKey;
@@ -15,6 +16,9 @@ beforeAll(async () => {
   s = await startDpopServer((config) => {
     const demo = config.tenants[0];
     if (demo) demo.access_token_format = 'jwt';
+    const web = demo?.clients?.find((c) => c.client_id === 'web');
+    // A confidential client that opted out of bound refresh tokens (RFC 9449 5 allows it).
+    demo?.clients?.push({ ...web, client_id: 'web-unbound', skip_consent: true, dpop_unbound_refresh: true } as NonNullable<typeof web>);
   });
   [key, other] = await Promise.all([dpopKey(), dpopKey('ES384')]);
 });
@@ -123,11 +127,41 @@ describe('refresh tokens (RFC 9449 5)', () => {
     expect((await json(rotated)).error).toBe('invalid_dpop_proof');
   });
 
-  it("a confidential client's refresh token is not bound (its secret holds it)", async () => {
+  it("I6: a confidential client's refresh token from a DPoP login stays bound: no Bearer token without a proof by its key", async () => {
     const { refresh_token } = await boundWebTokens();
-    const res = await s.token('/oauth/token', { grant_type: 'refresh_token', refresh_token: refresh_token ?? '', client_id: 'web', client_secret: 'web-secret' });
+    const webRefresh = (token: string) => ({ grant_type: 'refresh_token', refresh_token: token, client_id: 'web', client_secret: WEB_SECRET });
+    const bare = await s.token('/oauth/token', webRefresh(refresh_token ?? ''));
+    expect(bare.status).toBe(400);
+    const refusal = await json(bare);
+    expect(refusal).toEqual({ error: 'invalid_dpop_proof', error_description: 'the refresh token is DPoP-bound; send a DPoP proof by its key' });
+    const stranger = await s.token('/oauth/token', webRefresh(refresh_token ?? ''), { dpop: await s.proof(other, '/oauth/token') });
+    expect((await json(stranger)).error).toBe('invalid_dpop_proof');
+    // Refused attempts spent nothing: the owner refreshes with its key, and the rotated token stays bound.
+    const owner = await s.token('/oauth/token', webRefresh(refresh_token ?? ''), { dpop: await s.proof(key, '/oauth/token') });
+    expect(owner.status).toBe(200);
+    const next = (await json(owner)) as Record<string, string>;
+    expect(next.token_type).toBe('DPoP');
+    expect(decodeJwt(next.access_token ?? '').cnf).toEqual({ jkt: key.jkt });
+    expect((await json(await s.token('/oauth/token', webRefresh(next.refresh_token ?? '')))).error).toBe('invalid_dpop_proof');
+  });
+
+  it('with dpop_unbound_refresh a confidential client refreshes without a proof and gets a Bearer token', async () => {
+    const code = await s.webCode({ client_id: 'web-unbound' });
+    const exchange = { ...webExchange(code), client_id: 'web-unbound' };
+    const login = await s.token('/oidc/token', exchange, { dpop: await s.proof(key, '/oidc/token') });
+    const { refresh_token, token_type } = (await json(login)) as Record<string, string>;
+    expect(token_type).toBe('DPoP');
+    const res = await s.token('/oauth/token', { grant_type: 'refresh_token', refresh_token: refresh_token ?? '', client_id: 'web-unbound', client_secret: WEB_SECRET });
     expect(res.status).toBe(200);
     expect((await json(res)).token_type).toBe('bearer');
+  });
+
+  it('dpop_unbound_refresh on a public client is refused at config time', async () => {
+    const attempt = startDpopServer((config) => {
+      const spa = config.tenants[0]?.clients?.find((c) => c.client_id === 'spa');
+      if (spa) spa.dpop_unbound_refresh = true;
+    });
+    await expect(attempt).rejects.toThrow(/invalid config at tenants\[0\]\.clients\[0\]\.dpop_unbound_refresh: is for confidential clients only/);
   });
 
   it('revoking a bound refresh token as the public client works, and the token is dead after', async () => {

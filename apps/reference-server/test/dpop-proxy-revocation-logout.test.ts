@@ -124,7 +124,7 @@ describe('bound tokens at userinfo, revocation and logout', () => {
   it('a confidential client revokes its bound access token (a DPoP header sent along does no harm); the token is dead even with a proof by its key', async () => {
     const token = (await boundWebTokens()).access_token ?? '';
     expect((await userinfo(token)).status).toBe(200);
-    const revoked = await s.token('/oauth/revoke', { token, token_type_hint: 'access_token', client_id: 'web', client_secret: 'web-secret' }, { dpop: await s.proof(key, '/oauth/revoke') });
+    const revoked = await s.token('/oauth/revoke', { token, token_type_hint: 'access_token', client_id: 'web', client_secret: 'web-secret-of-the-demo-Zq7Xk2Lm9Vb4' }, { dpop: await s.proof(key, '/oauth/revoke') });
     expect(revoked.status).toBe(200);
     await expectChallenge(await userinfo(token), 'invalid_token');
   });

@@ -43,7 +43,7 @@ async function jwks(): Promise<JWK[]> {
 /** Logs in as `clientId` and redeems the code with its secret: the raw token response. */
 async function codeExchange(clientId: string): Promise<Response> {
   const { params: response } = await login(h, params(clientId));
-  return exchangeWebCode(h, response.get('code') ?? '', { client_id: clientId, client_secret: clientId === 'web' ? 'web-secret' : 'secret' });
+  return exchangeWebCode(h, response.get('code') ?? '', { client_id: clientId, client_secret: clientId === 'web' ? 'web-secret-of-the-demo-Zq7Xk2Lm9Vb4' : 'secret' });
 }
 
 async function tokens(clientId: string): Promise<{ access_token: string; id_token: string; refresh_token?: string }> {

@@ -46,7 +46,7 @@ describe.each([
   afterAll(async () => {
     // Nothing logged carries a code, a token or a password.
     for (const line of t.logs()) {
-      for (const secret of [...secrets, 'wonderland', 'web-secret']) expect(line).not.toContain(secret);
+      for (const secret of [...secrets, 'wonderland', 'web-secret-of-the-demo-Zq7Xk2Lm9Vb4']) expect(line).not.toContain(secret);
     }
     await t.close();
   });
@@ -55,7 +55,7 @@ describe.each([
     const code = await signIn(t.fleet, undefined);
     secrets.push(code);
     const wrongRedirect = await post(t.fleet, undefined, '/oidc/token', {
-      grant_type: 'authorization_code', code, redirect_uri: 'http://127.0.0.1:3000/other', client_id: 'web', client_secret: 'web-secret',
+      grant_type: 'authorization_code', code, redirect_uri: 'http://127.0.0.1:3000/other', client_id: 'web', client_secret: 'web-secret-of-the-demo-Zq7Xk2Lm9Vb4',
     });
     expect(wrongRedirect.status).toBe(400);
     expect((await body(wrongRedirect)).error).toBe('invalid_grant');
@@ -83,7 +83,7 @@ describe.each([
     const refreshToken = tokens.refresh_token ?? '';
     secrets.push(code, refreshToken, tokens.access_token ?? '');
     const widened = await post(t.fleet, undefined, '/oauth/token', {
-      grant_type: 'refresh_token', refresh_token: refreshToken, client_id: 'web', client_secret: 'web-secret', scope: 'openid api.admin',
+      grant_type: 'refresh_token', refresh_token: refreshToken, client_id: 'web', client_secret: 'web-secret-of-the-demo-Zq7Xk2Lm9Vb4', scope: 'openid api.admin',
     });
     expect(widened.status).toBe(400);
     expect((await body(widened)).error).toBe('invalid_scope');
@@ -105,7 +105,7 @@ describe.each([
   it('20 concurrent redemptions of one code after failed attempts: exactly one succeeds', async () => {
     const code = await signIn(t.fleet, undefined);
     secrets.push(code);
-    await post(t.fleet, undefined, '/oidc/token', { grant_type: 'authorization_code', code, redirect_uri: 'http://127.0.0.1:3000/x', client_id: 'web', client_secret: 'web-secret' });
+    await post(t.fleet, undefined, '/oidc/token', { grant_type: 'authorization_code', code, redirect_uri: 'http://127.0.0.1:3000/x', client_id: 'web', client_secret: 'web-secret-of-the-demo-Zq7Xk2Lm9Vb4' });
     const results = await Promise.all(Array.from({ length: 20 }, () => redeem(t.fleet, undefined, code)));
     expect(results.filter((r) => r.status === 200)).toHaveLength(1);
     expect(results.filter((r) => r.status === 400)).toHaveLength(19);

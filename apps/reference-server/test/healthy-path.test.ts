@@ -33,7 +33,7 @@ describe('the healthy path', () => {
     const tokens = (await (await exchangeWebCode(h, await webCode(h))).json()) as Record<string, string>;
     expect(tokens.id_token).toBeTypeOf('string');
     expect((await h.get('/oidc/userinfo', { authorization: `Bearer ${tokens.access_token}` })).status).toBe(200);
-    const refreshed = await h.post('/oauth/token', { grant_type: 'refresh_token', refresh_token: tokens.refresh_token ?? '', client_id: 'web', client_secret: 'web-secret' });
+    const refreshed = await h.post('/oauth/token', { grant_type: 'refresh_token', refresh_token: tokens.refresh_token ?? '', client_id: 'web', client_secret: 'web-secret-of-the-demo-Zq7Xk2Lm9Vb4' });
     expect(refreshed.status).toBe(200);
 
     const { challenge } = pkce();

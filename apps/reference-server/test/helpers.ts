@@ -122,7 +122,7 @@ export async function webCode(h: Harness, extra: Record<string, string | undefin
 }
 
 export async function exchangeWebCode(h: Harness, code: string, extra: Record<string, string> = {}): Promise<Response> {
-  return h.post('/oidc/token', { grant_type: 'authorization_code', code, redirect_uri: WEB_REDIRECT, client_id: 'web', client_secret: 'web-secret', ...extra });
+  return h.post('/oidc/token', { grant_type: 'authorization_code', code, redirect_uri: WEB_REDIRECT, client_id: 'web', client_secret: 'web-secret-of-the-demo-Zq7Xk2Lm9Vb4', ...extra });
 }
 
 /** Verifies a JWT against the server's published JWKS. */

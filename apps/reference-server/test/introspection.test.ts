@@ -20,7 +20,7 @@ afterAll(async () => {
 });
 
 const asApi = { authorization: basic('api', 'api-secret-0123456789') };
-const asWeb = { authorization: basic('web', 'web-secret') };
+const asWeb = { authorization: basic('web', 'web-secret-of-the-demo-Zq7Xk2Lm9Vb4') };
 const asService = { authorization: basic('service', 'service-secret') };
 
 function introspect(token: string, headers: Record<string, string>, extra: Record<string, string> = {}): Promise<Response> {
@@ -70,7 +70,7 @@ describe('POST /oauth/introspect (RFC 7662)', () => {
     const spa = await introspect(access_token, {}, { client_id: 'spa' });
     expect(spa.status).toBe(401);
     expect(await json(spa)).toMatchObject({ error: 'invalid_client' });
-    const body = await s.token('/oauth/introspect', { token: access_token, client_id: 'web', client_secret: 'web-secret' });
+    const body = await s.token('/oauth/introspect', { token: access_token, client_id: 'web', client_secret: 'web-secret-of-the-demo-Zq7Xk2Lm9Vb4' });
     expect((await json(body)).active).toBe(true);
   });
 
@@ -87,7 +87,7 @@ describe('POST /oauth/introspect (RFC 7662)', () => {
     expect(await json(await introspect('not-a-token', asWeb))).toEqual({ active: false });
     const { access_token = '', refresh_token = '' } = await webTokens();
     expect(await json(await introspect(refresh_token, asWeb))).toEqual({ active: false });
-    const revoked = await s.token('/oauth/revoke', { token: access_token, client_id: 'web', client_secret: 'web-secret' });
+    const revoked = await s.token('/oauth/revoke', { token: access_token, client_id: 'web', client_secret: 'web-secret-of-the-demo-Zq7Xk2Lm9Vb4' });
     expect(revoked.status).toBe(200);
     expect(await json(await introspect(access_token, asWeb))).toEqual({ active: false });
     const other = (await webTokens()).access_token ?? '';

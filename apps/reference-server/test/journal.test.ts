@@ -24,7 +24,7 @@ function recordingFetch(h: Harness, seen: string[]): (request: Request) => Promi
 describe('request journal', () => {
   it('records every request of a login, refresh and client credentials run, and never a secret, code, token or password', async () => {
     const h = await setup();
-    const secrets: string[] = ['wonderland', 'web-secret', 'service-secret'];
+    const secrets: string[] = ['wonderland', 'web-secret-of-the-demo-Zq7Xk2Lm9Vb4', 'service-secret'];
     const { verifier, challenge } = pkce();
     secrets.push(verifier, challenge);
     const params = spaParams(challenge, { nonce: 'nonce-value-123456', state: 'state-value-123456' });
@@ -49,7 +49,7 @@ describe('request journal', () => {
     const cc = await h.post('/oauth/token', { grant_type: 'client_credentials', scope: 'api.read' }, { authorization: basic('service', 'service-secret') });
     secrets.push(((await cc.json()) as { access_token: string }).access_token);
     await h.post('/oauth/revoke', { token: refreshed.refresh_token, client_id: 'spa' });
-    await h.post('/oauth/token', { grant_type: 'refresh_token', client_id: 'web', client_secret: 'web-secret', refresh_token: 'stolen-refresh-token-value' });
+    await h.post('/oauth/token', { grant_type: 'refresh_token', client_id: 'web', client_secret: 'web-secret-of-the-demo-Zq7Xk2Lm9Vb4', refresh_token: 'stolen-refresh-token-value' });
     secrets.push('stolen-refresh-token-value');
 
     const journal = h.server.requests();
@@ -163,7 +163,7 @@ describe('request journal', () => {
     const server = await createReferenceServer(config, { logger: false, controlApi: true });
     const { origin, close } = await server.listen({ port: 0 });
     try {
-      await fetch(`${origin}/demo/oauth/token`, { method: 'POST', body: new URLSearchParams({ grant_type: 'refresh_token', client_id: 'web', client_secret: 'web-secret', refresh_token: 'r-1234567' }) });
+      await fetch(`${origin}/demo/oauth/token`, { method: 'POST', body: new URLSearchParams({ grant_type: 'refresh_token', client_id: 'web', client_secret: 'web-secret-of-the-demo-Zq7Xk2Lm9Vb4', refresh_token: 'r-1234567' }) });
       await fetch(`${origin}/demo/oidc/jwks`);
       const response = await fetch(`${origin}/_control/requests?path=/oauth/token&grant_type=refresh_token`, { headers: CONTROL });
       const entries = (await response.json()) as { status: number; params: Record<string, string> }[];

@@ -7,7 +7,7 @@ beforeAll(async () => {
   h = await setup((config) => {
     config.tenants.push({
       id: 'acme',
-      clients: [{ client_id: 'web', client_secret: 'web-secret', redirect_uris: [WEB_REDIRECT], scopes: ['openid'], grant_types: ['authorization_code', 'refresh_token'] }],
+      clients: [{ client_id: 'web', client_secret: 'web-secret-of-the-demo-Zq7Xk2Lm9Vb4', redirect_uris: [WEB_REDIRECT], scopes: ['openid'], grant_types: ['authorization_code', 'refresh_token'] }],
       users: [{ username: 'alice', password: 'wonderland' }],
     });
   });
@@ -60,7 +60,7 @@ describe('tenants are isolated', () => {
       new Request('http://localhost/acme/oidc/token', {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: WEB_REDIRECT, client_id: 'web', client_secret: 'web-secret' }),
+        body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: WEB_REDIRECT, client_id: 'web', client_secret: 'web-secret-of-the-demo-Zq7Xk2Lm9Vb4' }),
       }),
     );
     expect(res.status).toBe(400);

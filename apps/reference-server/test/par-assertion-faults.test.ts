@@ -13,7 +13,7 @@ import { type DpopServer, json, startDpopServer } from './support/dpop-server';
 const JWT_BEARER = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
 const PREFIX = 'urn:ietf:params:oauth:request_uri:';
 const HMAC_SECRET = 'hmac-client-secret-of-more-than-32-bytes-0123456789';
-const WEB_AUTH = { authorization: basic('web', 'web-secret') };
+const WEB_AUTH = { authorization: basic('web', 'web-secret-of-the-demo-Zq7Xk2Lm9Vb4') };
 
 let s: DpopServer;
 let key: { privateKey: CryptoKey; publicJwk: JWK };

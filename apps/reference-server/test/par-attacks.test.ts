@@ -31,7 +31,7 @@ afterAll(async () => {
 });
 
 const local = () => `${s.listening.origin}/demo`;
-const WEB_AUTH = { authorization: basic('web', 'web-secret') };
+const WEB_AUTH = { authorization: basic('web', 'web-secret-of-the-demo-Zq7Xk2Lm9Vb4') };
 
 function webRequest(extra: Record<string, string> = {}): Record<string, string> {
   return { response_type: 'code', client_id: 'web', redirect_uri: WEB_REDIRECT, scope: 'openid profile', state: 'pushed-state', nonce: 'n', ...extra };

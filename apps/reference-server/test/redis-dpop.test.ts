@@ -46,7 +46,7 @@ describe('DPoP on two instances sharing Redis', () => {
       new Request(`${fleet.issuer}/oidc/token`, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded', dpop: await proof('/oidc/token') },
-        body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: 'http://127.0.0.1:3000/callback', client_id: 'web', client_secret: 'web-secret' }).toString(),
+        body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: 'http://127.0.0.1:3000/callback', client_id: 'web', client_secret: 'web-secret-of-the-demo-Zq7Xk2Lm9Vb4' }).toString(),
       }),
     );
     const token = (await body(res)).access_token ?? '';

@@ -155,7 +155,7 @@ describe('two instances sharing Redis', () => {
         new Request(`${acme}/oidc/token`, {
           method: 'POST',
           headers: { 'content-type': 'application/x-www-form-urlencoded' },
-          body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: 'http://127.0.0.1:3000/callback', client_id: 'web', client_secret: 'web-secret' }),
+          body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: 'http://127.0.0.1:3000/callback', client_id: 'web', client_secret: 'web-secret-of-the-demo-Zq7Xk2Lm9Vb4' }),
         }),
       );
     const res = await exchange('b');

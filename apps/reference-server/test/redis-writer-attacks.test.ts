@@ -54,7 +54,7 @@ const hash = (value: string) => createHash('sha256').update(value).digest('base6
 async function token(issuer: string, form: Record<string, string>): Promise<Response> {
   // The contract profile: the code at /oidc/token, every other grant at /oauth/token.
   const path = form.grant_type === 'authorization_code' ? '/oidc/token' : '/oauth/token';
-  return fetch(`${issuer}${path}`, { method: 'POST', headers: { authorization: basic('web', 'web-secret') }, body: new URLSearchParams(form) });
+  return fetch(`${issuer}${path}`, { method: 'POST', headers: { authorization: basic('web', 'web-secret-of-the-demo-Zq7Xk2Lm9Vb4') }, body: new URLSearchParams(form) });
 }
 
 async function currentKid(issuer: string): Promise<string> {

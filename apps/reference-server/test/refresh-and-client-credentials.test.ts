@@ -21,7 +21,7 @@ async function webTokens(scope = 'openid offline_access api.read'): Promise<Reco
 }
 
 function refreshWeb(refreshToken: string, extra: Record<string, string> = {}): Promise<Response> {
-  return h.post('/oauth/token', { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: 'web', client_secret: 'web-secret', ...extra });
+  return h.post('/oauth/token', { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: 'web', client_secret: 'web-secret-of-the-demo-Zq7Xk2Lm9Vb4', ...extra });
 }
 
 function userinfoStatus(accessToken: string): Promise<number> {
@@ -45,7 +45,7 @@ describe('POST /oauth/token: refresh_token', () => {
 
   it('also accepts client_secret_basic', async () => {
     const first = await webTokens();
-    const res = await h.post('/oauth/token', { grant_type: 'refresh_token', refresh_token: first.refresh_token ?? '' }, { authorization: basic('web', 'web-secret') });
+    const res = await h.post('/oauth/token', { grant_type: 'refresh_token', refresh_token: first.refresh_token ?? '' }, { authorization: basic('web', 'web-secret-of-the-demo-Zq7Xk2Lm9Vb4') });
     expect(res.status).toBe(200);
   });
 
@@ -91,7 +91,7 @@ describe('POST /oauth/token: refresh_token', () => {
 
   it('unknown refresh tokens and missing refresh_token', async () => {
     await expectError(await refreshWeb('nope'), 400, 'invalid_grant');
-    await expectError(await h.post('/oauth/token', { grant_type: 'refresh_token', client_id: 'web', client_secret: 'web-secret' }), 400, 'invalid_request');
+    await expectError(await h.post('/oauth/token', { grant_type: 'refresh_token', client_id: 'web', client_secret: 'web-secret-of-the-demo-Zq7Xk2Lm9Vb4' }), 400, 'invalid_request');
   });
 
   it('refresh tokens expire after their lifetime (30 days by default)', async () => {
@@ -130,7 +130,7 @@ describe('POST /oauth/token: refresh_token', () => {
   });
 
   it('authorization_code at /oauth/token → unsupported_grant_type naming /oidc/token', async () => {
-    const res = await h.post('/oauth/token', { grant_type: 'authorization_code', code: 'x', redirect_uri: 'x', client_id: 'web', client_secret: 'web-secret' });
+    const res = await h.post('/oauth/token', { grant_type: 'authorization_code', code: 'x', redirect_uri: 'x', client_id: 'web', client_secret: 'web-secret-of-the-demo-Zq7Xk2Lm9Vb4' });
     expect(res.status).toBe(400);
     const body = await json(res);
     expect(body.error).toBe('unsupported_grant_type');
@@ -170,7 +170,7 @@ describe('POST /oauth/token: client_credentials', () => {
   });
 
   it('clients not registered for it → unauthorized_client (public clients never are)', async () => {
-    await expectError(await h.post('/oauth/token', { grant_type: 'client_credentials', client_id: 'web', client_secret: 'web-secret' }), 400, 'unauthorized_client');
+    await expectError(await h.post('/oauth/token', { grant_type: 'client_credentials', client_id: 'web', client_secret: 'web-secret-of-the-demo-Zq7Xk2Lm9Vb4' }), 400, 'unauthorized_client');
     await expectError(await h.post('/oauth/token', { grant_type: 'client_credentials', client_id: 'spa' }), 400, 'unauthorized_client');
   });
 

@@ -73,14 +73,14 @@ describe('JSON responses say charset=utf-8', () => {
 describe('CORS on token responses is per client', () => {
   it("a page on another client's origin cannot read the web client's tokens; its own origin can", async () => {
     const code = await signIn(fleet(), undefined);
-    const request = { grant_type: 'authorization_code', code, redirect_uri: WEB_REDIRECT, client_id: 'web', client_secret: 'web-secret' };
+    const request = { grant_type: 'authorization_code', code, redirect_uri: WEB_REDIRECT, client_id: 'web', client_secret: 'web-secret-of-the-demo-Zq7Xk2Lm9Vb4' };
     // http://127.0.0.1:5173 is the spa client's origin: allowed by the tenant, not for web's tokens.
     const foreign = await fetch(`${issuer}/oidc/token`, form(request, 'http://127.0.0.1:5173'));
     expect(foreign.status).toBe(200);
     expect(foreign.headers.get('access-control-allow-origin')).toBeNull();
     expect(foreign.headers.get('vary')).toBe('Origin');
     const tokens = await body(foreign);
-    const own = await fetch(`${issuer}/oauth/token`, form({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token ?? '', client_id: 'web', client_secret: 'web-secret' }, 'http://127.0.0.1:3000'));
+    const own = await fetch(`${issuer}/oauth/token`, form({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token ?? '', client_id: 'web', client_secret: 'web-secret-of-the-demo-Zq7Xk2Lm9Vb4' }, 'http://127.0.0.1:3000'));
     expect(own.status).toBe(200);
     expect(own.headers.get('access-control-allow-origin')).toBe('http://127.0.0.1:3000');
   });

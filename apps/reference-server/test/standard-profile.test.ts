@@ -21,7 +21,7 @@ describe('profile "standard" (in-process)', () => {
   it('accepts client secret and PKCE verifier together and answers with expires_in', async () => {
     const h = await setup(standard);
     const { code, verifier } = await webCodeWithPkce(h);
-    const res = await exchange(h, { code, code_verifier: verifier, client_secret: 'web-secret' });
+    const res = await exchange(h, { code, code_verifier: verifier, client_secret: 'web-secret-of-the-demo-Zq7Xk2Lm9Vb4' });
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({ token_type: 'Bearer', expires_in: 3600, id_token: expect.any(String), refresh_token: expect.any(String) });
   });
@@ -29,7 +29,7 @@ describe('profile "standard" (in-process)', () => {
   it('checks both: a wrong verifier is invalid_grant, a wrong secret invalid_client, a missing secret invalid_client', async () => {
     const h = await setup(standard);
     const a = await webCodeWithPkce(h);
-    const wrongVerifier = await exchange(h, { code: a.code, code_verifier: pkce().verifier, client_secret: 'web-secret' });
+    const wrongVerifier = await exchange(h, { code: a.code, code_verifier: pkce().verifier, client_secret: 'web-secret-of-the-demo-Zq7Xk2Lm9Vb4' });
     expect(wrongVerifier.status).toBe(400);
     expect(await wrongVerifier.json()).toMatchObject({ error: 'invalid_grant' });
     const b = await webCodeWithPkce(h);
@@ -45,8 +45,8 @@ describe('profile "standard" (in-process)', () => {
   it('serves refresh and client credentials at the discovery token_endpoint (Basic auth too)', async () => {
     const h = await setup(standard);
     const { code, verifier } = await webCodeWithPkce(h);
-    const tokens = (await (await exchange(h, { code, code_verifier: verifier, client_secret: 'web-secret' })).json()) as { refresh_token: string };
-    const refreshed = await h.post('/oidc/token', { grant_type: 'refresh_token', refresh_token: tokens.refresh_token }, { authorization: basic('web', 'web-secret') });
+    const tokens = (await (await exchange(h, { code, code_verifier: verifier, client_secret: 'web-secret-of-the-demo-Zq7Xk2Lm9Vb4' })).json()) as { refresh_token: string };
+    const refreshed = await h.post('/oidc/token', { grant_type: 'refresh_token', refresh_token: tokens.refresh_token }, { authorization: basic('web', 'web-secret-of-the-demo-Zq7Xk2Lm9Vb4') });
     expect(refreshed.status).toBe(200);
     expect(await refreshed.json()).toMatchObject({ expires_in: 3600, refresh_token: expect.any(String) });
     const cc = await h.post('/oidc/token', { grant_type: 'client_credentials', client_id: 'service', client_secret: 'service-secret' });
@@ -59,12 +59,12 @@ describe('profile "standard" (in-process)', () => {
 
   it('refuses other grant types, and bad input, with a 4xx in the contract shape', async () => {
     const h = await setup(standard);
-    const password = await h.post('/oidc/token', { grant_type: 'password', username: 'alice', password: 'wonderland', client_id: 'web', client_secret: 'web-secret' });
+    const password = await h.post('/oidc/token', { grant_type: 'password', username: 'alice', password: 'wonderland', client_id: 'web', client_secret: 'web-secret-of-the-demo-Zq7Xk2Lm9Vb4' });
     expect(password.status).toBe(400);
     expect(await password.json()).toMatchObject({ error: 'unsupported_grant_type' });
     const noGrant = await h.post('/oidc/token', { client_id: 'web' });
     expect(await noGrant.json()).toMatchObject({ error: 'invalid_request' });
-    const unknownRefresh = await h.post('/oidc/token', { grant_type: 'refresh_token', refresh_token: 'x', client_id: 'web', client_secret: 'web-secret' });
+    const unknownRefresh = await h.post('/oidc/token', { grant_type: 'refresh_token', refresh_token: 'x', client_id: 'web', client_secret: 'web-secret-of-the-demo-Zq7Xk2Lm9Vb4' });
     expect(unknownRefresh.status).toBe(400);
     expect(await unknownRefresh.json()).toMatchObject({ error: 'invalid_grant' });
   });
@@ -91,7 +91,7 @@ describe('profile "standard" (in-process)', () => {
   it('the contract profile is the default and unchanged: secret with verifier refused, refresh not at /oidc/token', async () => {
     const h = await setup();
     const { code, verifier } = await webCodeWithPkce(h);
-    const both = await exchange(h, { code, code_verifier: verifier, client_secret: 'web-secret' });
+    const both = await exchange(h, { code, code_verifier: verifier, client_secret: 'web-secret-of-the-demo-Zq7Xk2Lm9Vb4' });
     expect(await both.json()).toMatchObject({ error: 'invalid_request' });
     const refresh = await h.post('/oidc/token', { grant_type: 'client_credentials', client_id: 'service', client_secret: 'service-secret' });
     expect(await refresh.json()).toMatchObject({ error: 'unsupported_grant_type' });
@@ -120,7 +120,7 @@ describe('profile "standard" over real HTTP', () => {
       const code = new URL(result.location).searchParams.get('code') ?? '';
       const post = (form: Record<string, string>) =>
         fetch(`${issuer}/oidc/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form) });
-      const tokens = await post({ grant_type: 'authorization_code', code, redirect_uri: WEB_REDIRECT, client_id: 'web', client_secret: 'web-secret', code_verifier: verifier });
+      const tokens = await post({ grant_type: 'authorization_code', code, redirect_uri: WEB_REDIRECT, client_id: 'web', client_secret: 'web-secret-of-the-demo-Zq7Xk2Lm9Vb4', code_verifier: verifier });
       expect(await tokens.json()).toMatchObject({ expires_in: 3600, id_token: expect.any(String) });
       const cc = await post({ grant_type: 'client_credentials', client_id: 'service', client_secret: 'service-secret' });
       expect(cc.status).toBe(200);

@@ -59,22 +59,22 @@ describe('/oidc/userinfo', () => {
 describe('POST /oauth/revoke (RFC 7009)', () => {
   it('revokes an access token', async () => {
     const { access_token, refresh_token } = await tokens();
-    const res = await h.post('/oauth/revoke', { token: access_token, token_type_hint: 'access_token', client_id: 'web', client_secret: 'web-secret' });
+    const res = await h.post('/oauth/revoke', { token: access_token, token_type_hint: 'access_token', client_id: 'web', client_secret: 'web-secret-of-the-demo-Zq7Xk2Lm9Vb4' });
     expect(res.status).toBe(200);
     expect((await h.get('/oidc/userinfo', { authorization: `Bearer ${access_token}` })).status).toBe(401);
     // the refresh token is untouched
-    expect((await h.post('/oauth/token', { grant_type: 'refresh_token', refresh_token, client_id: 'web', client_secret: 'web-secret' })).status).toBe(200);
+    expect((await h.post('/oauth/token', { grant_type: 'refresh_token', refresh_token, client_id: 'web', client_secret: 'web-secret-of-the-demo-Zq7Xk2Lm9Vb4' })).status).toBe(200);
   });
 
   it('revoking a refresh token revokes its grant, access tokens included', async () => {
     const { access_token, refresh_token } = await tokens();
-    expect((await h.post('/oauth/revoke', { token: refresh_token, client_id: 'web', client_secret: 'web-secret' })).status).toBe(200);
-    expect((await h.post('/oauth/token', { grant_type: 'refresh_token', refresh_token, client_id: 'web', client_secret: 'web-secret' })).status).toBe(400);
+    expect((await h.post('/oauth/revoke', { token: refresh_token, client_id: 'web', client_secret: 'web-secret-of-the-demo-Zq7Xk2Lm9Vb4' })).status).toBe(200);
+    expect((await h.post('/oauth/token', { grant_type: 'refresh_token', refresh_token, client_id: 'web', client_secret: 'web-secret-of-the-demo-Zq7Xk2Lm9Vb4' })).status).toBe(400);
     expect((await h.get('/oidc/userinfo', { authorization: `Bearer ${access_token}` })).status).toBe(401);
   });
 
   it('answers 200 for unknown tokens and for tokens of other clients, without revoking the latter', async () => {
-    expect((await h.post('/oauth/revoke', { token: 'unknown', client_id: 'web', client_secret: 'web-secret' })).status).toBe(200);
+    expect((await h.post('/oauth/revoke', { token: 'unknown', client_id: 'web', client_secret: 'web-secret-of-the-demo-Zq7Xk2Lm9Vb4' })).status).toBe(200);
     const { access_token } = await tokens();
     expect((await h.post('/oauth/revoke', { token: access_token, client_id: 'spa' })).status).toBe(200);
     expect((await h.get('/oidc/userinfo', { authorization: `Bearer ${access_token}` })).status).toBe(200);
@@ -90,7 +90,7 @@ describe('POST /oauth/revoke (RFC 7009)', () => {
   });
 
   it('a missing token → 400 invalid_request', async () => {
-    const res = await h.post('/oauth/revoke', { client_id: 'web', client_secret: 'web-secret' });
+    const res = await h.post('/oauth/revoke', { client_id: 'web', client_secret: 'web-secret-of-the-demo-Zq7Xk2Lm9Vb4' });
     expect(res.status).toBe(400);
     expect(await res.json()).toMatchObject({ error: 'invalid_request' });
   });

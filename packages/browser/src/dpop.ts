@@ -4,7 +4,9 @@
  * (structured clone; a key exported to bytes could be copied away, and a JWK of a
  * non-extractable key cannot be made at all). One key per client id and provider, made at the
  * first login, shared by every tab of the origin, deleted at logout. A refresh token bound to it is worthless elsewhere, which
- * is what makes a session kept in IndexedDB across reloads a reasonable choice.
+ * is what makes a session kept in IndexedDB across reloads a reasonable choice. A stored pair
+ * whose private key can be exported was not made here (script planted it to learn the key): it
+ * is removed, never used.
  */
 
 import { DEV } from './dev';
@@ -99,6 +101,18 @@ export function dpop(): DpopPart {
   return part as unknown as DpopPart;
 }
 
+// What generateDpopKeyPair makes and this part stores: an ECDSA P-256 pair whose private key cannot be exported.
+function isOwnKeyPair(value: unknown): value is CryptoKeyPair {
+  const { privateKey, publicKey } = (value ?? {}) as Partial<CryptoKeyPair>;
+  return (
+    privateKey?.type === 'private' &&
+    privateKey.extractable === false &&
+    (privateKey.algorithm as EcKeyAlgorithm).namedCurve === 'P-256' &&
+    privateKey.algorithm.name === 'ECDSA' &&
+    publicKey?.type === 'public'
+  );
+}
+
 function bindKey(options: ResolvedOptions, adopt: Parameters<Dpop['bind_']>[1]): BrowserDpop {
   const { now, issuer, clientId, core_: core, request_: request, complete_: complete, runtime_: runtime } = options;
   if (options.fragment_) {
@@ -114,7 +128,13 @@ function bindKey(options: ResolvedOptions, adopt: Parameters<Dpop['bind_']>[1]):
   // in `core_` for the token calls. Only this part writes there, so the key is one
   // generateDpopKeyPair made (ES256).
   async function load(): Promise<DpopHandle | undefined> {
-    const stored = await store.get(name);
+    let stored = await store.get(name);
+    // A pair this part did not make (its private key can be exported: script that planted it
+    // knows it) would bind the tokens to a key usable outside the browser: never used, removed.
+    if (stored && !isOwnKeyPair(stored)) {
+      await store.remove(name);
+      stored = null;
+    }
     const loaded = stored ? await dpopForGeneratedKey({ keyPair: stored, now }) : undefined;
     core.dpop = loaded && core.dpop?.jkt === loaded.jkt ? core.dpop : loaded;
     return core.dpop;

@@ -26,11 +26,11 @@ function refusal(options: unknown): OidcError {
 
 describe('options', () => {
   it('refuses a client secret and says why', () => {
-    const error = refusal({ ...base, clientSecret: 'web-secret' });
+    const error = refusal({ ...base, clientSecret: 'web-secret-of-the-demo-Zq7Xk2Lm9Vb4' });
     expect(error.code).toBe('client_secret_in_browser');
     expect(error.message).toMatch(/public client/);
     expect(error.message).toMatch(/PKCE/);
-    expect(error.message).not.toContain('web-secret');
+    expect(error.message).not.toContain('web-secret-of-the-demo-Zq7Xk2Lm9Vb4');
   });
 
   it('refuses a client secret under its OAuth name too', () => {

@@ -149,8 +149,9 @@ export function privateKeyJwt(key: (JsonWebKey & { kid?: string }) | CryptoKey, 
 /**
  * `client_secret_jwt`: the client proves it knows its secret with an HMAC-signed JWT instead of
  * sending the secret itself (same claims as {@link privateKeyJwt}). RFC 7518 3.2 asks for a key
- * at least as long as the hash: a secret shorter than 32 bytes (48 for HS384, 64 for HS512) is
- * refused with `invalid_options`.
+ * at least as long as the hash: a secret shorter than 32 bytes is refused with `invalid_options`
+ * when the auth is made (shorter than 48 with `alg: 'HS384'`, 64 with `'HS512'`), and one too
+ * short for the algorithm the provider lists is refused before the request is sent.
  *
  * @example
  * ```ts
@@ -162,14 +163,15 @@ export function clientSecretJwt(secret: string, options: ClientSecretJwtOptions 
   const { now } = checkedOptions(options);
   if (options.alg !== undefined && !HMAC.includes(options.alg)) throw invalidOptions(DEV && 'alg must be HS256, HS384 or HS512.');
   const bytes = utf8(secret);
+  // Refused when made, not at the first request: shorter than 32 bytes keys no HS algorithm.
+  const shortest = options.alg ?? 'HS256';
+  if (bytes.length < Number(shortest.slice(2)) / 8) throw secretTooShort(shortest);
   const imported = new Map<string, Promise<CryptoKey>>();
   return async ({ clientId, provider, body }) => {
     const listed = provider?.token_endpoint_auth_signing_alg_values_supported;
     const alg = options.alg ?? (Array.isArray(listed) ? HMAC.find((a) => listed.includes(a)) : undefined) ?? 'HS256';
     const params = paramsFor(alg) as HmacImportParams;
-    if (bytes.length < Number(alg.slice(2)) / 8) {
-      throw invalidOptions(DEV && `The client secret is too short for ${alg} (RFC 7518 3.2): ask the provider for a longer one.`);
-    }
+    if (bytes.length < Number(alg.slice(2)) / 8) throw secretTooShort(alg);
     let pending = imported.get(alg);
     if (!pending) {
       pending = crypto.subtle.importKey('raw', bytes, params, false, ['sign']);
@@ -177,6 +179,11 @@ export function clientSecretJwt(secret: string, options: ClientSecretJwtOptions 
     }
     await addAssertion(body, provider, clientId, { alg }, await pending, params, options, now);
   };
+}
+
+function secretTooShort(alg: string): OidcError {
+  const needed = Number(alg.slice(2)) / 8;
+  return invalidOptions(DEV && `The client secret is too short for ${alg}: RFC 7518 3.2 needs at least ${needed} bytes. Ask the provider for a longer one.`);
 }
 
 function checkedOptions(options: PrivateKeyJwtOptions | ClientSecretJwtOptions): { kid?: string; now: Clock } {

@@ -96,7 +96,7 @@ const PROTECTED_BODY = new Set([
  * const tokens = await exchangeCode({
  *   provider: serviceProvider('http://127.0.0.1:4000/demo'),
  *   client: { clientId: 'web' },
- *   clientAuth: clientSecretBasic('web-secret'),
+ *   clientAuth: clientSecretBasic('web-secret-of-the-demo-Zq7Xk2Lm9Vb4'),
  *   code,
  *   redirectUri: 'http://127.0.0.1:3000/callback',
  * });

@@ -145,7 +145,9 @@ describe('clientSecretJwt', () => {
     const error = await rejection(formOf(clientSecretJwt(secret), listed));
     expect(error.code).toBe('invalid_options');
     expect(error.message).not.toContain(secret);
-    expect((await rejection(formOf(clientSecretJwt('short-secret')))).code).toBe('invalid_options');
+    // Too short for any HMAC algorithm, or for the one asked for: refused when made, before any request.
+    expect(() => clientSecretJwt('short-secret')).toThrow(expect.objectContaining({ code: 'invalid_options', message: expect.stringMatching(/at least 32 bytes/) }));
+    expect(() => clientSecretJwt(secret, { alg: 'HS512' })).toThrow(expect.objectContaining({ code: 'invalid_options', message: expect.stringMatching(/HS512.*64 bytes/) }));
     expect(() => clientSecretJwt(secret, { alg: 'RS256' as 'HS256' })).toThrow(expect.objectContaining({ code: 'invalid_options' }));
     expect(() => clientSecretJwt('')).toThrow(expect.objectContaining({ code: 'invalid_options' }));
   });

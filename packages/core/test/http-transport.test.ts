@@ -8,7 +8,7 @@ const { server } = useMswServer();
 const ISSUER = 'https://login.example.com/acme';
 const provider = serviceProvider(ISSUER);
 const TOKEN = `${ISSUER}/oidc/token`;
-const exchange = { provider, client: { clientId: 'web' }, clientAuth: clientSecretBasic('web-secret'), code: 'c', redirectUri: 'https://app.example.com/cb' };
+const exchange = { provider, client: { clientId: 'web' }, clientAuth: clientSecretBasic('web-secret-of-the-demo-Zq7Xk2Lm9Vb4'), code: 'c', redirectUri: 'https://app.example.com/cb' };
 
 async function failure(promise: Promise<unknown>) {
   return promise.then(

@@ -36,7 +36,7 @@ describe('pushAuthorizationRequest', () => {
   it('pushes every parameter with the client authentication; the URL keeps only client_id and request_uri', async () => {
     server.use(http.post(PAR, () => HttpResponse.json({ request_uri: REQUEST_URI, expires_in: 60 }, { status: 201 })));
     const request = await built();
-    const pushed = await pushAuthorizationRequest({ provider, client: { clientId: 'web' }, clientAuth: clientSecretBasic('web-secret'), request });
+    const pushed = await pushAuthorizationRequest({ provider, client: { clientId: 'web' }, clientAuth: clientSecretBasic('web-secret-of-the-demo-Zq7Xk2Lm9Vb4'), request });
     const sent = requests[0]!;
     expect(sent.headers.get('authorization')).toMatch(/^Basic /);
     const form = new URLSearchParams(await sent.text());

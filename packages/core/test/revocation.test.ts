@@ -24,7 +24,7 @@ describe('revokeToken', () => {
     const revoked = await revokeToken({
       provider,
       client: { clientId: 'web' },
-      clientAuth: clientSecret('web-secret'),
+      clientAuth: clientSecret('web-secret-of-the-demo-Zq7Xk2Lm9Vb4'),
       token: 'rt-1',
       tokenTypeHint: 'refresh_token',
     });
@@ -35,7 +35,7 @@ describe('revokeToken', () => {
       token: 'rt-1',
       token_type_hint: 'refresh_token',
       client_id: 'web',
-      client_secret: 'web-secret',
+      client_secret: 'web-secret-of-the-demo-Zq7Xk2Lm9Vb4',
     });
   });
 

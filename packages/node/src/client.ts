@@ -48,7 +48,7 @@ import { createWebHandlers } from './web-handlers';
  * const client = createNodeClient({
  *   provider: serviceProvider('http://127.0.0.1:4000/demo'), // or: issuer: 'https://id.example.com'
  *   clientId: 'web',
- *   clientSecret: 'web-secret',
+ *   clientSecret: 'web-secret-of-the-demo-Zq7Xk2Lm9Vb4',
  *   redirectUri: 'http://127.0.0.1:3000/callback',
  *   scope: 'openid profile email',
  *   cookieSecret: process.env.COOKIE_SECRET, // >= 32 random characters

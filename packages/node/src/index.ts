@@ -10,7 +10,7 @@
  * const client = createNodeClient({
  *   provider: serviceProvider('http://127.0.0.1:4000/demo'),
  *   clientId: 'web',
- *   clientSecret: 'web-secret',
+ *   clientSecret: 'web-secret-of-the-demo-Zq7Xk2Lm9Vb4',
  *   redirectUri: 'http://127.0.0.1:3000/callback',
  *   cookieSecret: process.env.COOKIE_SECRET!, // openssl rand -base64 32
  * });

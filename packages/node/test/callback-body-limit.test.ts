@@ -12,7 +12,7 @@ const CAP = 64 * 1024;
 const client = createNodeClient({
   provider: serviceProvider('http://127.0.0.1:9/demo'), // never contacted: the body is refused first
   clientId: 'web',
-  clientSecret: 'web-secret',
+  clientSecret: 'web-secret-of-the-demo-Zq7Xk2Lm9Vb4',
   redirectUri: 'http://127.0.0.1:3000/callback',
   responseMode: 'form_post',
   cookieSecret: 'test-cookie-AtAE9OxzcznqoR6nacFM-e9MnATZvZ-9',

@@ -34,7 +34,7 @@ beforeAll(async () => {
   web = {
     provider: serviceProvider(server.issuer),
     clientId: 'web',
-    clientSecret: 'web-secret',
+    clientSecret: 'web-secret-of-the-demo-Zq7Xk2Lm9Vb4',
     redirectUri: 'http://127.0.0.1:3000/callback',
     scope: 'openid profile email offline_access',
   };

@@ -18,7 +18,7 @@ beforeAll(async () => {
   web = {
     provider: serviceProvider(server.issuer),
     clientId: 'web',
-    clientSecret: 'web-secret',
+    clientSecret: 'web-secret-of-the-demo-Zq7Xk2Lm9Vb4',
     redirectUri: 'http://127.0.0.1:3000/callback',
     scope: 'openid profile email offline_access',
   };
@@ -51,7 +51,7 @@ describe('code flow', () => {
 
     const exchange = recorder.posts.find((p) => p.body.get('grant_type') === 'authorization_code');
     expect(exchange?.url).toBe(`${server.issuer}/oidc/token`);
-    expect(exchange?.authorization).toBe(`Basic ${btoa('web:web-secret')}`);
+    expect(exchange?.authorization).toBe(`Basic ${btoa('web:web-secret-of-the-demo-Zq7Xk2Lm9Vb4')}`);
     expect(exchange?.body.has('client_secret')).toBe(false);
     expect(exchange?.body.has('code_verifier')).toBe(false);
   });
@@ -67,7 +67,7 @@ describe('code flow', () => {
     const exchange = recorder.posts.find((p) => p.body.get('grant_type') === 'authorization_code');
     expect(exchange?.body.get('code_verifier')).toBe(transaction.codeVerifier);
     expect(exchange?.body.has('client_secret')).toBe(false);
-    expect(exchange?.authorization).toBe(`Basic ${btoa('web:web-secret')}`);
+    expect(exchange?.authorization).toBe(`Basic ${btoa('web:web-secret-of-the-demo-Zq7Xk2Lm9Vb4')}`);
   });
 
   it('refuses a code exchange carrying both the secret and the verifier in the body before sending it', async () => {
@@ -194,7 +194,7 @@ describe('refresh', () => {
     expect(refreshed.expiresAt).toBeGreaterThan(Math.floor(Date.now() / 1000));
     const post = recorder.posts.find((p) => p.body.get('grant_type') === 'refresh_token');
     expect(post?.url).toBe(`${server.issuer}/oauth/token`);
-    expect(post?.body.get('client_secret')).toBe('web-secret');
+    expect(post?.body.get('client_secret')).toBe('web-secret-of-the-demo-Zq7Xk2Lm9Vb4');
 
     const reused = await client.refresh(first).catch((e: unknown) => e);
     expect(reused).toBeInstanceOf(TokenEndpointError);

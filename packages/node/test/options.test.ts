@@ -5,7 +5,7 @@ const STRONG = 'test-cookie-AtAE9OxzcznqoR6nacFM-e9MnATZvZ-9';
 const valid: NodeClientOptions = {
   provider: serviceProvider('https://id.example.com/acme'),
   clientId: 'web',
-  clientSecret: 'web-secret',
+  clientSecret: 'web-secret-of-the-demo-Zq7Xk2Lm9Vb4',
   redirectUri: 'https://app.example.com/callback',
 };
 

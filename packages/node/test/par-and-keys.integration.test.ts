@@ -55,7 +55,7 @@ function redirectOf(result: Awaited<ReturnType<typeof loginThroughForms>>['resul
 describe('PAR in the login', () => {
   it('par: true pushes the request (client secret in Basic); the browser gets client_id and request_uri only', async () => {
     const recorder = recordingFetch();
-    const client = createNodeClient({ issuer: server.issuer, clientId: 'web', clientSecret: 'web-secret', redirectUri: REDIRECT, par: true, fetch: recorder.fetch });
+    const client = createNodeClient({ issuer: server.issuer, clientId: 'web', clientSecret: 'web-secret-of-the-demo-Zq7Xk2Lm9Vb4', redirectUri: REDIRECT, par: true, fetch: recorder.fetch });
     const { url, transaction, result } = await loginThroughForms(client);
     expect([...url.searchParams.keys()].sort()).toEqual(['client_id', 'request_uri']);
     const push = recorder.posts.find((p) => p.url === `${server.issuer}/oauth/par`);
@@ -67,7 +67,7 @@ describe('PAR in the login', () => {
   });
 
   it('without par, a provider that does not require it gets the plain redirect', async () => {
-    const client = createNodeClient({ issuer: server.issuer, clientId: 'web', clientSecret: 'web-secret', redirectUri: REDIRECT });
+    const client = createNodeClient({ issuer: server.issuer, clientId: 'web', clientSecret: 'web-secret-of-the-demo-Zq7Xk2Lm9Vb4', redirectUri: REDIRECT });
     const { url } = await client.startLogin();
     expect(url.searchParams.has('request_uri')).toBe(false);
     expect(url.searchParams.get('redirect_uri')).toBe(REDIRECT);

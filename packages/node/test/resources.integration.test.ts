@@ -29,7 +29,7 @@ const client = (resources: string[]) =>
   createNodeClient({
     provider: serviceProvider(server.issuer),
     clientId: 'web',
-    clientSecret: 'web-secret',
+    clientSecret: 'web-secret-of-the-demo-Zq7Xk2Lm9Vb4',
     redirectUri: WEB_REDIRECT,
     scope: 'openid offline_access',
     resources,

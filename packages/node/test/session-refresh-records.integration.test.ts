@@ -27,7 +27,7 @@ describe('refresh records', () => {
       expect(first.status).toBe(401);
       expect(world.count('POST', '/oauth/token')).toBe(before + 1);
       // Even with the client fixed, the copy of the cookie never spends that refresh token again.
-      await world.control.clients.update('web', { client_secret: 'web-secret' });
+      await world.control.clients.update('web', { client_secret: 'web-secret-of-the-demo-Zq7Xk2Lm9Vb4' });
       const again = await fetch(`${world.appOrigin}/state`, { headers: { cookie: copy, accept: 'application/json' } });
       expect(await again.json()).toEqual({ signedIn: true, reason: null, error: null }); // not due: nothing to refresh
       const forced = await fetch(`${world.appOrigin}/token?force`, { headers: { cookie: copy } });
@@ -35,7 +35,7 @@ describe('refresh records', () => {
       expect(await forced.json()).toEqual({ error: 'login_required' });
       expect(world.count('POST', '/oauth/token')).toBe(before + 1);
     } finally {
-      await world.control.clients.update('web', { client_secret: 'web-secret' });
+      await world.control.clients.update('web', { client_secret: 'web-secret-of-the-demo-Zq7Xk2Lm9Vb4' });
     }
   });
 

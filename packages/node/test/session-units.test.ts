@@ -12,7 +12,7 @@ import { safeReturnTo } from '../src/session/request-checks';
 const client = createNodeClient({
   provider: serviceProvider('https://id.example.com/acme'),
   clientId: 'web',
-  clientSecret: 'web-secret',
+  clientSecret: 'web-secret-of-the-demo-Zq7Xk2Lm9Vb4',
   redirectUri: 'https://app.example.com/auth/callback',
   cookieSecret: 'test-tx-oFp2bAbXNweB5DkDlIp8K5Ci-dGM7BII',
 });

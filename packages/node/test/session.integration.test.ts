@@ -136,7 +136,7 @@ describe('refresh and expiry', () => {
     const revoked = await fetch(`${world.issuer}/oauth/revoke`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ token: refreshToken, token_type_hint: 'refresh_token', client_id: 'web', client_secret: 'web-secret' }),
+      body: new URLSearchParams({ token: refreshToken, token_type_hint: 'refresh_token', client_id: 'web', client_secret: 'web-secret-of-the-demo-Zq7Xk2Lm9Vb4' }),
     });
     expect(revoked.status).toBe(200);
     advance(301);

@@ -11,7 +11,7 @@ import { TokenEndpointError, createNodeClient, serviceProvider } from '../src/in
 import { loginThroughForms, recordingFetch } from './support/reference-server';
 
 const REDIRECT = 'http://127.0.0.1:3000/callback';
-const SECRET = 'web-secret';
+const SECRET = 'web-secret-of-the-demo-Zq7Xk2Lm9Vb4';
 let listening: Listening;
 let issuer: string;
 const logged: string[] = [];

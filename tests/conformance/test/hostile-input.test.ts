@@ -46,7 +46,7 @@ const NAMES = [
   'post_logout_redirect_uri',
 ];
 const VALUES = [
-  'spa', 'web', 'service', 'web-secret', 'service-secret', 'code', 'token', 'id_token', 'id_token token', 'code id_token', 'code token id_token',
+  'spa', 'web', 'service', 'web-secret-of-the-demo-Zq7Xk2Lm9Vb4', 'service-secret', 'code', 'token', 'id_token', 'id_token token', 'code id_token', 'code token id_token',
   'openid', 'openid profile email offline_access', 'api.read', 'query', 'fragment', 'form_post', 'S256', 'plain', 'none', 'login', 'consent',
   'authorization_code', 'refresh_token', 'client_credentials', 'alice', 'wonderland', 'allow', 'deny', 'cancel', '0', '-1', '99999999999',
   ...REDIRECT_URIS, ...LOGOUT_URIS,
@@ -103,7 +103,7 @@ const cookie = fc
 const authorization = fc.oneof(
   printable.map((t) => `Bearer ${t}`),
   fc.tuple(printable, printable).map(([id, secret]) => `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`),
-  fc.constantFrom(`Basic ${Buffer.from('web:web-secret').toString('base64')}`, 'Basic !!!', 'Bearer', 'Negotiate abc'),
+  fc.constantFrom(`Basic ${Buffer.from('web:web-secret-of-the-demo-Zq7Xk2Lm9Vb4').toString('base64')}`, 'Basic !!!', 'Bearer', 'Negotiate abc'),
   printable,
 );
 

@@ -21,7 +21,7 @@ beforeAll(async () => {
 });
 afterAll(() => op.close());
 
-const discoverWeb = () => client.discovery(new URL(op.issuer), 'web', 'web-secret', undefined, { execute: [client.allowInsecureRequests] });
+const discoverWeb = () => client.discovery(new URL(op.issuer), 'web', 'web-secret-of-the-demo-Zq7Xk2Lm9Vb4', undefined, { execute: [client.allowInsecureRequests] });
 const discoverSpa = () => client.discovery(new URL(op.issuer), 'spa', undefined, client.None(), { execute: [client.allowInsecureRequests] });
 
 async function codeFlow(config: client.Configuration, redirect: string, DPoP: client.DPoPHandle) {

@@ -50,7 +50,7 @@ async function codeFlow(config: client.Configuration) {
 
 describe('openid-client v6 (default configuration) against the standard profile', () => {
   it('code + PKCE + client secret: tokens, validated ID token claims, expires_in, userinfo', async () => {
-    const config = await discover('web', 'web-secret');
+    const config = await discover('web', 'web-secret-of-the-demo-Zq7Xk2Lm9Vb4');
     const tokens = await codeFlow(config);
     expect(tokens.claims()).toMatchObject({ iss: op.issuer, sub: 'alice', aud: 'web', email: 'alice@example.com' });
     expect(tokens.expires_in).toBe(3600);
@@ -60,7 +60,7 @@ describe('openid-client v6 (default configuration) against the standard profile'
   });
 
   it('refresh at the discovery token_endpoint: a new access token and a rotated refresh token', async () => {
-    const config = await discover('web', 'web-secret');
+    const config = await discover('web', 'web-secret-of-the-demo-Zq7Xk2Lm9Vb4');
     const first = await codeFlow(config);
     const refreshed = await client.refreshTokenGrant(config, first.refresh_token ?? '');
     expect(refreshed.access_token).not.toBe(first.access_token);
@@ -96,7 +96,7 @@ describe('openid-client v6 (default configuration) against the standard profile'
 describe('the contract profile (the default) stays as the service contract says', () => {
   it('the same openid-client code exchange is refused: secret and verifier together are invalid_request', async () => {
     await using contract = await createTestServer({ config: standardConfig('contract'), listen: true });
-    const config = await discover('web', 'web-secret', contract.issuer);
+    const config = await discover('web', 'web-secret-of-the-demo-Zq7Xk2Lm9Vb4', contract.issuer);
     await expect(codeFlow(config)).rejects.toMatchObject({ error: 'invalid_request' });
     const service = await discover('service', 'service-secret', contract.issuer);
     await expect(client.clientCredentialsGrant(service)).rejects.toMatchObject({ error: 'unsupported_grant_type' });

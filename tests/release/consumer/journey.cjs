@@ -14,7 +14,7 @@ module.exports = async function journey({ discover, createNodeClient, completeLo
   const web = createNodeClient({
     issuer,
     clientId: 'web',
-    clientSecret: 'web-secret',
+    clientSecret: 'web-secret-of-the-demo-Zq7Xk2Lm9Vb4',
     redirectUri: 'http://127.0.0.1:3000/callback',
     scope: 'openid profile',
     responseMode: 'form_post',

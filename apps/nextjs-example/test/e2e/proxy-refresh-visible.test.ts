@@ -16,7 +16,7 @@ async function browserToken(): Promise<{ fingerprint: string; expiresAt: number 
     client: createNodeClient({
       issuer: e2e.harness.issuer,
       clientId: 'web',
-      clientSecret: 'web-secret',
+      clientSecret: 'web-secret-of-the-demo-Zq7Xk2Lm9Vb4',
       redirectUri: `${e2e.harness.appOrigin}/auth/callback`,
       cookieSecret: SESSION_SECRET,
     }),

@@ -4,7 +4,7 @@ import type { ServerConfig } from './schema';
  * The built-in configuration used when no file is given: tenant `demo` ("oidc-rp demo",
  * development, with `demo_login`: one-click sign-in and `login_hint` without a password) with
  * users `alice` / `wonderland` and `bob` / `builder`, a public SPA client `spa`, a confidential
- * web client `web` (secret `web-secret`) and a client-credentials client `service`
+ * web client `web` (secret `web-secret-of-the-demo-Zq7Xk2Lm9Vb4`) and a client-credentials client `service`
  * (secret `service-secret`).
  * Returns a fresh object each call, so callers may modify it.
  *
@@ -54,7 +54,7 @@ export function demoConfig(): ServerConfig {
           {
             client_id: 'web',
             client_name: 'Server-side example',
-            client_secret: 'web-secret',
+            client_secret: 'web-secret-of-the-demo-Zq7Xk2Lm9Vb4',
             redirect_uris: ['http://127.0.0.1:3000/callback', 'http://localhost:3000/callback'],
             post_logout_redirect_uris: ['http://127.0.0.1:3000/'],
             grant_types: ['authorization_code', 'refresh_token'],

@@ -37,6 +37,13 @@ export function canonicalResponseType(value: string): ResponseType | undefined {
   return RESPONSE_TYPES.find((t) => t.split(' ').sort().join(' ') === key);
 }
 
+/**
+ * Which `aud` a client assertion may have: `issuer`, the issuer as a string only (RFC 7523bis,
+ * FAPI 2.0); `issuer_or_token_endpoint`, also the token endpoint URL (and the PAR endpoint's at
+ * PAR), as a string or in an array (RFC 7523 3, RFC 9126 2).
+ */
+export type ClientAssertionAudience = 'issuer' | 'issuer_or_token_endpoint';
+
 /** How a client authenticates at the token, revocation and PAR endpoints (RFC 7591 `token_endpoint_auth_method`). */
 export type ClientAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'client_secret_jwt' | 'private_key_jwt' | 'none';
 
@@ -59,6 +66,8 @@ export interface Client {
   require_dpop: boolean;
   /** RFC 8707 resources the client may ask tokens for; any other `resource` is `invalid_target`. */
   resources: readonly string[];
+  /** Confidential clients: refresh tokens of a DPoP login are left unbound (see {@link bindsRefreshToken}). */
+  dpop_unbound_refresh: boolean;
   /** `aud` of JWT access tokens without a `resource`; undefined: the issuer. */
   access_token_audience: readonly string[] | undefined;
   /** This client's access tokens: its own setting, else the tenant's. */
@@ -89,6 +98,19 @@ export interface Client {
  */
 export function isConfidential(client: Client): boolean {
   return client.client_secret !== undefined || client.jwks !== undefined || client.jwks_uri !== undefined;
+}
+
+/**
+ * Whether a refresh token issued to `client` with a DPoP proof is bound to the proof's key: always
+ * for a public client (RFC 9449 5), and for a confidential one unless it sets
+ * `dpop_unbound_refresh` (else a stolen refresh token plus the client's credentials would get
+ * Bearer tokens, undoing the binding the login asked for).
+ *
+ * @example
+ * const jkt = bindsRefreshToken(client) ? proof?.jkt : undefined;
+ */
+export function bindsRefreshToken(client: Client): boolean {
+  return !isConfidential(client) || !client.dpop_unbound_refresh;
 }
 
 /** A user after validation. */
@@ -128,6 +150,8 @@ export interface Tenant {
   dpop_nonce: boolean;
   /** Authorize requests of every client must come through the PAR endpoint (RFC 9126). */
   require_pushed_authorization_requests: boolean;
+  /** The `aud` rule of client assertions. */
+  client_assertion_audience: ClientAssertionAudience;
   lifetimes: Readonly<Lifetimes>;
   /** Custom claims released per scope, beside the standard ones. */
   scope_claims: ReadonlyMap<string, readonly string[]>;

@@ -8,6 +8,7 @@ import type { Fault } from './fault-names';
 import {
   canonicalResponseType,
   type Client,
+  type ClientAssertionAudience,
   type ClientAuthMethod,
   isConfidential,
   type GrantType,
@@ -20,7 +21,8 @@ import {
   type TenantProfile,
   type User,
 } from './model';
-import { GENERATE_SECRET, weakSecretProblem } from '../crypto/secret-strength';
+import { GENERATE_SECRET, hmacSecretProblem, weakSecretProblem } from '../crypto/secret-strength';
+import { privateAddressProblem } from './private-address';
 import { STANDARD_CLAIM_TYPES, shapeProblem } from './shape';
 
 /** A registered client as written in the config file. */
@@ -47,6 +49,11 @@ export interface ClientConfig {
    * `resource`; any other is refused with `invalid_target`. Default none.
    */
   resources?: string[];
+  /**
+   * Confidential clients only: refresh tokens from a DPoP login are not bound to the key, so a
+   * refresh without a proof gets a Bearer token (RFC 9449 5 allows it). Default false: bound.
+   */
+  dpop_unbound_refresh?: boolean;
   /** `aud` of the client's JWT access tokens when the request names no RFC 8707 `resource`. Default: the issuer. */
   access_token_audience?: string | string[];
   /** This client's access tokens: opaque, or RFC 9068 JWTs. Default: the tenant's `access_token_format`. */
@@ -58,6 +65,11 @@ export interface ClientConfig {
   introspection_audiences?: string[];
   /** Back-Channel Logout 1.0: where logout tokens are POSTed when a user's session ends (https, or http on loopback in a development tenant). */
   backchannel_logout_uri?: string;
+  /**
+   * Lets `backchannel_logout_uri` be an IP address of a private network (10/8, 172.16/12,
+   * 192.168/16, 100.64/10, link-local 169.254/16, fc00::/7, fe80::/10). Default false: refused.
+   */
+  backchannel_logout_private_network?: boolean;
   /** Logout tokens (and ID tokens) carry `sid` for this client. Default false. */
   backchannel_logout_session_required?: boolean;
   /** Conformance testing only: make the server misbehave for this client (see the README's fault table). */
@@ -126,6 +138,13 @@ export interface TenantConfig {
   dpop_nonce?: boolean;
   /** Authorize requests of every client must come through the PAR endpoint (RFC 9126). Default false. */
   require_pushed_authorization_requests?: boolean;
+  /**
+   * The `aud` a client assertion may have: `"issuer"` (the issuer as a string: RFC 7523bis, FAPI
+   * 2.0) or `"issuer_or_token_endpoint"` (also the token endpoint URL, and the PAR endpoint's at
+   * PAR, as a string or in an array: RFC 7523 3). Default `"issuer"`; with the standard profile
+   * `"issuer_or_token_endpoint"`.
+   */
+  client_assertion_audience?: ClientAssertionAudience;
   lifetimes?: Partial<Lifetimes>;
   /** Custom claims per scope (custom scopes allowed), beside the standard OIDC mapping: `{ "roles": ["roles"] }`. */
   scope_claims?: Record<string, string[]>;
@@ -285,10 +304,11 @@ function readClient(o: ClientConfig, field: string, development: boolean, tenant
     skip_consent: o.skip_consent ?? false,
     require_dpop: o.require_dpop ?? false,
     resources: readResources(o.resources, `${field}.resources`),
+    dpop_unbound_refresh: o.dpop_unbound_refresh ?? false,
     access_token_audience: audience === undefined ? undefined : typeof audience === 'string' ? [audience] : audience,
     access_token_format: o.access_token_format ?? tenantFormat,
     introspection_audiences: o.introspection_audiences ?? [],
-    backchannel_logout_uri: readBackchannelUri(o.backchannel_logout_uri, `${field}.backchannel_logout_uri`, development),
+    backchannel_logout_uri: readBackchannelUri(o.backchannel_logout_uri, `${field}.backchannel_logout_uri`, development, o.backchannel_logout_private_network ?? false),
     backchannel_logout_session_required: o.backchannel_logout_session_required ?? false,
     faults: readFaults(o.fault, `${field}.fault`),
     jwks: o.jwks === undefined ? undefined : readJwks(o.jwks.keys, `${field}.jwks.keys`),
@@ -308,8 +328,10 @@ function readClient(o: ClientConfig, field: string, development: boolean, tenant
 /**
  * A `backchannel_logout_uri` (Back-Channel Logout 1.0 2.2): absolute, no fragment, https, or http
  * on a loopback host in a development tenant only (the server POSTs to it, so never elsewhere in clear).
+ * Never an IP address of a private network (cloud metadata, internal services) unless the client
+ * sets `backchannel_logout_private_network`; loopback is allowed as before.
  */
-function readBackchannelUri(uri: string | undefined, field: string, development: boolean): string | undefined {
+function readBackchannelUri(uri: string | undefined, field: string, development: boolean, privateNetwork: boolean): string | undefined {
   if (uri === undefined) return undefined;
   let url: URL;
   try {
@@ -319,8 +341,17 @@ function readBackchannelUri(uri: string | undefined, field: string, development:
   }
   if (uri.includes('#')) throw new ConfigError(field, 'must not contain a fragment');
   const loopback = url.hostname === 'localhost' || url.hostname === '127.0.0.1' || url.hostname === '[::1]';
-  if (url.protocol === 'https:' || (url.protocol === 'http:' && loopback && development)) return uri;
-  throw new ConfigError(field, 'must be an https URI (http only on localhost, 127.0.0.1 or [::1], in a tenant with "development": true)');
+  if (!(url.protocol === 'https:' || (url.protocol === 'http:' && loopback && development))) {
+    throw new ConfigError(field, 'must be an https URI (http only on localhost, 127.0.0.1 or [::1], in a tenant with "development": true)');
+  }
+  const privateAddress = privateAddressProblem(url.hostname);
+  if (privateAddress !== undefined && !privateNetwork) {
+    throw new ConfigError(
+      field,
+      `is ${privateAddress}: the server would POST logout tokens into a private network. Use the client's public https URL, or set "backchannel_logout_private_network": true on the client if it really is reached there`,
+    );
+  }
+  return uri;
 }
 
 function checkClientConsistency(client: Client, field: string): void {
@@ -337,6 +368,9 @@ function checkClientConsistency(client: Client, field: string): void {
     throw new ConfigError(`${field}.grant_types`, '"client_credentials" needs a client_secret, jwks or jwks_uri (public clients cannot use it)');
   }
   checkAuthMethod(client, field);
+  if (client.dpop_unbound_refresh && !isConfidential(client)) {
+    throw new ConfigError(`${field}.dpop_unbound_refresh`, "is for confidential clients only: a public client's refresh token is always bound to its DPoP key (RFC 9449 5); remove it");
+  }
   const interactive = has('authorization_code') || has('implicit');
   if (interactive && client.redirect_uris.length === 0) {
     throw new ConfigError(`${field}.redirect_uris`, 'needs at least one URI for the authorization_code or implicit grant');
@@ -380,6 +414,9 @@ function checkAuthMethod(client: Client, field: string): void {
   if (method?.startsWith('client_secret') && !secret) {
     throw new ConfigError(`${field}.token_endpoint_auth_method`, `"${method}" needs a client_secret`);
   }
+  // A secret that keys HMAC assertions only must key at least the shortest (HS256).
+  const short = method === 'client_secret_jwt' ? hmacSecretProblem(client.client_secret as string, 'HS256') : undefined;
+  if (short !== undefined) throw new ConfigError(`${field}.client_secret`, `${short} for "client_secret_jwt": register a random secret of 32 bytes or more (64 for HS512); ${GENERATE_SECRET}`);
 }
 
 /** `scope_claims`: custom claims per scope; standard claims keep their standard scopes. */
@@ -446,6 +483,7 @@ function readTenant(o: TenantConfig, field: string): Tenant {
     require_dpop: o.require_dpop ?? false,
     dpop_nonce: o.dpop_nonce ?? false,
     require_pushed_authorization_requests: o.require_pushed_authorization_requests ?? false,
+    client_assertion_audience: o.client_assertion_audience ?? (o.profile === 'standard' ? 'issuer_or_token_endpoint' : 'issuer'),
     lifetimes: { ...DEFAULT_LIFETIMES, ...o.lifetimes },
     scope_claims: readScopeClaims(o.scope_claims, `${field}.scope_claims`),
     users: new Map(users.map((u) => [u.username, u])),

@@ -136,6 +136,10 @@ const client = strict({
     list(text),
     'RFC 8707: the resources (APIs, absolute URIs) this client may ask access tokens for with the resource parameter; any other is refused with invalid_target. Default none.',
   ),
+  dpop_unbound_refresh: optional(
+    flag,
+    'A confidential client only: its refresh tokens from a DPoP login are not bound to the DPoP key, so a refresh without a proof gets a Bearer access token (RFC 9449 5 allows it; its credentials hold the token). Default false: they stay bound, and each refresh needs a proof by that key.',
+  ),
   access_token_audience: optional(
     z.union([text, list(text).check(z.minLength(1, { error: 'must be a non-empty string or a non-empty list of them' }))], {
       error: 'must be a non-empty string or a list of them',
@@ -153,6 +157,10 @@ const client = strict({
   backchannel_logout_uri: optional(
     text,
     "Back-Channel Logout 1.0: where logout tokens are POSTed when the user's session ends. https, or http on a loopback host in a development tenant.",
+  ),
+  backchannel_logout_private_network: optional(
+    flag,
+    'Lets backchannel_logout_uri be an IP address of a private network (10/8, 172.16/12, 192.168/16, 100.64/10, link-local 169.254/16, fc00::/7, fe80::/10), refused otherwise: the server would POST wherever the config points, cloud metadata services included. Default false.',
   ),
   backchannel_logout_session_required: optional(flag, 'Logout tokens carry the session id (sid) for this client. Default false.'),
   fault: optional(
@@ -202,6 +210,10 @@ const tenant = strict({
   require_dpop: optional(flag, "Token requests of every client of the tenant must carry a DPoP proof (RFC 9449). Default false."),
   dpop_nonce: optional(flag, 'The token endpoints and userinfo demand a server nonce in DPoP proofs (use_dpop_nonce, DPoP-Nonce header). Default false.'),
   require_pushed_authorization_requests: optional(flag, 'Authorize requests of every client of the tenant must come through the PAR endpoint (RFC 9126). Default false.'),
+  client_assertion_audience: optional(
+    oneOf(['issuer', 'issuer_or_token_endpoint']),
+    'The aud a client assertion (private_key_jwt, client_secret_jwt) may have. "issuer": the issuer, as a string (RFC 7523bis, FAPI 2.0). "issuer_or_token_endpoint": also the token endpoint URL (and at the PAR endpoint its own URL), as a string or in an array (RFC 7523 3, for older client libraries). Default "issuer", "issuer_or_token_endpoint" with the standard profile.',
+  ),
   lifetimes: optional(lifetimes),
   scope_claims: optional(
     z.record(scopeToken, list(claimName), { error: 'must be an object mapping scopes to lists of claim names' }),

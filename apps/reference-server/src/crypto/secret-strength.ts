@@ -59,3 +59,17 @@ export function weakSecretProblem(secret: string): string | undefined {
   if (/^([a-z]{3,}[-_. ]){2,}[a-z]{3,}$/.test(secret)) return 'is words joined by separators';
   return undefined;
 }
+
+/**
+ * Why `secret` cannot key an HMAC `alg`, or undefined when it can: RFC 7518 3.2 needs a key at
+ * least as long as the hash (32 bytes for HS256, 48 for HS384, 64 for HS512), and a shorter
+ * secret falls to an offline guess from one captured assertion.
+ *
+ * @example
+ * hmacSecretProblem('web-secret', 'HS256'); // 'is 10 bytes; HS256 needs at least 32 (RFC 7518 3.2)'
+ */
+export function hmacSecretProblem(secret: string, alg: string): string | undefined {
+  const needed = Number(alg.slice(2)) / 8;
+  const bytes = Buffer.byteLength(secret, 'utf8');
+  return bytes < needed ? `is ${bytes} bytes; ${alg} needs at least ${needed} (RFC 7518 3.2)` : undefined;
+}

@@ -4,7 +4,7 @@
  * standard profile it is the one token endpoint of RFC 6749: every grant, client secret and
  * PKCE verifier together, `expires_in` always.
  */
-import { isConfidential } from '../config/model';
+import { bindsRefreshToken } from '../config/model';
 import { s256, safeEqual } from '../crypto/secrets';
 import { OAuthError } from '../http/errors';
 import { authenticateClient, requireSecretIfConfidential } from '../oauth/client-auth';
@@ -92,10 +92,10 @@ export function codeTokenEndpoint(ctx: RequestContext): Promise<Response> {
       });
     }
     if (record.scopes.includes('offline_access') && client.grant_types.includes('refresh_token')) {
-      // RFC 9449 5: a public client's refresh token is bound to its DPoP key; a confidential client's is held by its secret.
+      // RFC 9449 5: bound to the DPoP key (a confidential client may opt out: dpop_unbound_refresh).
       // The refresh token keeps every granted resource: a refresh may ask a token for any one of them (RFC 8707 2.2).
       const granted = grantedResources(record);
-      body.refresh_token = await issueRefreshToken(ctx, { ...grant, resources: granted.length > 0 ? granted : resources, jkt: !isConfidential(client) ? proof?.jkt : undefined });
+      body.refresh_token = await issueRefreshToken(ctx, { ...grant, resources: granted.length > 0 ? granted : resources, jkt: bindsRefreshToken(client) ? proof?.jkt : undefined });
     }
     return tokenResponse(ctx, client, body);
   });

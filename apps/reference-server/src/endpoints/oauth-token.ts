@@ -2,7 +2,7 @@
  * `POST /oauth/token`: refresh tokens and client credentials, as the contract splits the token
  * endpoints (codes are exchanged at `/oidc/token`).
  */
-import { isConfidential } from '../config/model';
+import { bindsRefreshToken, isConfidential } from '../config/model';
 import { OAuthError } from '../http/errors';
 import { USER_SCOPES } from '../oauth/claims';
 import { authenticateClient, requireSecretIfConfidential } from '../oauth/client-auth';
@@ -83,8 +83,8 @@ async function refreshGrant(ctx: RequestContext, form: Form, proof: ValidProof |
   );
   const scopes = requested ?? record.scopes;
   const access = await issueAccessToken(ctx, { clientId: client.client_id, scopes, user: record.user, grantId: record.grantId, resources, jkt: proof?.jkt });
-  // A bound token stays bound; a public client's unbound one becomes bound by its first proof.
-  const jkt = record.jkt ?? (!isConfidential(client) ? proof?.jkt : undefined);
+  // A bound token stays bound; an unbound one becomes bound by its first proof (unless the client opted out).
+  const jkt = record.jkt ?? (bindsRefreshToken(client) ? proof?.jkt : undefined);
   const granted = grantedResources(record);
   const refreshToken = await issueRefreshToken(ctx, { clientId: client.client_id, scopes: record.scopes, user: record.user, grantId: record.grantId, resources: granted.length > 0 ? granted : resources, jkt });
   return tokenResponse(ctx, client, { access_token: access.token, token_type: proof ? 'DPoP' : 'bearer', expires_in: access.expiresIn, refresh_token: refreshToken });

@@ -15,7 +15,7 @@ export class OAuthError extends Error {
   constructor(
     readonly error: string,
     readonly description: string,
-    readonly status: 400 | 401 | 403 | 404 | 405 = 400,
+    readonly status: 400 | 401 | 403 | 404 | 405 | 429 = 400,
     readonly headers: Readonly<Record<string, string>> = {},
   ) {
     super(`${error}: ${description}`);

@@ -1,16 +1,17 @@
 /**
  * JWT client authentication (RFC 7523 2.2, OpenID Connect Core 9): `private_key_jwt`, checked
- * against the keys registered for the client (`jwks`, or `jwks_uri` fetched with a timeout and
- * cached), and `client_secret_jwt`, an HMAC keyed with the client secret. The algorithm decides
- * which: HS* needs a secret, anything else registered keys, so a public key never serves as an
+ * against the keys registered for the client (`jwks`, or `jwks_uri`: client-jwks.ts), and
+ * `client_secret_jwt`, an HMAC keyed with the client secret. The algorithm decides which: HS* needs a secret, anything else registered keys, so a public key never serves as an
  * HMAC secret. Checks run in a fixed order; the `jti` is spent last, on the shared store, so an
  * assertion refused for another reason can be corrected and one that passed is never accepted again.
  */
 import { type JWK, compactVerify, importJWK } from 'jose';
 import type { Client, ClientJwk } from '../config/model';
 import { storageKey } from '../crypto/secrets';
+import { hmacSecretProblem } from '../crypto/secret-strength';
 import { faultyAssertionCheck } from '../faults/client-assertion';
 import { invalidClient } from '../http/errors';
+import { clientKeys } from './client-jwks';
 import { nowSeconds, type RequestContext } from '../request/context';
 
 /** `client_assertion_type` of a JWT assertion. */
@@ -25,11 +26,6 @@ export const MAX_ASSERTION_LIFETIME = 300;
 /** Seconds of clock skew accepted on `exp`, `iat` and `nbf`. */
 const SKEW = 60;
 const MAX_ASSERTION_LENGTH = 8192;
-/** A fetched `jwks_uri` is used this long (server clock), and fetched again at most this often for an unknown `kid`. */
-const JWKS_CACHE_SECONDS = 300;
-const JWKS_REFETCH_SECONDS = 30;
-const JWKS_TIMEOUT_MS = 5000;
-const MAX_JWKS_BYTES = 64 * 1024;
 /** At most this many candidate keys are tried for an assertion without `kid`. */
 const MAX_CANDIDATES = 10;
 
@@ -40,7 +36,8 @@ const MAX_CANDIDATES = 10;
  */
 const ASSERTION_REFUSALS = {
   replayed: 'the client assertion has been used before; make a new one (a new jti) for every request',
-  wrongAud: (issuer: string) => `the client assertion aud must be the issuer ${issuer} (or the URL of the endpoint it is sent to)`,
+  wrongAud: (issuer: string) => `the client assertion aud must be the issuer ${issuer}, as a string`,
+  wrongAudLegacy: (issuer: string) => `the client assertion aud must be the issuer ${issuer} or the token endpoint URL`,
   expired: 'the client assertion has expired',
   unknownKey: 'the client assertion signature does not verify with the keys registered for the client',
 } as const;
@@ -67,8 +64,8 @@ function readJson(segment: string | undefined): Record<string, unknown> | undefi
 /**
  * Authenticates the client of a request carrying `client_assertion`: the assertion names the
  * client (`iss` = `sub`), which must match a `client_id` in the body, and must be signed by its
- * key (or secret). `aud` is the issuer or the URL of an endpoint of the tenant that takes
- * assertions (the token endpoints, and `endpointUrl`, the one receiving it). Throws 401
+ * key (or secret). `aud` is the issuer, or under the tenant's `client_assertion_audience` rule a
+ * token endpoint URL (`endpointUrl` is the URL it was sent to). Throws 401
  * `invalid_client` for every refusal, saying why.
  *
  * @example
@@ -111,6 +108,11 @@ export async function authenticateAssertion(ctx: RequestContext, form: ReadonlyM
     throw refuse('this client has no registered keys (jwks or jwks_uri) for private_key_jwt');
   }
 
+  // Before the signature: a short secret proves nothing. The answer never says how long it is.
+  if (hmac && hmacSecretProblem(client.client_secret as string, alg) !== undefined) {
+    throw refuse(`the client_secret is too short for ${alg}: RFC 7518 3.2 needs at least ${Number(alg.slice(2)) / 8} bytes; sign with another method or register a longer secret`);
+  }
+
   const verified = hmac
     ? await verifyWith(assertion, [{ secret: client.client_secret as string }], alg)
     : await verifyWith(assertion, await candidateKeys(ctx, client, header.kid, alg), alg);
@@ -119,7 +121,7 @@ export async function authenticateAssertion(ctx: RequestContext, form: ReadonlyM
   checkClaims(ctx, claims, endpointUrl, refuse);
   // A client with faults may have its valid assertion refused as if a check above had failed (jti unspent).
   const failed = client.faults.size > 0 ? faultyAssertionCheck(client.faults) : undefined;
-  if (failed === 'wrongAud') throw refuse(ASSERTION_REFUSALS.wrongAud(ctx.issuer));
+  if (failed === 'wrongAud') throw refuse(wrongAudience(ctx));
   if (failed !== undefined) throw refuse(ASSERTION_REFUSALS[failed]);
   const jti = claims.jti as string;
   const exp = claims.exp as number;
@@ -130,15 +132,29 @@ export async function authenticateAssertion(ctx: RequestContext, form: ReadonlyM
   return { client, method };
 }
 
-function checkClaims(ctx: RequestContext, claims: Record<string, unknown>, endpointUrl: string, refuse: (description: string) => Error): void {
+function wrongAudience(ctx: RequestContext): string {
+  const legacy = ctx.tenant.client_assertion_audience === 'issuer_or_token_endpoint';
+  return legacy ? ASSERTION_REFUSALS.wrongAudLegacy(ctx.issuer) : ASSERTION_REFUSALS.wrongAud(ctx.issuer);
+}
+
+/**
+ * Whether `aud` names this server under the tenant's rule. `issuer`: the issuer as a string, the
+ * one value no other server accepts (RFC 7523bis, FAPI 2.0). `issuer_or_token_endpoint`: also a
+ * token endpoint URL (RFC 7523 3) and, at the PAR endpoint, its URL (RFC 9126 2), alone or in an
+ * array. Never the URL of another endpoint (revocation, introspection...): an assertion made for
+ * one of those is not a token request's credential.
+ */
+function audienceAccepted(ctx: RequestContext, aud: unknown, endpointUrl: string): boolean {
   const issuer = ctx.issuer;
-  // RFC 7523 3: the token endpoint URL may be the audience; its clarification (and FAPI 2.0) asks for the issuer.
-  const audiences = new Set([issuer, `${issuer}/oidc/token`, `${issuer}/oauth/token`, endpointUrl]);
-  const aud = claims.aud;
-  const listed = typeof aud === 'string' ? [aud] : Array.isArray(aud) ? aud : [];
-  if (!listed.some((value) => typeof value === 'string' && audiences.has(value))) {
-    throw refuse(ASSERTION_REFUSALS.wrongAud(issuer));
-  }
+  if (ctx.tenant.client_assertion_audience === 'issuer') return aud === issuer;
+  const audiences = new Set([issuer, `${issuer}/oidc/token`, `${issuer}/oauth/token`]);
+  if (endpointUrl === `${issuer}/oauth/par`) audiences.add(endpointUrl);
+  const listed: unknown[] = typeof aud === 'string' ? [aud] : Array.isArray(aud) ? aud : [];
+  return listed.some((value) => typeof value === 'string' && audiences.has(value));
+}
+
+function checkClaims(ctx: RequestContext, claims: Record<string, unknown>, endpointUrl: string, refuse: (description: string) => Error): void {
+  if (!audienceAccepted(ctx, claims.aud, endpointUrl)) throw refuse(wrongAudience(ctx));
   const now = nowSeconds(ctx.server);
   const { exp, iat, nbf, jti } = claims;
   if (typeof exp !== 'number' || !Number.isFinite(exp)) throw refuse('the client assertion must have a numeric exp');
@@ -186,43 +202,10 @@ async function candidateKeys(ctx: RequestContext, client: Client, kid: unknown, 
     (kid === undefined || jwk.kid === kid);
   if (client.jwks !== undefined) return client.jwks.filter(fits).map((jwk) => ({ jwk }));
   const uri = client.jwks_uri as string;
-  let keys = await fetchedKeys(ctx, uri, false);
+  let keys = await clientKeys(ctx, uri, false);
   // A key the cached set does not have may be a rotation: fetch again, at most every 30 s.
-  if (!keys.some(fits)) keys = await fetchedKeys(ctx, uri, true);
+  if (!keys.some(fits)) keys = await clientKeys(ctx, uri, true);
   return keys.filter(fits).map((jwk) => ({ jwk }));
-}
-
-interface CachedSet {
-  keys: ClientJwk[];
-  fetchedAt: number;
-}
-
-// Per process: a client's key set is public, and each instance may fetch it itself.
-const jwksCache = new Map<string, CachedSet>();
-const MAX_CACHED_SETS = 1000;
-
-async function fetchedKeys(ctx: RequestContext, uri: string, refresh: boolean): Promise<ClientJwk[]> {
-  const now = nowSeconds(ctx.server);
-  const cached = jwksCache.get(uri);
-  const age = cached ? now - cached.fetchedAt : Number.POSITIVE_INFINITY;
-  if (cached && age >= 0 && age < (refresh ? JWKS_REFETCH_SECONDS : JWKS_CACHE_SECONDS)) return cached.keys;
-  let keys: ClientJwk[];
-  try {
-    const response = await fetch(uri, { redirect: 'error', signal: AbortSignal.timeout(JWKS_TIMEOUT_MS), headers: { Accept: 'application/json' } });
-    const text = await response.text();
-    if (!response.ok || text.length > MAX_JWKS_BYTES) throw new Error('unusable answer');
-    const body: unknown = JSON.parse(text);
-    if (!isRecord(body) || !Array.isArray(body.keys)) throw new Error('not a JWK Set');
-    keys = body.keys.filter((key): key is ClientJwk => isRecord(key) && typeof key.kty === 'string' && !('d' in key) && !('k' in key));
-  } catch {
-    // An unreachable key set authenticates nothing; the last good one serves until it is replaced.
-    if (cached) return cached.keys;
-    throw invalidClient("the client's jwks_uri could not be fetched", false, ctx.tenant.id);
-  }
-  jwksCache.delete(uri);
-  jwksCache.set(uri, { keys, fetchedAt: now });
-  if (jwksCache.size > MAX_CACHED_SETS) jwksCache.delete(jwksCache.keys().next().value as string);
-  return keys;
 }
 
 /**

@@ -8,6 +8,7 @@
 import type { Client } from '../config/model';
 import { randomToken, storageKey } from '../crypto/secrets';
 import { faultyPushedRequestError } from '../faults/pushed-request';
+import { OAuthError } from '../http/errors';
 import type { Params } from '../http/params';
 import { nowSeconds, type RequestContext } from '../request/context';
 import type { AuthorizationRequest } from '../store/store';
@@ -18,10 +19,19 @@ import { targetOf } from './authorization-response';
 export const REQUEST_URI_PREFIX = 'urn:ietf:params:oauth:request_uri:';
 /** Seconds a pushed request may wait for its authorize request. */
 export const PUSHED_REQUEST_SECONDS = 60;
+/**
+ * Pushes accepted per client, and in total on the server, within one window of
+ * PUSHED_REQUEST_SECONDS. A public client's pushes are anonymous, and each is kept until it
+ * expires: the caps bound what anyone can make the server hold (about twice the total cap, the
+ * entries of the last window and of this one).
+ */
+export const PUSHES_PER_CLIENT = 100;
+export const PUSHES_IN_TOTAL = 1000;
 
-// Bound to the client in the key: another client's lookup misses and cannot spend it.
-function storeKey(clientId: string, id: string): string {
-  return storageKey(`par.${clientId}.${id}`);
+// Bound to the tenant and the client in the key: a lookup by another tenant (even for a client
+// of the same client_id) or another client misses, and a miss spends nothing.
+function storeKey(tenantId: string, clientId: string, id: string): string {
+  return storageKey(`par.${tenantId}.${clientId}.${id}`);
 }
 
 /**
@@ -31,10 +41,31 @@ function storeKey(clientId: string, id: string): string {
  * const { request_uri, expires_in } = await pushRequest(ctx, request);
  */
 export async function pushRequest(ctx: RequestContext, request: AuthorizationRequest): Promise<{ request_uri: string; expires_in: number }> {
+  await countPush(ctx, request.clientId);
   const id = randomToken();
   const expiresAt = nowSeconds(ctx.server) + PUSHED_REQUEST_SECONDS;
-  await ctx.server.store.savePushedRequest(storeKey(request.clientId, id), { tenant: ctx.tenant.id, request, expiresAt }, PUSHED_REQUEST_SECONDS);
+  await ctx.server.store.savePushedRequest(storeKey(ctx.tenant.id, request.clientId, id), { tenant: ctx.tenant.id, request, expiresAt }, PUSHED_REQUEST_SECONDS);
   return { request_uri: `${REQUEST_URI_PREFIX}${id}`, expires_in: PUSHED_REQUEST_SECONDS };
+}
+
+/**
+ * Counts a push against its client's cap and the server's, or refuses it (nothing counted) with
+ * 429 `temporarily_unavailable` (RFC 9126 2.3 allows 429 for a client over its allowance).
+ */
+async function countPush(ctx: RequestContext, clientId: string): Promise<void> {
+  const counters = [
+    { key: `par-pushes:${ctx.tenant.id}:${clientId}`, limit: PUSHES_PER_CLIENT },
+    { key: 'par-pushes:all', limit: PUSHES_IN_TOTAL },
+  ];
+  const { allowed, counts } = await ctx.server.store.countAttempt(counters, PUSHED_REQUEST_SECONDS);
+  if (allowed) return;
+  const whose = (counts[0] ?? 0) >= PUSHES_PER_CLIENT ? `this client has pushed ${PUSHES_PER_CLIENT}` : `clients have pushed ${PUSHES_IN_TOTAL}`;
+  throw new OAuthError(
+    'temporarily_unavailable',
+    `${whose} authorization requests within ${PUSHED_REQUEST_SECONDS} seconds, the most the server keeps waiting; use a request_uri you already have, or push again after Retry-After seconds`,
+    429,
+    { 'Retry-After': String(PUSHED_REQUEST_SECONDS) },
+  );
 }
 
 /**
@@ -59,7 +90,7 @@ export async function pushedAuthorizeRequest(ctx: RequestContext, params: Params
   }
   const requestUri = params.values.get('request_uri') as string;
   const id = requestUri.slice(REQUEST_URI_PREFIX.length);
-  const pushed = id === '' ? undefined : await ctx.server.store.takePushedRequest(storeKey(clientId, id));
+  const pushed = id === '' ? undefined : await ctx.server.store.takePushedRequest(storeKey(ctx.tenant.id, clientId, id));
   if (!pushed || pushed.tenant !== ctx.tenant.id || pushed.expiresAt <= nowSeconds(ctx.server)) {
     return page('The request_uri is unknown, expired or already used, or was pushed by another client: push the request again.');
   }

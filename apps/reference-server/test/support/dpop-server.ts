@@ -70,7 +70,7 @@ export async function startDpopServer(change?: (config: ServerConfig) => void, o
 }
 
 export function webExchange(code: string): Record<string, string> {
-  return { grant_type: 'authorization_code', code, redirect_uri: WEB_REDIRECT, client_id: 'web', client_secret: 'web-secret' };
+  return { grant_type: 'authorization_code', code, redirect_uri: WEB_REDIRECT, client_id: 'web', client_secret: 'web-secret-of-the-demo-Zq7Xk2Lm9Vb4' };
 }
 
 export function spaExchange(code: string, verifier: string): Record<string, string> {

@@ -46,11 +46,11 @@ export function get(fleet: Fleet, pin: Pin, path: string, headers: Record<string
 }
 
 export function redeem(fleet: Fleet, pin: Pin, code: string): Promise<Response> {
-  return post(fleet, pin, '/oidc/token', { grant_type: 'authorization_code', code, redirect_uri: WEB_REDIRECT, client_id: 'web', client_secret: 'web-secret' });
+  return post(fleet, pin, '/oidc/token', { grant_type: 'authorization_code', code, redirect_uri: WEB_REDIRECT, client_id: 'web', client_secret: 'web-secret-of-the-demo-Zq7Xk2Lm9Vb4' });
 }
 
 export function refresh(fleet: Fleet, pin: Pin, refreshToken: string): Promise<Response> {
-  return post(fleet, pin, '/oauth/token', { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: 'web', client_secret: 'web-secret' });
+  return post(fleet, pin, '/oauth/token', { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: 'web', client_secret: 'web-secret-of-the-demo-Zq7Xk2Lm9Vb4' });
 }
 
 export function userinfo(fleet: Fleet, pin: Pin, accessToken: string): Promise<Response> {

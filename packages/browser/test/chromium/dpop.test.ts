@@ -162,6 +162,116 @@ const journal = (after: number, endpoint: string) =>
     .map(({ grant_type, status }) => ({ grant_type, status }));
 const lastSeq = () => reference.requests().at(-1)?.seq ?? 0;
 
+/**
+ * What injected script does before the user's next login: makes an extractable ES256 pair, keeps
+ * its private JWK, and puts the pair where the client keeps its key. Its thumbprint and private JWK.
+ */
+function plantExtractableKey(page: Page) {
+  return page.evaluate(async () => {
+    const pair = await crypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, true, ['sign', 'verify']);
+    const privateJwk = await crypto.subtle.exportKey('jwk', pair.privateKey);
+    const { crv, kty, x, y } = await crypto.subtle.exportKey('jwk', pair.publicKey);
+    const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(JSON.stringify({ crv, kty, x, y })));
+    const jkt = btoa(String.fromCharCode(...new Uint8Array(digest))).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+    const db = await new Promise<IDBDatabase>((resolve, reject) => {
+      const request = indexedDB.open('oidc-rp', 1);
+      request.onupgradeneeded = () => request.result.createObjectStore('kv');
+      request.onsuccess = () => resolve(request.result);
+      request.onerror = () => reject(request.error);
+    });
+    await new Promise<void>((resolve, reject) => {
+      const transaction = db.transaction('kv', 'readwrite');
+      transaction.objectStore('kv').put(pair, `oidc-rp.dpop:spa:${window.issuer}`);
+      transaction.oncomplete = () => resolve();
+      transaction.onerror = () => reject(transaction.error);
+    });
+    db.close();
+    return { jkt, privateJwk };
+  });
+}
+
+/** A DPoP proof (RFC 9449) signed outside the browser with the planted private key (Node's WebCrypto). */
+async function plantedKeyProof(privateJwk: JsonWebKey, htu: string, nonce?: string): Promise<string> {
+  const encode = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+  const { crv, kty, x, y } = privateJwk;
+  const header = encode({ alg: 'ES256', typ: 'dpop+jwt', jwk: { crv, kty, x, y } });
+  const payload = encode({ htm: 'POST', htu, jti: crypto.randomUUID(), iat: Math.floor(Date.now() / 1000), ...(nonce ? { nonce } : {}) });
+  const key = await crypto.subtle.importKey('jwk', privateJwk, { name: 'ECDSA', namedCurve: 'P-256' }, false, ['sign']);
+  const signature = await crypto.subtle.sign({ name: 'ECDSA', hash: 'SHA-256' }, key, new TextEncoder().encode(`${header}.${payload}`));
+  return `${header}.${payload}.${Buffer.from(signature).toString('base64url')}`;
+}
+
+/** The stored session's refresh token, as injected script reads it from IndexedDB. */
+function stolenRefreshToken(page: Page) {
+  return page.evaluate(async () => {
+    const db = await new Promise<IDBDatabase>((resolve, reject) => {
+      const request = indexedDB.open('oidc-rp');
+      request.onsuccess = () => resolve(request.result);
+      request.onerror = () => reject(request.error);
+    });
+    const value = await new Promise<unknown>((resolve, reject) => {
+      const request = db.transaction('kv').objectStore('kv').get(`oidc-rp.session:spa:${window.issuer}`);
+      request.onsuccess = () => resolve(request.result);
+      request.onerror = () => reject(request.error);
+    });
+    db.close();
+    return (JSON.parse(String(value)) as { refreshToken?: string }).refreshToken;
+  });
+}
+
+describe('L5: a key pair planted in IndexedDB by injected script', () => {
+  it('is not used at the next login: the tokens are bound to a key the SDK made, and the stolen refresh token is refused outside the browser', async () => {
+    const context = await profile();
+    const page = await open(context);
+    expect(await status(page)).toBe('unauthenticated');
+    const planted = await plantExtractableKey(page);
+    const authorize = await logIn(page);
+    expect(await status(page)).toBe('authenticated');
+
+    // The login bound its tokens to a new, non-extractable key, and the planted pair is gone.
+    expect(authorize.searchParams.get('dpop_jkt')).not.toBe(planted.jkt);
+    expect(await jkt(page)).toBe(authorize.searchParams.get('dpop_jkt'));
+    expect(await storedKey(page)).toMatchObject({ stored: true, extractable: false, exported: 'InvalidAccessError' });
+    expect(await userinfoStatus(page)).toBe(200);
+
+    // Outside the browser: the refresh token with a proof by the planted key gets nothing.
+    const refreshToken = await stolenRefreshToken(page);
+    expect(typeof refreshToken).toBe('string');
+    const tokenUrl = `${issuer}/oauth/token`;
+    const refreshWithPlantedKey = async (nonce?: string) => {
+      const proof = await plantedKeyProof(planted.privateJwk, tokenUrl, nonce);
+      const res = await fetch(tokenUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', dpop: proof },
+        body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: String(refreshToken), client_id: 'spa' }),
+      });
+      return { nonce: res.headers.get('dpop-nonce') ?? undefined, body: (await res.json()) as { error?: string; access_token?: string } };
+    };
+    // The tenant demands server nonces: the first answer gives one, the proof with it is judged on its key.
+    const first = await refreshWithPlantedKey();
+    expect(first.body.access_token).toBeUndefined();
+    const second = first.body.error === 'use_dpop_nonce' ? await refreshWithPlantedKey(first.nonce) : first;
+    expect(second.body).toMatchObject({ error: 'invalid_dpop_proof' });
+    expect(second.body.access_token).toBeUndefined();
+    // The session goes on in the browser with its own key.
+    expect(await page.evaluate(async () => typeof (await window.client.getAccessToken({ forceRefresh: true })))).toBe('string');
+    await context.close();
+  });
+
+  it('found beside an existing session at a reload, it is not used either: the session ends (dpop_key_unavailable) and the pair is removed', async () => {
+    const context = await profile();
+    const page = await open(context);
+    await logIn(page);
+    await plantExtractableKey(page);
+    await page.reload();
+    await page.waitForFunction(() => window.client.getSnapshot().status !== 'loading');
+    expect(await page.evaluate(() => window.client.getSnapshot().error?.code)).toBe('dpop_key_unavailable');
+    expect(await page.evaluate(() => window.client.getSnapshot().status)).not.toBe('authenticated');
+    expect(await storedKey(page)).toEqual({ stored: false });
+    await context.close();
+  });
+});
+
 describe('the dpop part in Chromium (DPoP required, nonces on)', () => {
   it('keeps a non-extractable key in IndexedDB that survives a reload with the session, and deletes it at logout', async () => {
     const context = await profile();

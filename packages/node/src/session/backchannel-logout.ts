@@ -17,6 +17,7 @@ import { type LogoutTokenClaims, OidcError, invalidOptions, isOidcError, logoutT
 import type { NodeClient } from '../client-types';
 import { nowSeconds } from '../sealing';
 import type { SessionRecord } from './session-record';
+import { endStoredSession } from './session-end';
 import type { SessionStore } from './session-store';
 
 /**
@@ -99,7 +100,7 @@ export function createBackchannel(
     const [kind, value] = claims.sid !== undefined ? ['sid', claims.sid] : ['sub', claims.sub as string];
     if (sessions) {
       const ids = await call('takeIndex', () => (sessions.takeIndex as NonNullable<SessionStore['takeIndex']>)(key(kind, value)));
-      await Promise.all(ids.map((id) => call('delete', () => sessions.delete(id))));
+      await Promise.all(ids.map((id) => call('delete', () => endStoredSession(sessions, id))));
       return;
     }
     await call('set', () => (records as SessionStore).set(key(`revoked-${kind}`, value), String(nowSeconds()), ttl));

@@ -177,7 +177,7 @@ export interface SessionAuth<Claims extends object = Record<string, unknown>> {
  * const client = createNodeClient({
  *   issuer: 'http://127.0.0.1:4000/demo',
  *   clientId: 'web',
- *   clientSecret: 'web-secret',
+ *   clientSecret: 'web-secret-of-the-demo-Zq7Xk2Lm9Vb4',
  *   redirectUri: 'http://127.0.0.1:3000/callback', // as registered at the provider
  *   scope: 'openid profile email offline_access',
  *   cookieSecret: process.env.COOKIE_SECRET!,
@@ -266,7 +266,9 @@ export function createSessionAuth<Claims extends object = Record<string, unknown
     if (!writable || (!changed && now - read.issuedAt < rollAfter)) {
       return { session: publicSession<Claims>(record, read.expiresAt, tokenType), cookies: [], cookieHeader: applyToCookieHeader(pairs, []), ...(error ? { error } : {}) };
     }
-    const written = await io.write(record, pairs, shape);
+    const written = await io.writeBack(record, pairs, shape);
+    // Ended (logout, back-channel logout, revokeSession) while this request refreshed it.
+    if (written.ended) return signedOut('revoked', pairs, written.cookies);
     return {
       session: publicSession<Claims>(record, written.expiresAt, tokenType),
       cookies: written.cookies,

@@ -10,6 +10,7 @@ import { nowSeconds, open, seal } from '../sealing';
 import { type CookieShape, CHUNK_SIZE, MAX_CHUNKS, clearSessionCookie, readSessionCookie, writeSessionCookie } from './cookies';
 import type { ResolvedSessionOptions } from './options';
 import { type SessionRecord, fromSealed, isSessionRecord, toSealed } from './session-record';
+import { endStoredSession, wasEnded } from './session-end';
 import type { SessionStore } from './session-store';
 
 /**
@@ -82,13 +83,24 @@ export function createSessionIo(options: ResolvedSessionOptions) {
     return { cookies: writeSessionCookie(pairs, shape, sealed, expiresAt - now), expiresAt };
   }
 
+  /**
+   * Writes back a session read earlier in this request (refreshed or rolled), unless it was ended
+   * meanwhile: then the entry just written is deleted again and the cookie cleared (`ended`).
+   */
+  async function writeBack(record: SessionRecord, pairs: Array<[string, string]>, shape: CookieShape) {
+    const written = await write(record, pairs, shape);
+    if (!store || !(await storeCall('get', () => wasEnded(store, record.id)))) return { ...written, ended: false };
+    await storeCall('delete', () => store.delete(record.id));
+    return { cookies: clearSessionCookie(pairs, shape), expiresAt: written.expiresAt, ended: true };
+  }
+
   /** Ends a session: its store entry (when there is one) and every session cookie. */
   async function destroy(record: SessionRecord | undefined, pairs: Array<[string, string]>, shape: CookieShape): Promise<string[]> {
-    if (store && record) await storeCall('delete', () => store.delete(record.id));
+    if (store && record) await storeCall('delete', () => endStoredSession(store, record.id));
     return clearSessionCookie(pairs, shape);
   }
 
-  return { read, write, destroy, expiryOf, storeDelete: (id: string) => (store ? storeCall('delete', () => store.delete(id)) : Promise.resolve()) };
+  return { read, write, writeBack, destroy, expiryOf, storeDelete: (id: string) => (store ? storeCall('delete', () => endStoredSession(store, id)) : Promise.resolve()) };
 }
 
 async function storeCall<T>(what: keyof SessionStore, operation: () => Promise<T>): Promise<T> {

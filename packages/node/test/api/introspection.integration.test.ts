@@ -35,7 +35,7 @@ beforeAll(async () => {
   const verifier = introspectionVerifier({
     provider: discovery(server.issuer),
     client: { clientId: 'web' },
-    clientAuth: clientSecretBasic('web-secret'),
+    clientAuth: clientSecretBasic('web-secret-of-the-demo-Zq7Xk2Lm9Vb4'),
     audience: API,
     cache: { maxAge: 30 },
     now: () => now,

@@ -135,7 +135,7 @@ export async function startBackchannelWorld(configure?: (config: ServerConfig, o
     const client = createNodeClient({
       provider: { ...serviceProvider(issuer), jwks_uri: jwksUri },
       clientId: 'web',
-      clientSecret: 'web-secret',
+      clientSecret: 'web-secret-of-the-demo-Zq7Xk2Lm9Vb4',
       redirectUri: `${origin}/auth/callback`,
       scope: 'openid profile email offline_access',
       cookieSecret: 'test-tx-oFp2bAbXNweB5DkDlIp8K5Ci-dGM7BII',

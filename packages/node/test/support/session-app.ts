@@ -30,6 +30,11 @@ export interface SessionWorld {
   count(method: string, suffix: string): number;
   /** While true, the app's token requests to /oauth/token fail as if the provider were unreachable. */
   providerDown: boolean;
+  /**
+   * Holds the app's next token request (to /oauth/token) after the provider answered it, until
+   * `release()`: `reached` resolves when one is held, so a test can act while a refresh waits.
+   */
+  holdTokenResponses(): { reached: Promise<void>; release(): void };
   /** Runtime control of the provider (faults, clients, the journal). */
   control: ServerControl;
   /** The in-process provider: its journal (`provider.requests(match)`) and control API. */
@@ -90,11 +95,11 @@ export async function startSessionWorld({ accessTokenLifetime = 120, dpop }: { a
   const issuer = `${listening.origin}/demo`;
 
   const refreshTokens: string[] = [];
-  const state = { providerDown: false };
+  const state: { providerDown: boolean; hold?: { reached: () => void; released: Promise<void> } } = { providerDown: false };
   const client = createNodeClient({
     provider: serviceProvider(issuer),
     clientId: 'web',
-    clientSecret: 'web-secret',
+    clientSecret: 'web-secret-of-the-demo-Zq7Xk2Lm9Vb4',
     redirectUri: `${appOrigin}/auth/callback`,
     scope: 'openid profile email offline_access',
     cookieSecret: 'test-tx-oFp2bAbXNweB5DkDlIp8K5Ci-dGM7BII',
@@ -102,6 +107,12 @@ export async function startSessionWorld({ accessTokenLifetime = 120, dpop }: { a
     fetch: async (input, init) => {
       if (state.providerDown && String(input).endsWith('/oauth/token')) throw new TypeError('fetch failed');
       const response = await fetch(input, init);
+      const hold = String(input).endsWith('/oauth/token') ? state.hold : undefined;
+      if (hold) {
+        state.hold = undefined;
+        hold.reached();
+        await hold.released;
+      }
       if (response.ok && /\/o(auth|idc)\/token$/.test(String(input))) {
         const body = (await response.clone().json()) as { refresh_token?: string };
         if (body.refresh_token) refreshTokens.push(body.refresh_token);
@@ -120,6 +131,18 @@ export async function startSessionWorld({ accessTokenLifetime = 120, dpop }: { a
     },
     set providerDown(down: boolean) {
       state.providerDown = down;
+    },
+    holdTokenResponses() {
+      let reached: () => void = () => undefined;
+      let release: () => void = () => undefined;
+      const reachedPromise = new Promise<void>((resolve) => {
+        reached = resolve;
+      });
+      const released = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      state.hold = { reached, released };
+      return { reached: reachedPromise, release };
     },
     provider: server,
     count: (method, suffix) => requests.filter((r) => r.method === method && r.path.endsWith(suffix)).length,
