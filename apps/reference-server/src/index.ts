@@ -15,7 +15,7 @@ export type { Fault } from './config/fault-names';
 export { ConfigError, DEFAULT_LIFETIMES, validateConfig } from './config/schema';
 export { loadConfigFile } from './config/load';
 export type { Lifetimes, GrantType, ResponseType, SigningAlg, Tenant, TenantProfile, Client, User } from './config/model';
-export type { ClientAuthMethod, ClientJwk, RegistrationPolicy } from './config/model';
+export type { ClientAssertionAudience, ClientAuthMethod, ClientJwk, RegistrationPolicy } from './config/model';
 export type { ServerConfig, StoreConfig, TenantConfig, ClientConfig, UserConfig, RegistrationConfig } from './config/schema';
 export type { Logger } from './config/logger';
 export type { RequestInfo } from './app';

@@ -66,7 +66,7 @@ export interface Client {
   require_dpop: boolean;
   /** RFC 8707 resources the client may ask tokens for; any other `resource` is `invalid_target`. */
   resources: readonly string[];
-  /** Confidential clients: refresh tokens of a DPoP login are left unbound (see {@link bindsRefreshToken}). */
+  /** Confidential clients: refresh tokens of a DPoP login are left unbound (see `bindsRefreshToken`). */
   dpop_unbound_refresh: boolean;
   /** `aud` of JWT access tokens without a `resource`; undefined: the issuer. */
   access_token_audience: readonly string[] | undefined;
