@@ -22,26 +22,34 @@ export function libraryBuild(entry: Record<string, string> | string[] = ['src/in
 }
 
 /**
- * The builds of core and browser: `index.*` with every error message (the default export
- * condition), and `index.production.*` without the development-only text (the `production`
- * condition). Both shorten the internal properties. tsup runs the two in parallel, so neither
- * cleans `dist` (the packages' build script empties it first).
+ * The builds of core and browser: `<entry>.*` with every error message (the default export
+ * condition), and `<entry>.production.*` without the development-only text (the `production`
+ * condition), for each entry (`{ index: 'src/index.ts', api: 'src/api/index.ts' }`). Both shorten
+ * the internal properties. With several entries the modules they share go to chunks, in the CJS
+ * build too (`splitting`), so a module's state (the JWKS cache) exists once whichever entries an
+ * app loads; each entry's declarations are built on their own, so `<entry>.d.ts` holds exactly
+ * the names that entry exports (no shared declaration chunk shows another entry's names in the
+ * API report). tsup runs the builds in parallel, so none cleans `dist` (the packages' build
+ * script empties it first).
  */
-export function messageBuilds(): Options[] {
+export function messageBuilds(entries: Record<string, string> = { index: 'src/index.ts' }): Options[] {
+  const several = Object.keys(entries).length > 1;
   const base: Options = {
-    ...libraryBuild(),
+    ...libraryBuild(entries),
     clean: false,
     esbuildOptions(options) {
       options.mangleProps = mangleProps;
     },
+    ...(several ? { splitting: true, dts: false } : {}),
   };
-  return [
-    base,
-    {
-      ...base,
-      entry: { 'index.production': 'src/index.ts' },
-      dts: false,
-      esbuildPlugins: [productionMessagesPlugin],
-    },
-  ];
+  const production: Options = {
+    ...base,
+    entry: Object.fromEntries(Object.entries(entries).map(([name, path]) => [`${name}.production`, path])),
+    dts: false,
+    esbuildPlugins: [productionMessagesPlugin],
+  };
+  const declarations: Options[] = several
+    ? Object.entries(entries).map(([name, path]) => ({ ...libraryBuild({ [name]: path }), clean: false, dts: { only: true } }))
+    : [];
+  return [base, production, ...declarations];
 }

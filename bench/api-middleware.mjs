@@ -15,7 +15,8 @@
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { AccessTokenError, clientSecretBasic, introspectionVerifier } from '@oidc-rp/core';
+import { clientSecretBasic } from '@oidc-rp/core';
+import { AccessTokenError, introspectionVerifier } from '@oidc-rp/core/api';
 import { honoAccessToken, requireAccessToken } from '@oidc-rp/node/api';
 import { emit } from './lib/emit.mjs';
 import { interleave, pairedRatio } from './lib/interleave.mjs';

@@ -59,6 +59,8 @@ const ESBUILD_OPTIONS = { ...SETTINGS, metafile: true, logLevel: 'error' };
 // metafile then names each source module, which shows where the bytes go.
 const SOURCE_ALIASES = {
   '@oidc-rp/core': join(here, '../packages/core/src/index.ts'),
+  '@oidc-rp/core/api': join(here, '../packages/core/src/api/index.ts'),
+  '@oidc-rp/core/internal': join(here, '../packages/core/src/internal.ts'),
   '@oidc-rp/browser': join(here, '../packages/browser/src/index.ts'),
   '@oidc-rp/react': join(here, '../packages/react/src/index.ts'),
 };

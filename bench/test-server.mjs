@@ -20,6 +20,7 @@
 import { createServer } from 'node:http';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { exportJWK, generateKeyPair } from 'jose';
 import { OAuth2Server } from 'oauth2-mock-server';
@@ -184,6 +185,10 @@ export async function run({ repetitions = 15, cliRepetitions = 5 } = {}) {
     list.map((r) => [r.name, num(r.medianMs, 1), ratio(r.medianMs / of(list, ours)), r.runs.map((ms) => num(ms, 0)).join(', ')]);
   const firstMs = of(tokens, 'preset');
   const cliMs = of(cli, 'dev');
+  // The goal is relative to Node itself, measured in the same alternating rounds: a busy machine
+  // stretches both, the ratio much less than either time.
+  const vsBare = cliMs / of(cli, 'bare');
+  const load = loadavg().map((n) => n.toFixed(2)).join(' / ');
   const markdown = [
     `**New server → first ID token** (${repetitions} alternating runs after a warm-up, median). Ours in-process through ` +
       '`loginAs` (authorize with PKCE, login form, code exchange, ID token verified); the anchors over loopback with a ' +
@@ -197,9 +202,9 @@ export async function run({ repetitions = 15, cliRepetitions = 5 } = {}) {
     '',
     table(['server', 'median (ms)', '× --dev-keys', 'runs (ms)'], rows(cli, 'dev')),
     '',
-    `Target ≤ 150 ms: ${num(cliMs, 0)} ms (${cliMs <= 150 ? 'met' : 'NOT met'}); Node itself (bare server) takes ${num(of(cli, 'bare'), 0)} ms of that.`,
+    `Ready to sign ÷ bare node:http: **${ratio(vsBare)}** (target ≤ 1.25×: ${vsBare <= 1.25 ? 'met' : 'NOT met'}); ${num(cliMs, 0)} ms against Node's own ${num(of(cli, 'bare'), 0)} ms (target ≤ 150 ms: ${cliMs <= 150 ? 'met' : 'NOT met'}). Load average (1/5/15 min) at the end of these rounds: ${load}.`,
   ].join('\n');
-  return { markdown, data: { firstToken: tokens, readyToSign: cli, firstTokenMs: firstMs, readyToSignMs: cliMs } };
+  return { markdown, data: { firstToken: tokens, readyToSign: cli, firstTokenMs: firstMs, readyToSignMs: cliMs, readyToSignVsBare: vsBare } };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -6,6 +6,7 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { outlastClientKeepAlive } from './keep-alive';
 
 /** `chromium.launch(CHROMIUM_LAUNCH)`: the system's Chromium, headless, as CI runs it (no sandbox in containers). */
 export const CHROMIUM_LAUNCH = { executablePath: '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu'] };
@@ -30,6 +31,7 @@ export async function startPageServer({ script, page, issuer }: PageServerOption
     else if (request.url === '/config.js' && issuer) response.writeHead(200, { 'content-type': 'text/javascript' }).end(`window.issuer = ${JSON.stringify(issuer())};`);
     else response.writeHead(200, { 'content-type': 'text/html' }).end(page);
   });
+  outlastClientKeepAlive(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,

@@ -9,7 +9,8 @@ export default mergeConfig(
     test: {
       include: ['test/e2e/**/*.test.ts'],
       environment: 'node',
-      globalSetup: ['test/e2e/build.ts'],
+      // The build (when missing), then one Chromium for the run; each file connects to it.
+      globalSetup: ['test/e2e/build.ts', 'test/e2e/chromium-setup.ts'],
       fileParallelism: false,
       testTimeout: 45_000,
       hookTimeout: 60_000,

@@ -1,5 +1,6 @@
 import { defineConfig } from 'tsup';
 import { libraryBuild } from '../../tsup.shared';
+import { http1Only } from './build/http1-only';
 
 export default defineConfig([
   // shims: the testing entry finds its child-process script through import.meta.url, in CJS too.
@@ -24,6 +25,8 @@ export default defineConfig([
     target: 'es2022',
     platform: 'node',
     noExternal: ['jose', 'hono', '@hono/node-server', 'zod'],
+    // It serves HTTP/1.1 only: Node's HTTP/2 stack is not loaded (build/http1-only.ts).
+    esbuildPlugins: [http1Only],
     removeNodeProtocol: false,
     sourcemap: true,
     clean: false,

@@ -9,6 +9,8 @@ export default mergeConfig(
     test: {
       include: ['test/e2e/**/*.test.ts'],
       environment: 'node',
+      // One Chromium for the run; each file connects and opens contexts of its own.
+      globalSetup: ['test/e2e/chromium-setup.ts'],
       fileParallelism: false,
       testTimeout: 45_000,
       hookTimeout: 60_000,

@@ -2,10 +2,10 @@
 export {
   serviceProvider,
   buildAuthorizationRequest,
-  completeCodeAuthorization,
   refreshTokens,
   none,
   revokeToken,
   buildEndSessionUrl,
   isOidcError,
 } from '@oidc-rp/core';
+export { completeCodeAuthorization } from '@oidc-rp/core/internal';

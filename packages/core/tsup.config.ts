@@ -1,5 +1,7 @@
 import { defineConfig } from 'tsup';
 import { messageBuilds } from '../../tsup.shared';
 
-// index.* (every message) and index.production.* (codes only), both shortening internal properties.
-export default defineConfig(messageBuilds());
+// Three entries, each as <entry>.* (every message) and <entry>.production.* (codes only), all
+// shortening internal properties: the client side (`@oidc-rp/core`), the API side
+// (`@oidc-rp/core/api`) and what only the sibling packages import (`@oidc-rp/core/internal`).
+export default defineConfig(messageBuilds({ index: 'src/index.ts', api: 'src/api/index.ts', internal: 'src/internal.ts' }));

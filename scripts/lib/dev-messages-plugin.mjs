@@ -6,7 +6,7 @@
  *   `new OidcError(code, DEV && text)` becomes `new OidcError(code)`;
  * - replaces every other `DEV` with `false`, which the app's minifier folds (the text and the
  *   helpers only messages use are then dropped);
- * - drops the `import { DEV } from './dev'`.
+ * - drops the `import { DEV } from './dev'` (`'../dev'` in a module of a sub-folder).
  * It fails the build on a module that imports `DEV` in another form, or declares its own `DEV`.
  * The default build does not use it: there `DEV` is the guarded check of `src/dev.ts`, which
  * runs where no `process` exists. Used by the packages' build (tsup.shared.ts, the
@@ -17,11 +17,14 @@
 import { readFile } from 'node:fs/promises';
 import ts from 'typescript';
 
+// The package's `src/dev.ts`, from a module of `src/` (`./dev`) or of a sub-folder (`../dev`).
+const DEV_MODULE = /^\.\/dev$|^(\.\.\/)+dev$/;
+
 /** @type {import('esbuild').Plugin} */
 export const productionMessagesPlugin = {
   name: 'oidc-rp-production-messages',
   setup(build) {
-    build.onLoad({ filter: /[\\/]packages[\\/](core|browser)[\\/]src[\\/][^\\/]+\.ts$/ }, async ({ path }) => {
+    build.onLoad({ filter: /[\\/]packages[\\/](core|browser)[\\/]src[\\/].+\.ts$/ }, async ({ path }) => {
       const source = await readFile(path, 'utf8');
       try {
         const contents = stripDevMessages(source, path);
@@ -43,7 +46,7 @@ export function stripDevMessages(source, fileName = 'module.ts') {
   const visit = (node) => {
     if (ts.isImportDeclaration(node)) {
       const names = node.importClause?.namedBindings;
-      if (ts.isStringLiteral(node.moduleSpecifier) && node.moduleSpecifier.text === './dev') {
+      if (ts.isStringLiteral(node.moduleSpecifier) && DEV_MODULE.test(node.moduleSpecifier.text)) {
         const only = names && ts.isNamedImports(names) && names.elements.length === 1 && names.elements[0].name.text === 'DEV';
         if (!only || node.importClause.name || names.elements[0].propertyName) {
           throw new Error(`${fileName}: import DEV alone, as \`import { DEV } from './dev'\`.`);

@@ -5,7 +5,14 @@ import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { root } from './bootstrap.mjs';
 
-const REPORT = 'test-results.json';
+// `test-results.json`, and in a workspace with two test tasks the second's `test-results.NAME.json`.
+const REPORT = /^test-results(\.[\w-]+)?\.json$/;
+
+/** The vitest reports in a workspace. */
+function reportsIn(dir) {
+  const path = join(root, dir);
+  return readdirSync(path).filter((name) => REPORT.test(name)).map((name) => join(path, name));
+}
 
 function workspaces() {
   const dirs = ['bench'];
@@ -18,7 +25,7 @@ function workspaces() {
 
 /** Deletes every workspace's report, so only this run's count. */
 export function clearReports() {
-  for (const dir of workspaces()) rmSync(join(root, dir, REPORT), { force: true });
+  for (const dir of workspaces()) for (const report of reportsIn(dir)) rmSync(report, { force: true });
 }
 
 function readJson(path) {
@@ -51,8 +58,8 @@ export function summarize({ failedSteps }) {
   let passed = 0;
   let skipped = 0;
   const failures = [];
-  for (const dir of workspaces()) {
-    const report = readJson(join(root, dir, REPORT));
+  for (const dir of workspaces()) for (const path of reportsIn(dir)) {
+    const report = readJson(path);
     if (!report) continue;
     passed += report.numPassedTests ?? 0;
     skipped += (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0);

@@ -10,6 +10,8 @@ export default defineConfig(
     mergeConfig(sharedTestConfig, {
       test: {
         environmentOptions: { happyDOM: { url: 'http://127.0.0.1:5173/' } },
+        // One Chromium for the browser interop files, not one each.
+        globalSetup: ['test/support/chromium-setup.ts'],
         // oidc-provider (the interop peer) announces its development-only defaults and that it
         // prefers Node 22 on every start: expected here, and noise a reader should not weigh.
         onConsoleLog: (log: string) => !log.includes('oidc-provider WARNING'),

@@ -6,7 +6,7 @@
  * the access token is introspected at the provider and its checked claims returned; the SPA
  * calls it, and `/api/data` calls it with the service's token.
  */
-import { type NodeClient, createNodeClient, createSessionAuth, isOidcError } from '@oidc-rp/node';
+import { MemorySessionStore, type NodeClient, createNodeClient, createSessionAuth, isOidcError } from '@oidc-rp/node';
 import {
   type AccessTokenVariables,
   clientSecretBasic,
@@ -17,7 +17,7 @@ import {
   requireAccessToken,
 } from '@oidc-rp/node/api';
 import { Hono } from 'hono';
-import { homePage, notFoundPage, signedOutMessage } from './pages';
+import { apiDataPage, homePage, notFoundPage, signedOutMessage } from './pages';
 
 export interface ExampleConfig {
   /** Issuer of the provider (found by discovery). */
@@ -44,11 +44,16 @@ export function createExampleApp(config: ExampleConfig) {
     grants: ['authorization_code', 'refresh_token'],
   });
   // The demo registers /callback (not the default /auth/callback), so the routes are named here.
+  // Back-channel logout: the demo registers {baseUrl}/auth/backchannel-logout for the web client,
+  // so a logout at the provider (e.g. from the SPA, in the same provider session) ends the
+  // session here too. Sessions live in a store (one process: memory) so that they can be ended.
   const auth = createSessionAuth({
     client: web,
     secret: config.cookieSecret,
     baseUrl: config.baseUrl,
     routes: { login: '/login', callback: '/callback', logout: '/logout' },
+    store: new MemorySessionStore(),
+    backchannelLogout: { clientId: config.web.clientId },
   });
 
   // Counts the service client's token requests, to show that /api/data reuses the cached token.
@@ -124,26 +129,39 @@ export function createExampleApp(config: ExampleConfig) {
     }
   });
 
+  // The "API (client credentials)" page: a browser (Accept: text/html) gets a page with the way
+  // back; programs, and ?format=json, the JSON.
   app.get('/api/data', async (c) => {
+    const wantsPage = c.req.query('format') !== 'json' && /\btext\/html\b/.test(c.req.header('accept') ?? '');
+    const data = await apiData();
+    if (!wantsPage) return c.json(data.body, data.status);
+    const { session } = await auth.getSession(c.req.raw, { refresh: false });
+    return c.html(await apiDataPage(data.body, session), data.status);
+  });
+
+  async function apiData(): Promise<{ status: 200 | 502; body: Record<string, unknown> }> {
     try {
       const token = await service.getClientCredentialsToken({ scope: config.service.scope, resource: apiResource });
       // This app's own protected API, called with the token (in-process, through the same guard).
       const api = await app.fetch(new Request(new URL('/api/me', config.baseUrl), { headers: { Authorization: `Bearer ${token.accessToken}` } }));
-      return c.json({
-        client: config.service.clientId,
-        requestedScope: config.service.scope,
-        grantedScope: token.scope ?? null, // only when the provider states it
-        expiresAt: token.expiresAt === undefined ? null : new Date(token.expiresAt * 1000).toISOString(),
-        // A fingerprint, never the token: equal fingerprints across calls mean the cached token was reused.
-        tokenFingerprint: await fingerprint(token.accessToken),
-        tokenRequestsSoFar: tokenRequests,
-        protectedApi: { status: api.status, body: await api.json() },
-      });
+      return {
+        status: 200,
+        body: {
+          client: config.service.clientId,
+          requestedScope: config.service.scope,
+          grantedScope: token.scope ?? null, // only when the provider states it
+          expiresAt: token.expiresAt === undefined ? null : new Date(token.expiresAt * 1000).toISOString(),
+          // A fingerprint, never the token: equal fingerprints across calls mean the cached token was reused.
+          tokenFingerprint: await fingerprint(token.accessToken),
+          tokenRequestsSoFar: tokenRequests,
+          protectedApi: { status: api.status, body: await api.json() },
+        },
+      };
     } catch (error) {
       if (!isOidcError(error)) throw error;
-      return c.json({ error: error.code, message: error.message }, 502);
+      return { status: 502, body: { error: error.code, message: error.message } };
     }
-  });
+  }
 
   app.notFound(async (c) => {
     const { session } = await auth.getSession(c.req.raw, { refresh: false });

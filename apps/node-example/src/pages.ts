@@ -53,7 +53,7 @@ export function signedOutMessage(reason: SignedOutReason | undefined): string | 
     case 'invalid':
       return 'Your session could not be read (it was changed, or the server’s secret changed). Log in again.';
     case 'revoked':
-      return 'Your session was ended on the server. Log in again.';
+      return 'Your session was ended: you signed out at the identity provider (back-channel logout), or the server ended it. Log in again.';
     case 'refresh_failed':
       return 'The identity provider ended your session (the refresh was refused). Log in again.';
     default:
@@ -112,6 +112,17 @@ export function homePage({ session, notice, signedOut, refreshError }: HomeState
           )}
         </tbody>
       </table>`,
+  );
+}
+
+/** The client-credentials data as a page, with the way back and to the raw JSON. */
+export function apiDataPage(data: Record<string, unknown>, session: Session | undefined): Html {
+  return layout(
+    'API (client credentials)',
+    session,
+    html`<p>This server got a token for its <code>service</code> client (client credentials, cached by the SDK) and called its own protected API, <code>/api/me</code>, with it. Reload: the same token fingerprint means the cached token was reused.</p>
+      <pre class="json" data-testid="api-data">${JSON.stringify(data, null, 2)}</pre>
+      <p class="actions"><a href="/" data-testid="back-home">Back to the home page</a> <a href="/api/data?format=json">The same as JSON</a></p>`,
   );
 }
 

@@ -117,21 +117,32 @@ function keysFailed(tenant: Tenant, logger: Logger): (error: unknown) => void {
   return (error) => logger.error(`tenant ${tenant.id}: signing keys unavailable: ${String(error)}`);
 }
 
-/** A tenant on a store of this process, with keys of its own. */
+/**
+ * A tenant on a store of this process, with keys of its own. The key is made when the tenant
+ * first signs or publishes, not at start: a config's other tenants cost nothing until used (an
+ * RSA key takes 50–300 ms of CPU), and a start is not slowed by them. Concurrent first requests
+ * share the one generation.
+ */
 function localTenant(tenant: Tenant, store: Store, now: () => number, logger: Logger, developmentKeys: boolean): TenantEntry {
-  // Key generation runs in the background; requests to the tenant wait for its keys.
-  const keys = developmentKeys
-    ? developmentSigningKey(tenant.signing_alg).then((key) => KeySet.fromKeys(key, [], now))
-    : KeySet.create(tenant.signing_alg, now);
-  keys.catch(keysFailed(tenant, logger));
-  return { tenant, store, keys: () => keys, rotateKey: async (keep) => (await keys).rotate(keep) };
+  let made: Promise<KeySet> | undefined;
+  const keys = (): Promise<KeySet> => {
+    if (!made) {
+      made = developmentKeys ? developmentSigningKey(tenant.signing_alg).then((key) => KeySet.fromKeys(key, [], now)) : KeySet.create(tenant.signing_alg, now);
+      made.catch(keysFailed(tenant, logger));
+    }
+    return made;
+  };
+  return { tenant, store, keys, rotateKey: async (keep) => (await keys()).rotate(keep) };
 }
 
-/** A tenant on Redis: its own key namespace, and signing keys shared by every instance. */
+/**
+ * A tenant on Redis: its own key namespace, and signing keys shared by every instance. Read (or
+ * made and written) when the tenant first signs or publishes; SharedKeys loads once for
+ * concurrent callers.
+ */
 function sharedTenant(tenant: Tenant, redis: RedisConnection, now: () => number, logger: Logger, sealer: KeySealer | undefined): TenantEntry {
-  const keys = new SharedKeys(redis, tenant.id, tenant.signing_alg, now, logger, sealer);
-  keys.get().catch(keysFailed(tenant, logger));
-  return { tenant, store: redis.store(tenant.id), keys: () => keys.get(), rotateKey: (keep) => keys.rotate(keep) };
+  const shared = new SharedKeys(redis, tenant.id, tenant.signing_alg, now, logger, sealer);
+  return { tenant, store: redis.store(tenant.id), keys: () => shared.get(), rotateKey: (keep) => shared.rotate(keep) };
 }
 
 /** Development keys are public: only development tenants on this process may use them. */
@@ -240,7 +251,17 @@ async function buildServer(config: ServerConfig, options: ReferenceServerOptions
     await Promise.all(ended.map((session) => entry.store.revokeGrant(endedSessionMark(session.sid), SESSION_SECONDS)));
     const key = (await entry.keys()).current;
     const deliveries = await Promise.all(ended.map((session) => backchannel.notify(entry.tenant, key, session)));
-    return { sessions: ended.length, deliveries: deliveries.flat() };
+    const unnotified = ended.flatMap((session) => backchannel.unnotified(entry.tenant, session));
+    return {
+      sessions: ended.length,
+      deliveries: deliveries.flat(),
+      ...(unnotified.length > 0 ? { not_notified: unnotified } : {}),
+      ...(ended.length === 0
+        ? { hint: `${username} has no live sign-in on this server (none yet, all ended, or served by another instance): nothing to end or deliver` }
+        : deliveries.flat().length === 0 && unnotified.length === 0
+          ? { hint: 'the ended sign-ins authorized no client yet: nothing to deliver' }
+          : {}),
+    };
   };
   const rotateKey = async (tenantId: string) => {
     const entry = context.tenants.get(tenantId);

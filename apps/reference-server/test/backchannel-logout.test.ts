@@ -7,7 +7,9 @@ import { once } from 'node:events';
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ControlError, createReferenceServer, demoConfig, validateConfig } from '../src/index';
+import { NO_BACKCHANNEL_URI } from '../src/backchannel/backchannel';
 import { REDACTED } from '../src/control/journal';
+import { createTestServer } from '../src/testing';
 import { type Harness, CookieJar, ISSUER, authorizeUrl, demoClient, demoTenant, exchangeWebCode, refusal, setup, webCode, webParams } from './helpers';
 
 const EVENT = 'http://schemas.openid.net/event/backchannel-logout';
@@ -222,8 +224,22 @@ describe('the sessions.end control call', () => {
     expect(new Set(sids).size).toBe(2);
     expect(await ssoStillWorks(a.jar)).toBe(false);
     expect(await ssoStillWorks(b.jar)).toBe(false);
-    // Nothing left to end.
-    expect(await h.server.control.sessions.end('alice')).toEqual({ sessions: 0, deliveries: [] });
+    // Nothing left to end, and the answer says why nothing was delivered.
+    expect(await h.server.control.sessions.end('alice')).toEqual({
+      sessions: 0,
+      deliveries: [],
+      hint: 'alice has no live sign-in on this server (none yet, all ended, or served by another instance): nothing to end or deliver',
+    });
+  });
+
+  it('names each client of an ended sign-in that got no logout token, and why', async () => {
+    const config = demoConfig();
+    delete demoClient(config, 'web').backchannel_logout_uri; // as a client registered without one
+    await using op = await createTestServer({ config });
+    await op.loginAs('alice', { client: 'web' });
+    const result = await op.server.control.sessions.end('alice');
+    expect(result).toEqual({ sessions: 1, deliveries: [], not_notified: [{ client_id: 'web', reason: NO_BACKCHANNEL_URI }] });
+    expect(result.not_notified?.[0]?.reason).toMatch(/^no backchannel_logout_uri is registered for this client: register one/);
   });
 
   it('refuses an unknown user with 404 unknown_user', async () => {
@@ -244,7 +260,7 @@ describe('over the HTTP control API', () => {
       expect((await fetch(url, { method: 'DELETE' })).status).toBe(403);
       const response = await fetch(url, { method: 'DELETE', headers: { 'X-Control-Request': '1' } });
       expect(response.status).toBe(200);
-      expect(await response.json()).toEqual({ sessions: 0, deliveries: [] });
+      expect(await response.json()).toMatchObject({ sessions: 0, deliveries: [], hint: expect.stringMatching(/^alice has no live sign-in/) });
       expect((await fetch(`${origin}/_control/sessions/nobody`, { method: 'DELETE', headers: { 'X-Control-Request': '1' } })).status).toBe(404);
     } finally {
       await close();

@@ -45,11 +45,14 @@ function raw(origin: string, path: string, headers: Record<string, string>): Pro
 }
 
 describe('HTTP control API: who may call it', () => {
-  it('is unreachable when off: 404 like any unknown path, and nothing changes', async () => {
+  it('is unreachable when off: a 404 in the usual shape saying how to turn it on, and nothing changes', async () => {
     const { server, origin } = await start();
     const response = await call(origin, 'POST', '/users', { username: 'mallory', password: 'p' });
     expect(response.status).toBe(404);
-    expect(await response.json()).toEqual({ error: 'invalid_request', error_description: 'There is no such endpoint on this server.' });
+    expect(await response.json()).toEqual({
+      error: 'invalid_request',
+      error_description: 'The control API is off on this server: start it with --control (or createReferenceServer(config, { controlApi: true })) to use /_control/.',
+    });
     expect((await call(origin, 'GET', '/users')).status).toBe(404);
     expect((await server.control.users.list()).map((u) => u.username)).toEqual(['alice', 'bob']);
   });

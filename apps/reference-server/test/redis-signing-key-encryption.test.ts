@@ -30,6 +30,7 @@ function productionOnRedis(prefix: string, secret?: string): ServerConfig {
   if (tenant) {
     tenant.development = false;
     tenant.demo_login = false;
+    for (const c of tenant.clients ?? []) delete c.backchannel_logout_uri; // http on loopback needs a development tenant
   }
   config.store = { type: 'redis', url: redis.url, prefix, ...(secret ? { key_encryption_secret: secret } : {}) };
   return config;

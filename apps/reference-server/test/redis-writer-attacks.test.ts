@@ -35,7 +35,10 @@ function productionOnRedis(prefix: string): ServerConfig {
   for (const tenant of config.tenants) {
     tenant.development = false;
     tenant.demo_login = false;
-    for (const c of tenant.clients ?? []) c.skip_consent = true;
+    for (const c of tenant.clients ?? []) {
+      c.skip_consent = true;
+      delete c.backchannel_logout_uri; // http on loopback needs a development tenant
+    }
   }
   config.store = { type: 'redis', url: redis.url, prefix, key_encryption_secret: SECRET };
   return config;

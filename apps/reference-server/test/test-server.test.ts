@@ -123,6 +123,7 @@ describe('development keys are refused where they could reach production', () =>
     const config = demoConfig();
     demoTenant(config).development = false;
     demoTenant(config).demo_login = false; // demo_login needs a development tenant
+    for (const c of demoTenant(config).clients ?? []) delete c.backchannel_logout_uri; // so does an http back-channel URI
     const attempt = createTestServer({ config });
     await expect(attempt).rejects.toThrow(ConfigError);
     await expect(createTestServer({ config })).rejects.toThrow(

@@ -23,7 +23,7 @@ export function App({ config }: { config: ExampleConfig }) {
   const loginOptions = { extra: { resource: config.demoApiResource } };
   if (path === '/') page = <HomePage apiUrl={config.apiUrl} demoApiUrl={config.demoApiUrl} loginOptions={loginOptions} />;
   else if (path === '/protected') page = <ProtectedPage loginOptions={loginOptions} />;
-  else if (path === new URL(config.redirectUri).pathname) page = <CallbackPage />;
+  else if (path === new URL(config.redirectUri).pathname) page = <CallbackPage loginOptions={loginOptions} />;
   else page = <NotFoundPage />;
 
   return (

@@ -21,6 +21,26 @@ const PROVIDER_ERRORS: Record<string, ErrorText> = {
   server_error: { title: 'The sign-in server had a problem', message: 'Something went wrong on the sign-in server. Please try again later.' },
 };
 
+// What the provider says for Cancel (on the login page) and Deny (on the consent page).
+const CANCELLED = /\bcancell?ed\b/i;
+const DENIED = /\bdenied\b/i;
+
+const ACCESS_DENIED = {
+  cancelled: { title: 'Sign-in was cancelled', message: 'You cancelled the sign-in, so nothing was shared with this app. Try again whenever you like.' },
+  denied: { title: 'Access not allowed', message: 'You did not allow this app access, so nothing was shared with it. Try again to allow it.' },
+} satisfies Record<string, ErrorText>;
+
+/**
+ * Whether the error is a sign-in the user cancelled (or declined) at the provider: nothing failed.
+ *
+ * @example
+ * isCancelled(useAuth().error); // true after Cancel on the login page
+ */
+export function isCancelled(error: unknown): boolean {
+  const fields = typeof error === 'object' && error !== null ? (error as { code?: unknown; error?: unknown; error_description?: unknown }) : {};
+  return fields.code === 'authorization_error' && fields.error === 'access_denied' && typeof fields.error_description === 'string' && (CANCELLED.test(fields.error_description) || DENIED.test(fields.error_description));
+}
+
 /** The SDK's own codes, grouped by what the user can do about them. */
 const SDK_ERRORS: Record<string, ErrorText> = {
   transaction_not_found: {
@@ -48,10 +68,13 @@ export function describeError(error: unknown): ErrorText & { code?: string } {
   const code = typeof fields.code === 'string' ? fields.code : undefined;
   if (code === 'authorization_error' && typeof fields.error === 'string') {
     const known = PROVIDER_ERRORS[fields.error];
-    // access_denied covers Cancel, Deny and a lockout alike: the provider's description says which.
+    // access_denied covers Cancel, Deny and a lockout alike: the provider's description says
+    // which. Cancel and Deny get this app's own words; any other reason (a lockout) the provider's.
     const said = (error as { error_description?: unknown }).error_description;
-    if (known && fields.error === 'access_denied' && typeof said === 'string' && said.trim() !== '') {
-      return { title: known.title, message: said.slice(0, 300), code: fields.error };
+    if (fields.error === 'access_denied' && typeof said === 'string') {
+      if (CANCELLED.test(said)) return { ...ACCESS_DENIED.cancelled, code: fields.error };
+      if (DENIED.test(said)) return { ...ACCESS_DENIED.denied, code: fields.error };
+      if (said.trim() !== '' && known) return { title: known.title, message: said.slice(0, 300), code: fields.error };
     }
     if (known) return { ...known, code: fields.error };
   }

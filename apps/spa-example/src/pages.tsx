@@ -2,6 +2,7 @@ import { RequireAuth, useAuth } from '@oidc-rp/react';
 import { ApiPanel } from './ApiPanel';
 import { ClaimsTable } from './ClaimsTable';
 import { ErrorNotice } from './ErrorNotice';
+import { isCancelled } from './error-text';
 import { Link } from './Link';
 import { SignedOutNotice } from './SignedOutNotice';
 import { TokenStatus } from './TokenStatus';
@@ -44,17 +45,23 @@ export function HomePage({ apiUrl, demoApiUrl, loginOptions }: { apiUrl: string;
 }
 
 /** The redirect URI. The client finishes the login; on success AuthProvider's callback navigates away. */
-export function CallbackPage() {
-  const { status, error } = useAuth();
+export function CallbackPage({ loginOptions }: { loginOptions: LoginOptions }) {
+  const { status, error, login } = useAuth();
   if (status === 'error') {
+    const cancelled = isCancelled(error);
     return (
       <section>
-        <h1>Login failed</h1>
+        <h1>{cancelled ? 'Sign-in cancelled' : 'Login failed'}</h1>
         <ErrorNotice error={error} />
-        <p>No session was created.</p>
-        <button type="button" onClick={() => navigate('/', { replace: true })}>
-          Back to the start
-        </button>
+        {!cancelled && <p>No session was created.</p>}
+        <p className="actions">
+          <button type="button" data-testid="retry-login-button" onClick={() => void login(loginOptions)}>
+            Try again
+          </button>{' '}
+          <button type="button" className="secondary" onClick={() => navigate('/', { replace: true })}>
+            Back to the start
+          </button>
+        </p>
       </section>
     );
   }

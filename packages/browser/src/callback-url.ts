@@ -3,7 +3,7 @@
  * hands the parsed form on (to the callback handler, and to core, which takes the `URL` as is).
  */
 
-import { tryParseUrl } from '@oidc-rp/core';
+import { tryParseUrl } from '@oidc-rp/core/internal';
 
 /** A URL that carries an authorization response for this client's redirect URI. */
 export interface CallbackUrl {

@@ -9,11 +9,11 @@ import { DEV } from './dev';
 import {
   OidcError,
   buildEndSessionUrl,
-  invalidOptions,
   isOidcError,
   none,
   type AuthorizationTransaction,
 } from '@oidc-rp/core';
+import { invalidOptions } from '@oidc-rp/core/internal';
 import { createCallbackHandler } from './callback';
 import type { TabLink } from './cross-tab';
 import type { Dpop } from './dpop';
@@ -135,7 +135,17 @@ export function createBrowserClient(options: BrowserClientOptions): BrowserClien
           const usable = stored && (stored.refreshToken !== undefined || isFresh(stored, 0, o.now()));
           if (stored && !usable) await tokens().clear();
           if (usable) adopt(stored);
-          else if (state.get().status === 'loading') adopt(undefined);
+          else if (state.get().status === 'loading') {
+            adopt(undefined);
+            // Development only (the production build drops it): an app opened on another origin
+            // than its redirect URI's (Vite prints localhost, the registration says 127.0.0.1)
+            // cannot log in there, so the page says so at once, as status 'error', not only a
+            // console line after a click.
+            if (DEV) {
+              const here = new URL(runtime().navigate_.currentUrl()).origin;
+              if (here !== o.redirectUrl_.origin) state.set({ status: 'error', error: invalidOptions(wrongOrigin(here, o.redirectUrl_.origin)) });
+            }
+          }
         }
       } catch (error) {
         state.set({ status: 'error', error: toOidcError(error) });
@@ -163,13 +173,7 @@ export function createBrowserClient(options: BrowserClientOptions): BrowserClien
     try {
       // The transaction waits in this origin's storage: a callback to another origin cannot find it.
       const here = new URL(navigate.currentUrl()).origin;
-      if (here !== o.redirectUrl_.origin) {
-        throw invalidOptions(
-          DEV &&
-            `This page is at ${here} but redirectUri is at ${o.redirectUrl_.origin}, whose storage would not hold this login: ` +
-              `open the app at ${o.redirectUrl_.origin}, or register a redirect URI at ${here} and use it.`,
-        );
-      }
+      if (here !== o.redirectUrl_.origin) throw invalidOptions(DEV && wrongOrigin(here, o.redirectUrl_.origin));
       if (loginOptions.popup) {
         if (!o.popupLogin_) throw invalidOptions(DEV && 'login({ popup: true }) needs the popupLogin part.');
         // Synchronously, within the click's task: the part opens the popup before any await.
@@ -232,6 +236,13 @@ export function createBrowserClient(options: BrowserClientOptions): BrowserClien
     // Only with the dpop part, bound here (before any call): it adds its key to the flow's token requests and guards the stored session.
     dpop: (options.dpop as unknown as Dpop | undefined)?.bind_(o, adopt),
   };
+}
+
+function wrongOrigin(here: string, there: string): string {
+  return (
+    `This page is at ${here} but redirectUri is at ${there}, whose storage would not hold this login: ` +
+    `open the app at ${there}, or register a redirect URI at ${here} and use it.`
+  );
 }
 
 function toOidcError(error: unknown): OidcError {

@@ -13,14 +13,13 @@ import { DEV } from './dev';
 import {
   OidcError,
   createDpopProof,
-  dpopForGeneratedKey,
   generateDpopKeyPair,
-  invalidOptions,
   protectedResourceRequest,
   type DpopHandle,
   type DpopProofParams,
   type HttpOptions,
 } from '@oidc-rp/core';
+import { dpopForGeneratedKey, invalidOptions } from '@oidc-rp/core/internal';
 import { keyValueStore } from './indexed-db-storage';
 import type { ResolvedOptions } from './options';
 import type { Part } from './parts';

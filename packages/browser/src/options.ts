@@ -3,10 +3,6 @@
 import { DEV } from './dev';
 import {
   OidcError,
-  buildCodeAuthorizationRequest,
-  checkRedirectUri,
-  completeCodeAuthorization,
-  invalidOptions,
   systemClock,
   type Clock,
   type DiscoveredProvider,
@@ -14,6 +10,12 @@ import {
   type HttpOptions,
   type ProviderMetadata,
 } from '@oidc-rp/core';
+import {
+  buildCodeAuthorizationRequest,
+  checkRedirectUri,
+  completeCodeAuthorization,
+  invalidOptions,
+} from '@oidc-rp/core/internal';
 import type { CrossTab, CrossTabPart } from './cross-tab';
 import type { DpopPart } from './dpop';
 import type { ImplicitFlow, ImplicitFlowPart } from './implicit';
@@ -74,7 +76,8 @@ export interface BrowserClientOptions {
   postLogoutRedirectUri?: string;
   /**
    * Default `'openid profile email offline_access'`. `offline_access` asks for a refresh token;
-   * the request then carries `prompt=consent`, as OpenID Connect Core 11 requires.
+   * the request then carries `prompt=consent`, as OpenID Connect Core 11 requires, except to a
+   * provider with `pkce_replaces_client_secret` (the service).
    */
   scope?: string;
   /** Opt-in part: the deprecated implicit flow instead of the code flow (pass `implicitFlow`). */

@@ -23,7 +23,8 @@ export interface LoginOptions {
   popup?: boolean;
   /**
    * `prompt` of the authorization request. Default: `consent` when the scope has
-   * `offline_access` (OpenID Connect Core 11: the provider grants a refresh token only then).
+   * `offline_access` (OpenID Connect Core 11: the provider grants a refresh token only then),
+   * none for a provider with `pkce_replaces_client_secret` (the service).
    * A prompt given here is sent as is, and the provider may then issue no refresh token.
    */
   prompt?: string;

@@ -110,6 +110,23 @@ describe('browser client against the reference server over HTTP', () => {
     }
   });
 
+  it('says at start, as status error, that a page on another origin than the redirect URI cannot log in (development build)', async () => {
+    const window_ = globalThis as unknown as { happyDOM: { setURL(url: string): void } };
+    window_.happyDOM.setURL('http://localhost:5173/');
+    try {
+      const app = appClient([]);
+      const snapshot = await app.init();
+      expect(snapshot.status).toBe('error');
+      expect(snapshot.error).toMatchObject({ code: 'invalid_options' });
+      expect(snapshot.error?.message).toMatch(/open the app at http:\/\/127\.0\.0\.1:5173/);
+      expect(app.getSnapshot()).toBe(snapshot);
+    } finally {
+      window_.happyDOM.setURL(PAGE);
+    }
+    // On the redirect URI's origin the same start is a plain signed-out state.
+    expect((await appClient([]).init()).status).toBe('unauthenticated');
+  });
+
   it('refuses at once a login started on another origin than the redirect URI (the Vite localhost / 127.0.0.1 trap)', async () => {
     const window_ = globalThis as unknown as { happyDOM: { setURL(url: string): void } };
     // What Vite prints is localhost; the registered redirect URI says 127.0.0.1.

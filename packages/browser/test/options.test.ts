@@ -94,19 +94,21 @@ describe('options', () => {
     await client.login();
     const sent = new URL(redirects[0]!).searchParams;
     expect([...sent.keys()].sort()).toEqual(
-      ['client_id', 'code_challenge', 'code_challenge_method', 'nonce', 'prompt', 'redirect_uri', 'response_type', 'scope', 'state'].sort(),
+      ['client_id', 'code_challenge', 'code_challenge_method', 'nonce', 'redirect_uri', 'response_type', 'scope', 'state'].sort(),
     );
-    expect(sent.get('prompt')).toBe('consent'); // for offline_access (below), not the untyped 'none'
+    expect(sent.has('prompt')).toBe(false); // not the untyped 'none' (and the service needs no prompt for offline_access, below)
   });
 
   it('asks for consent with offline_access (OpenID Connect Core 11), and sends a prompt the app chose as is', async () => {
     const redirects: string[] = [];
-    const client = createBrowserClient({ ...base, provider: serviceProvider(ISSUER), transactionStorage: memoryStorage(), navigate: page(redirects) });
+    // A standard provider: not the service profile (no pkce_replaces_client_secret).
+    const standard = serviceProvider(ISSUER, { pkce_replaces_client_secret: false });
+    const client = createBrowserClient({ ...base, provider: standard, transactionStorage: memoryStorage(), navigate: page(redirects) });
     await client.login();
     await client.login({ prompt: 'login' });
     const withoutOffline = createBrowserClient({
       ...base,
-      provider: serviceProvider(ISSUER),
+      provider: standard,
       scope: 'openid profile',
       transactionStorage: memoryStorage(),
       navigate: page(redirects),
@@ -117,5 +119,14 @@ describe('options', () => {
     expect(first!.get('prompt')).toBe('consent');
     expect(chosen!.get('prompt')).toBe('login');
     expect(plain!.has('prompt')).toBe(false);
+  });
+
+  it('sends no prompt with offline_access to the service, which asks for consent only when not yet given', async () => {
+    const redirects: string[] = [];
+    const client = createBrowserClient({ ...base, provider: serviceProvider(ISSUER), transactionStorage: memoryStorage(), navigate: page(redirects) });
+    await client.login();
+    const sent = new URL(redirects[0]!).searchParams;
+    expect(sent.get('scope')).toContain('offline_access');
+    expect(sent.has('prompt')).toBe(false);
   });
 });

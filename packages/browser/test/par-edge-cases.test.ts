@@ -81,10 +81,10 @@ describe('the par part, when the push goes wrong', () => {
       redirect_uri: REDIRECT_URI,
       scope: 'openid profile email offline_access',
       code_challenge_method: 'S256',
-      prompt: 'consent',
       login_hint: 'alice',
       ui_locales: 'fr',
     });
+    expect(form).not.toHaveProperty('prompt'); // the service asks for consent only when not yet given
     for (const name of ['state', 'nonce', 'code_challenge']) expect(form[name]).toMatch(/^[\w-]{22,}$/);
     expect(page.redirects).toHaveLength(1);
     const url = new URL(page.redirects[0]!);

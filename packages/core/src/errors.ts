@@ -158,7 +158,7 @@ export class OidcError extends Error {
   /**
    * `err instanceof OidcError` holds across copies of this package (its ESM and CJS builds
    * loaded side by side, or two installed versions): it checks the same brand as
-   * {@link isOidcError}. Subclasses keep the ordinary prototype check.
+   * `isOidcError`. Subclasses keep the ordinary prototype check.
    *
    * @example
    * ```ts
@@ -166,8 +166,11 @@ export class OidcError extends Error {
    * ```
    */
   static override [Symbol.hasInstance](value: unknown): boolean {
+    // `this` is OidcError exactly when its parent is Error. Not `this === OidcError`: a class that
+    // names itself in its own body is emitted as `class _OidcError`, and Node then prints errors
+    // as `_OidcError` (console.log, an uncaught throw).
     // biome-ignore lint/complexity/noThisInStatic: `this` is the class right of `instanceof`, possibly a subclass.
-    return this === OidcError ? isOidcError(value) : Function.prototype[Symbol.hasInstance].call(this, value);
+    return Object.getPrototypeOf(this) === Error ? isOidcError(value) : super[Symbol.hasInstance](value);
   }
 }
 

@@ -1,63 +1,47 @@
+/**
+ * `@oidc-rp/core`: what a relying party calls, from discovery to logout. The API side (access
+ * token verification at a resource server) is its own entry, `@oidc-rp/core/api`, so a
+ * client-only app never loads it.
+ *
+ * @packageDocumentation
+ */
+
 export * from './errors';
-export { AccessTokenError } from './access-token-error';
-export { jwtAccessTokenVerifier, checkScopes } from './access-token';
-export type { JwtAccessTokenVerifierOptions, VerifiedTokenCache, CachedAccessToken } from './access-token';
-export { readAccessToken } from './authorization-header';
-export type { PresentedAccessToken } from './authorization-header';
-export { dpopProofs, dpopNonces, memoryDpopReplayCache } from './dpop-proof';
-export type { DpopProofChecker, DpopProofOptions, DpopReplayCache, DpopNonces, DpopNoncesOptions, MemoryDpopReplayCacheOptions } from './dpop-proof';
-export { webCryptoPrimitives } from './jose-primitives';
-export type { JosePrimitives, PublicJwk } from './jose-primitives';
-export type {
-  AccessTokenChallenge,
-  AccessTokenClaims,
-  AccessTokenVerifier,
-  AccessTokenVerifierDpop,
-  ResourceRequest,
-  VerifiedAccessToken,
-} from './access-token-error';
 export { systemClock, type Clock } from './clock';
 export type * from './types';
-export { createCodeVerifier, codeChallengeS256, createState, createNonce } from './pkce';
-export { discover, discovery, providerMetadata, isDiscovered, serviceProvider, tokenEndpointFor, assertSecureUrl, tryParseUrl } from './discovery';
-export type { DiscoveryOptions, DiscoveredProvider } from './discovery';
-export { buildAuthorizationRequest, buildCodeAuthorizationRequest, checkRedirectUri, normaliseScope, RESPONSE_TYPES } from './authorization-request';
-export type { AuthorizationRequest, AuthorizationRequestParams } from './authorization-request';
-export { parseAuthorizationResponse } from './authorization-response';
-export type { AuthorizationResponse } from './authorization-response';
-export {
-  exchangeCode,
-  refreshTokens,
-  clientCredentials,
-  processTokenResponse,
-} from './token-endpoint';
-export { none, clientSecretPost, clientSecretBasic, clientSecret, secretAuthMethodFor } from './client-auth';
-export type { ClientAuth, ClientAuthRequest } from './client-auth';
-export { privateKeyJwt, clientSecretJwt } from './client-assertion';
-export type { ClientAssertionOptions, ClientSecretJwtAlgorithm, ClientSecretJwtOptions, PrivateKeyJwtAlgorithm, PrivateKeyJwtOptions } from './client-assertion';
-export type {
-  TokenCallBase,
-  ExchangeCodeParams,
-  RefreshTokensParams,
-  ClientCredentialsParams,
-} from './token-endpoint';
-export { validateIdToken } from './id-token';
-export type { IdTokenValidationOptions } from './id-token';
-export { validateLogoutToken, logoutTokenReplayWindow, BACKCHANNEL_LOGOUT_EVENT } from './logout-token';
-export type { LogoutTokenValidationOptions, LogoutTokenClaims } from './logout-token';
-export { clearJwksCache } from './jwks';
-export { fetchUserInfo } from './userinfo';
-export type { UserInfo, UserInfoParams } from './userinfo';
-export { revokeToken } from './revocation';
-export type { RevokeTokenParams } from './revocation';
-export { buildEndSessionUrl } from './logout';
-export type { EndSessionParams } from './logout';
-export { completeAuthorization, completeCodeAuthorization } from './authorization-flow';
-export { pushAuthorizationRequest, usesPushedAuthorization } from './pushed-authorization';
-export type { PushAuthorizationRequestParams } from './pushed-authorization';
-export { checkResources, resourceForUrl, resourceNotConfigured, withResources } from './resource-indicators';
-export { discoverApiAuthorization, discoverAuthorizationServer, resourceMetadataUrl, wellKnownResourceMetadataUrl } from './api-discovery';
-export type { ApiAuthorization, ApiDiscoveryOptions, ProtectedResourceMetadataDocument } from './api-discovery';
+export { discover, discovery, providerMetadata, serviceProvider, tokenEndpointFor } from './provider/discovery';
+export type { DiscoveryOptions, DiscoveredProvider } from './provider/discovery';
+export { none, clientSecretPost, clientSecretBasic, clientSecret, secretAuthMethodFor } from './provider/client-auth';
+export type { ClientAuth, ClientAuthRequest } from './provider/client-auth';
+export { clearJwksCache } from './jose/jwks';
+export { createCodeVerifier, codeChallengeS256, createState, createNonce } from './client/pkce';
+export { buildAuthorizationRequest } from './client/authorization-request';
+export type { AuthorizationRequest, AuthorizationRequestParams } from './client/authorization-request';
+export { parseAuthorizationResponse } from './client/authorization-response';
+export type { AuthorizationResponse } from './client/authorization-response';
+export { exchangeCode, refreshTokens, clientCredentials, processTokenResponse } from './client/token-endpoint';
+export type { TokenCallBase, ExchangeCodeParams, RefreshTokensParams, ClientCredentialsParams } from './client/token-endpoint';
+export { privateKeyJwt, clientSecretJwt } from './client/client-assertion';
+export type { ClientAssertionOptions, ClientSecretJwtAlgorithm, ClientSecretJwtOptions, PrivateKeyJwtAlgorithm, PrivateKeyJwtOptions } from './client/client-assertion';
+export { validateIdToken } from './client/id-token';
+export type { IdTokenValidationOptions } from './client/id-token';
+export { validateLogoutToken, logoutTokenReplayWindow, BACKCHANNEL_LOGOUT_EVENT } from './client/logout-token';
+export type { LogoutTokenValidationOptions, LogoutTokenClaims } from './client/logout-token';
+export { fetchUserInfo } from './client/userinfo';
+export type { UserInfo, UserInfoParams } from './client/userinfo';
+export { revokeToken } from './client/revocation';
+export type { RevokeTokenParams } from './client/revocation';
+export { buildEndSessionUrl } from './client/end-session';
+export type { EndSessionParams } from './client/end-session';
+export { completeAuthorization } from './client/authorization-flow';
+export type { CompleteAuthorizationParams } from './client/authorization-flow';
+export { pushAuthorizationRequest, usesPushedAuthorization } from './client/pushed-authorization';
+export type { PushAuthorizationRequestParams } from './client/pushed-authorization';
+export { dpop, generateDpopKeyPair, createDpopProof, protectedResourceRequest } from './client/dpop-proof-maker';
+export type { DpopAlgorithm, DpopHandle, DpopOptions, DpopProofParams, DpopPublicJwk } from './client/dpop-proof-maker';
+export { checkResources, resourceForUrl, resourceNotConfigured, withResources } from './client/resource-indicators';
+export { discoverApiAuthorization, discoverAuthorizationServer, resourceMetadataUrl, wellKnownResourceMetadataUrl } from './client/api-discovery';
+export type { ApiAuthorization, ApiDiscoveryOptions, ProtectedResourceMetadataDocument } from './client/api-discovery';
 export {
   ClientRegistrationError,
   deleteClientRegistration,
@@ -65,14 +49,5 @@ export {
   registerClient,
   registeredClientAuth,
   updateClientRegistration,
-} from './client-registration';
-export type { ClientMetadata, RegisterClientParams, RegisteredClient } from './client-registration';
-export type { CompleteAuthorizationParams } from './authorization-flow';
-export { dpop, dpopForGeneratedKey, generateDpopKeyPair, createDpopProof, protectedResourceRequest } from './dpop';
-export type { DpopAlgorithm, DpopHandle, DpopOptions, DpopProofParams, DpopPublicJwk } from './dpop';
-export { readBoundedBody } from './http';
-export { invalidOptions } from './options';
-export { accessTokenChallenge } from './resource-challenge';
-export type { AccessTokenChallengeOptions, AccessTokenRefusal } from './resource-challenge';
-export { introspectToken, processIntrospectionResponse, introspectionVerifier } from './introspection';
-export type { IntrospectionResponse, IntrospectTokenParams, IntrospectionVerifierOptions } from './introspection';
+} from './client/client-registration';
+export type { ClientMetadata, RegisterClientParams, RegisteredClient } from './client/client-registration';

@@ -6,7 +6,7 @@
  * HTTP are in packages/node/test/access-token-*.test.ts, run against both verifier paths.
  */
 import { describe, expect, it } from 'vitest';
-import { dpopNonces, dpopProofs, jwtAccessTokenVerifier, memoryDpopReplayCache, readAccessToken } from '../src/index';
+import { dpopNonces, dpopProofs, jwtAccessTokenVerifier, memoryDpopReplayCache, readAccessToken } from '../src/api/index';
 
 const base = { issuer: 'https://id.example', jwksUri: 'https://id.example/jwks', audience: 'https://api.example' };
 const request = (authorization: string | null) => ({ method: 'GET', url: 'https://api.example/x', authorization, dpop: null });

@@ -10,7 +10,7 @@ import {
   serviceProvider,
   none,
 } from '../src/index';
-import { base64url } from '../src/encoding';
+import { base64url } from '../src/http/encoding';
 import { CLIENT_ID, ISSUER, NOW, type TestKey, createTestKey, serveJwks, signIdToken, validClaims } from './support/id-tokens';
 import { useMswServer } from './support/msw-server';
 

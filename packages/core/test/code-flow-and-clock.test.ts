@@ -4,15 +4,14 @@ import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   type ClientConfig,
   buildAuthorizationRequest,
-  buildCodeAuthorizationRequest,
   clearJwksCache,
-  completeCodeAuthorization,
   parseAuthorizationResponse,
   refreshTokens,
   serviceProvider,
   validateIdToken,
   none,
 } from '../src/index';
+import { buildCodeAuthorizationRequest, completeCodeAuthorization } from '../src/internal';
 import { CLIENT_ID, ISSUER, type TestKey, createTestKey, serveJwks, signIdToken, validClaims } from './support/id-tokens';
 import { useMswServer } from './support/msw-server';
 

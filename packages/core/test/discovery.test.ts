@@ -1,6 +1,7 @@
 import { HttpResponse, type JsonBodyType, http } from 'msw';
 import { describe, expect, it } from 'vitest';
-import { assertSecureUrl, discover, serviceProvider, tokenEndpointFor } from '../src/index';
+import { discover, serviceProvider, tokenEndpointFor } from '../src/index';
+import { assertSecureUrl } from '../src/internal';
 import { useMswServer } from './support/msw-server';
 
 const { server, requests } = useMswServer();

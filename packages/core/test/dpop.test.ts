@@ -9,7 +9,6 @@ import {
   clientCredentials,
   createDpopProof,
   dpop,
-  dpopForGeneratedKey,
   exchangeCode,
   fetchUserInfo,
   generateDpopKeyPair,
@@ -19,6 +18,7 @@ import {
   refreshTokens,
   revokeToken,
 } from '../src/index';
+import { dpopForGeneratedKey } from '../src/internal';
 import { ISSUER, NOW, now, provider } from './support/acme-provider';
 import { ecdsaKeyPair, rsa1024KeyPair } from './support/key-pairs';
 import { useMswServer } from './support/msw-server';

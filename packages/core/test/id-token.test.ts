@@ -1,11 +1,11 @@
 import { CompactSign, SignJWT, exportJWK, exportSPKI } from 'jose';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { base64url, randomBase64url, utf8 } from '../src/encoding';
+import { base64url, randomBase64url, utf8 } from '../src/http/encoding';
 import { OidcError, type OidcErrorCode } from '../src/errors';
-import { type IdTokenValidationOptions, validateIdToken } from '../src/id-token';
-import { clearJwksCache } from '../src/jwks';
-import { tokenHash } from '../src/token-hashes';
+import { type IdTokenValidationOptions, validateIdToken } from '../src/client/id-token';
+import { clearJwksCache } from '../src/jose/jwks';
+import { tokenHash } from '../src/jose/token-hashes';
 import {
   CLIENT_ID,
   ISSUER,

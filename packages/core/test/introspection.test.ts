@@ -1,18 +1,20 @@
 import { HttpResponse, http } from 'msw';
 import { describe, expect, it, vi } from 'vitest';
 import {
-  AccessTokenError,
-  type IntrospectionResponse,
-  type ResourceRequest,
   clientSecretBasic,
   clientSecretJwt,
   createDpopProof,
   type DpopHandle,
   dpop,
+} from '../src/index';
+import {
+  AccessTokenError,
+  type IntrospectionResponse,
+  type ResourceRequest,
   dpopProofs,
   introspectToken,
   introspectionVerifier,
-} from '../src/index';
+} from '../src/api/index';
 import { useMswServer } from './support/msw-server';
 
 const { server, requests } = useMswServer();

@@ -3,8 +3,8 @@ import { HttpResponse, delay, http } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { OidcError, type OidcErrorCode } from '../src/errors';
-import { type IdTokenValidationOptions, validateIdToken } from '../src/id-token';
-import { clearJwksCache } from '../src/jwks';
+import { type IdTokenValidationOptions, validateIdToken } from '../src/client/id-token';
+import { clearJwksCache } from '../src/jose/jwks';
 import {
   CLIENT_ID,
   JWKS_URI,

@@ -1,13 +1,13 @@
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { OidcError, type OidcErrorCode } from '../src/errors';
-import { clearJwksCache } from '../src/jwks';
+import { clearJwksCache } from '../src/jose/jwks';
 import {
   BACKCHANNEL_LOGOUT_EVENT,
   type LogoutTokenValidationOptions,
   logoutTokenReplayWindow,
   validateLogoutToken,
-} from '../src/logout-token';
+} from '../src/client/logout-token';
 import { CLIENT_ID, ISSUER, NOW, type TestKey, base64urlJson, createTestKey, serveJwks, signIdToken, testProvider } from './support/id-tokens';
 
 const server = setupServer();

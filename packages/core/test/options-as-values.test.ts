@@ -4,17 +4,20 @@
 import { describe, expect, it } from 'vitest';
 import {
   buildAuthorizationRequest,
-  buildCodeAuthorizationRequest,
-  checkRedirectUri,
   discovery,
-  isDiscovered,
-  normaliseScope,
   providerMetadata,
   serviceProvider,
 } from '../src/index';
+import {
+  buildCodeAuthorizationRequest,
+  checkRedirectUri,
+  isDiscovered,
+  normaliseScope,
+} from '../src/internal';
 
 const ISSUER = 'http://127.0.0.1:4000/demo';
-const provider = serviceProvider(ISSUER);
+// A standard provider (without the service's pkce_replaces_client_secret): the rule of OpenID Connect Core 11.
+const provider = serviceProvider(ISSUER, { pkce_replaces_client_secret: false });
 const base = { provider, clientId: 'spa', redirectUri: 'http://127.0.0.1:5173/callback' };
 
 describe('prompt with offline_access (OpenID Connect Core 11)', () => {
@@ -26,6 +29,15 @@ describe('prompt with offline_access (OpenID Connect Core 11)', () => {
     expect(await prompt({ scope: 'openid profile' })).toBeNull();
     expect(await prompt({ scope: 'openid offline_access', prompt: 'login' })).toBe('login');
     expect(await prompt({ scope: 'openid offline_access', prompt: 'none' })).toBe('none');
+  });
+
+  it('is absent for the service, which grants offline_access without it and asks for consent only when not yet given', async () => {
+    const service = serviceProvider(ISSUER);
+    expect(service.pkce_replaces_client_secret).toBe(true);
+    const { url } = await buildCodeAuthorizationRequest({ ...base, provider: service, scope: 'openid profile offline_access' });
+    expect(url.searchParams.has('prompt')).toBe(false);
+    const chosen = await buildCodeAuthorizationRequest({ ...base, provider: service, scope: 'openid offline_access', prompt: 'consent' });
+    expect(chosen.url.searchParams.get('prompt')).toBe('consent');
   });
 
   it('is not added where no code comes back (the provider ignores offline_access there anyway)', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { OidcError, codeChallengeS256, createCodeVerifier, createNonce, createState } from '../src/index';
-import { fromBase64url } from '../src/encoding';
+import { fromBase64url } from '../src/http/encoding';
 
 const BASE64URL_43 = /^[A-Za-z0-9_-]{43}$/;
 

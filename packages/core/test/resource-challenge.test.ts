@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AccessTokenError, accessTokenChallenge } from '../src/index';
+import { AccessTokenError, accessTokenChallenge } from '../src/api/index';
 
 const dpop = { required: false, algorithms: ['ES256', 'RS256'] };
 
@@ -51,8 +51,8 @@ describe('accessTokenChallenge', () => {
     expect(refusal.headers['WWW-Authenticate']).toBe('Bearer error="invalid_token", error_description="x", DPoP algs="ES256 RS256"');
   });
 
-  it('keeps quotes, backslashes and line breaks of a message out of the header', () => {
+  it('keeps quotes, backslashes and line breaks of a message out of the header, quotes readable as single quotes', () => {
     const refusal = accessTokenChallenge(new AccessTokenError('access_token_invalid', 'invalid_token', 'a "b" \\c\r\nSet-Cookie: x'));
-    expect(refusal.headers['WWW-Authenticate']).toBe('Bearer error="invalid_token", error_description="a ?b? ?c??Set-Cookie: x"');
+    expect(refusal.headers['WWW-Authenticate']).toBe("Bearer error=\"invalid_token\", error_description=\"a 'b' /c??Set-Cookie: x\"");
   });
 });

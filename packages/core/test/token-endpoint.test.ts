@@ -14,7 +14,7 @@ import {
   refreshTokens,
   serviceProvider,
 } from '../src/index';
-import { base64url, utf8 } from '../src/encoding';
+import { base64url, utf8 } from '../src/http/encoding';
 import { CLIENT_ID, ISSUER, NOW, type TestKey, createTestKey, serveJwks, signIdToken, validClaims } from './support/id-tokens';
 import { useMswServer } from './support/msw-server';
 

@@ -4,7 +4,8 @@
  * The protocol checks themselves (state, iss, error, tokens) all happen in core.
  */
 
-import { OidcError, readBoundedBody } from '@oidc-rp/core';
+import { OidcError } from '@oidc-rp/core';
+import { readBoundedBody } from '@oidc-rp/core/internal';
 import type { ResponseMode } from '@oidc-rp/core';
 
 /**

@@ -15,7 +15,6 @@ import {
   completeAuthorization,
   discovery,
   fetchUserInfo,
-  normaliseScope,
   providerMetadata,
   pushAuthorizationRequest,
   refreshTokens,
@@ -25,6 +24,7 @@ import {
   secretAuthMethodFor,
   usesPushedAuthorization,
 } from '@oidc-rp/core';
+import { normaliseScope } from '@oidc-rp/core/internal';
 import type { AuthorizationTransaction, ClientAuth, GrantType, HttpOptions, ProviderMetadata, TokenSet } from '@oidc-rp/core';
 import { assertCallbackMode, readCallbackRequest } from './callback-input';
 import { createClientCredentialsSource } from './client-credentials';

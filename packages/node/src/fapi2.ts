@@ -6,7 +6,8 @@
  * the provider's metadata at the first call that reads it.
  */
 
-import { OidcError, invalidOptions, privateKeyJwt } from '@oidc-rp/core';
+import { OidcError, privateKeyJwt } from '@oidc-rp/core';
+import { invalidOptions } from '@oidc-rp/core/internal';
 import type { ClientAuth, DpopHandle, ProviderMetadata } from '@oidc-rp/core';
 import type { NodeClientOptions } from './options';
 

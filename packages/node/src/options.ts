@@ -3,7 +3,8 @@
  * setting fails at start-up with a message saying what to change, not at the first login.
  */
 
-import { RESPONSE_TYPES, assertSecureUrl, checkRedirectUri as checkRedirectUrl, checkResources, invalidOptions, normaliseScope } from '@oidc-rp/core';
+import { RESPONSE_TYPES, assertSecureUrl, checkRedirectUri as checkRedirectUrl, invalidOptions, normaliseScope } from '@oidc-rp/core/internal';
+import { checkResources } from '@oidc-rp/core';
 import type { ClientAuth, ClientAuthMethod, DpopHandle, GrantType, ProviderMetadata, ResponseMode, ResponseType } from '@oidc-rp/core';
 import { checkSecrets } from './secret-strength';
 import type { TokenCache } from './token-cache';

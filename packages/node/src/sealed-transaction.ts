@@ -5,7 +5,8 @@
  * shares the secret can unseal: a fleet of backends needs no sticky sessions.
  */
 
-import { OidcError, invalidOptions } from '@oidc-rp/core';
+import { OidcError } from '@oidc-rp/core';
+import { invalidOptions } from '@oidc-rp/core/internal';
 import type { AuthorizationTransaction } from '@oidc-rp/core';
 import { nowSeconds, open, seal } from './sealing';
 import { checkSecrets } from './secret-strength';

@@ -9,7 +9,7 @@
  * generators (base64, base64url, hex of 32 bytes) always passes.
  */
 
-import { invalidOptions } from '@oidc-rp/core';
+import { invalidOptions } from '@oidc-rp/core/internal';
 
 export const MIN_SECRET_LENGTH = 32;
 

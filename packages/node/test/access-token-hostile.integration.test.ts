@@ -4,7 +4,8 @@
  * sent to a resource protected by core's WebCrypto verifier and by the node:crypto one. Every
  * refusal is a 4xx with the right challenge, never a 5xx, and no message carries a token.
  */
-import { type AccessTokenVerifier, clearJwksCache, jwtAccessTokenVerifier as coreVerifier, dpopNonces, dpopProofs } from '@oidc-rp/core';
+import { clearJwksCache } from '@oidc-rp/core';
+import { type AccessTokenVerifier, jwtAccessTokenVerifier as coreVerifier, dpopNonces, dpopProofs } from '@oidc-rp/core/api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jwtAccessTokenVerifier as nodeVerifier } from '../src/api/index';
 import { type TestIssuer, makeKey, proof, startIssuer, startResource, thumbprint } from './support/api-harness';

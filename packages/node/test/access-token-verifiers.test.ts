@@ -6,15 +6,15 @@
  * never serves an expired token and still checks DPoP; a Redis replay cache refuses a proof
  * replayed to another instance.
  */
+import { clearJwksCache } from '@oidc-rp/core';
 import {
   type AccessTokenVerifier,
   type JosePrimitives,
   type ResourceRequest,
-  clearJwksCache,
   jwtAccessTokenVerifier as coreVerifier,
   dpopProofs,
   webCryptoPrimitives,
-} from '@oidc-rp/core';
+} from '@oidc-rp/core/api';
 import { type RedisClientType, createClient } from 'redis';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { type RunningRedis, startRedisServer } from '../../../test-support/redis-server';

@@ -10,7 +10,8 @@ afterEach(cleanup);
 const options = {
   issuer: 'http://127.0.0.1:4000/demo',
   clientId: 'spa',
-  redirectUri: 'http://127.0.0.1:5173/callback',
+  // The page's own origin: on another one the client reports that at start (development build).
+  redirectUri: `${location.origin}/callback`,
 };
 
 const seen: AuthState['client'][] = [];

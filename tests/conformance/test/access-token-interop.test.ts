@@ -8,7 +8,6 @@ import { generateKeyPairSync } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
-  type AccessTokenVerifier,
   type ProviderMetadata,
   clearJwksCache,
   clientCredentials,
@@ -16,10 +15,13 @@ import {
   clientSecretPost,
   discover,
   dpop,
-  dpopNonces,
-  dpopProofs,
   protectedResourceRequest,
 } from '@oidc-rp/core';
+import {
+  type AccessTokenVerifier,
+  dpopNonces,
+  dpopProofs,
+} from '@oidc-rp/core/api';
 import { jwtAccessTokenVerifier } from '@oidc-rp/node/api';
 import { demoConfig } from '@oidc-rp/reference-server';
 import { createTestServer } from '@oidc-rp/reference-server/testing';

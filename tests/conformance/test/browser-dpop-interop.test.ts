@@ -6,9 +6,10 @@
 // signing in on the provider's forms, is done by the support driver; the page is sent back to the
 // callback URL the provider answered with. The provider is the judge: a proof it refuses, or a
 // token not bound to the key, fails these tests.
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { connectChromium } from './support/chromium';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM_LAUNCH, type PageServer, startPageServer } from '../../../test-support/page-server';
+import { type PageServer, startPageServer } from '../../../test-support/page-server';
 import { bundleInstalledBrowserSdk } from './support/installed-sdk';
 import { type InteropClient, type RunningOidcProvider, startOidcProvider } from './support/oidc-provider';
 
@@ -58,7 +59,7 @@ beforeAll(async () => {
     },
   ];
   op = await startOidcProvider(clients, { dpop: { requireNonce: true } });
-  browser = await chromium.launch(CHROMIUM_LAUNCH);
+  browser = await connectChromium();
 });
 
 afterAll(async () => {

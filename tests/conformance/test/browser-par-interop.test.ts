@@ -7,9 +7,10 @@
 // push, and the provider binds the tokens to it. Without the part the provider refuses the login.
 // The person's part, signing in on the provider's forms, is done by the support driver; the page
 // is sent back to the callback URL the provider answered with. The provider is the judge.
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { connectChromium } from './support/chromium';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM_LAUNCH, type PageServer, startPageServer } from '../../../test-support/page-server';
+import { type PageServer, startPageServer } from '../../../test-support/page-server';
 import { bundleInstalledBrowserSdk } from './support/installed-sdk';
 import { type InteropClient, type RunningOidcProvider, startOidcProvider } from './support/oidc-provider';
 
@@ -58,7 +59,7 @@ beforeAll(async () => {
   });
   const clients = [spa('par-spa'), { ...spa('par-dpop-spa'), dpop_bound_access_tokens: true }];
   op = await startOidcProvider(clients, { par: { required: true }, dpop: { requireNonce: false } });
-  browser = await chromium.launch(CHROMIUM_LAUNCH);
+  browser = await connectChromium();
 });
 
 afterAll(async () => {

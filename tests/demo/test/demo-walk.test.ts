@@ -84,9 +84,9 @@ describe('the demo', () => {
     await page.getByRole('button', { name: 'Cancel' }).click();
     await page.getByTestId('auth-error').waitFor();
     expect(await page.getByTestId('error-code').textContent()).toBe('access_denied');
-    expect(await page.getByTestId('error-title').textContent()).toBe('Sign-in not completed');
-    // The provider's own words for a Cancel, not the SDK's developer hint.
-    expect(await page.getByTestId('error-message').textContent()).toContain('The user cancelled the sign-in');
+    expect(await page.getByTestId('error-title').textContent()).toBe('Sign-in was cancelled');
+    // The app's own words for a Cancel, not the SDK's developer hint.
+    expect(await page.getByTestId('error-message').textContent()).toContain('You cancelled the sign-in');
     expect(await page.getByTestId('error-message').textContent()).not.toMatch(/client registration/);
 
     // Log in for real: the failed callback page leads back to the start page and its login button.
@@ -116,7 +116,7 @@ describe('the demo', () => {
       await login.or(page.getByTestId('claims')).first().waitFor();
       if (await login.isVisible()) {
         await login.click();
-        // offline_access is asked with prompt=consent (OpenID Connect Core 11): the consent page comes again.
+        // Consent was given at the first login: the service asks again only when it was not.
         const consent = page.getByRole('button', { name: 'Allow' });
         await consent.or(page.getByTestId('claims')).first().waitFor();
         if (await consent.isVisible()) await consent.click();

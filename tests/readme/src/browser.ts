@@ -12,7 +12,7 @@ import { connect, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
-import { type Browser, chromium } from 'playwright-core';
+import { type Browser, chromium, type Page } from 'playwright-core';
 import type { BrowserRun, Snippet } from './extract.ts';
 import { DOCUMENTED_ORIGINS, readmePositions, RUN_ENV, runnableSource } from './harness.ts';
 
@@ -59,7 +59,7 @@ async function addOrigin(control: Control, documented: string, real: string): Pr
   }
 }
 
-/** Opens `url`, signs in on the login page (allowing consent) when `run` names a user, and waits for its text. */
+/** Opens `url`, clicks the button `run` names, signs in on the login page (allowing consent) when it names a user, and waits for its text. */
 async function walk(url: string, run: BrowserRun, describeUrl: (url: string) => string, problems: string[]): Promise<BrowserResult> {
   browser ??= chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: ['--no-sandbox', '--disable-gpu', '--no-first-run'] });
   const context = await (await browser).newContext();
@@ -72,6 +72,7 @@ async function walk(url: string, run: BrowserRun, describeUrl: (url: string) => 
   try {
     await page.goto(url);
     const expected = page.getByText(run.expects);
+    if (run.clicks) await page.getByRole('button', { name: run.clicks }).click();
     if (run.user) {
       await page.getByLabel('Username').fill(run.user);
       await page.getByLabel('Password').fill(DEMO_PASSWORDS[run.user] ?? '');
@@ -113,10 +114,8 @@ async function bundle(snippet: Snippet, dir: string, serverOrigin: string, appOr
   return result.outputFiles[0]?.text ?? '';
 }
 
-/** A page script: served as the only script of the app's one page, opened at its start. */
-export async function runInBrowser(snippet: Snippet, dir: string, serverOrigin: string, control: Control): Promise<BrowserResult> {
-  const run = snippet.browser;
-  if (!run) return { ok: false, output: 'not a browser snippet' };
+/** The app's one page on 127.0.0.1 (port 0), serving a bundled page script at /app.js. */
+async function startAppServer(): Promise<{ origin: string; serve(script: string): void; close(): Promise<unknown> }> {
   let script = '';
   const app = createServer((request, response) => {
     if (request.url === '/app.js') {
@@ -128,17 +127,104 @@ export async function runInBrowser(snippet: Snippet, dir: string, serverOrigin: 
     response.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>app</title><body><div id="root"></div></body><script type="module" src="/app.js"></script>');
   });
   await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
-  const appOrigin = `http://127.0.0.1:${(app.address() as AddressInfo).port}`;
+  return {
+    origin: `http://127.0.0.1:${(app.address() as AddressInfo).port}`,
+    serve: (code) => {
+      script = code;
+    },
+    close: () => new Promise((resolve) => app.close(resolve)),
+  };
+}
+
+/** A page script: served as the only script of the app's one page, opened at its start. */
+export async function runInBrowser(snippet: Snippet, dir: string, serverOrigin: string, control: Control): Promise<BrowserResult> {
+  const run = snippet.browser;
+  if (!run) return { ok: false, output: 'not a browser snippet' };
+  const app = await startAppServer();
+  const appOrigin = app.origin;
   const problems: string[] = [];
   try {
-    script = await bundle(snippet, dir, serverOrigin, appOrigin);
+    app.serve(await bundle(snippet, dir, serverOrigin, appOrigin));
     await registerOrigin(control, DOCUMENTED_APP_ORIGIN, appOrigin);
     const start = run.url ? run.url.replace(DOCUMENTED_APP_ORIGIN, appOrigin) : `${appOrigin}/`;
     return await walk(start, run, (url) => url.replace(appOrigin, DOCUMENTED_APP_ORIGIN), problems);
   } catch (error) {
     return { ok: false, output: [(error as Error).message, ...problems].join('\n') };
   } finally {
-    await new Promise((resolve) => app.close(resolve));
+    await app.close();
+  }
+}
+
+/** What a reader sees at each step of a sign-in quick start, in the documented origins' terms. */
+export interface QuickStartWalk {
+  /** The page opened at `http://localhost:5173/` (what Vite prints): its text. */
+  atLocalhost: string;
+  /** The page opened at `http://127.0.0.1:5173/` (the redirect URI's origin), before any login. */
+  signedOut: string;
+  /** After the sign-in button, the provider's login form (alice) and consent. */
+  signedIn: string;
+  /** After the log-out button: where the browser is, and what it shows. */
+  afterLogout: { url: string; text: string };
+  /** Page errors and console errors of the walk at 127.0.0.1. */
+  problems: string[];
+}
+
+/**
+ * Walks a sign-in quick start page script as a newcomer does: opened at localhost first (where
+ * Vite says), then at 127.0.0.1, signs in with the button named `login`, then logs out with
+ * `logout`. Each step waits for the text it is given and returns the page's text.
+ */
+export async function walkQuickStart(
+  snippet: Snippet,
+  dir: string,
+  serverOrigin: string,
+  control: Control,
+  steps: { atLocalhost: string; signedOut: string; login: string; signedIn: string; logout: string },
+): Promise<QuickStartWalk> {
+  const app = await startAppServer();
+  const appOrigin = app.origin;
+  const localhost = appOrigin.replace('127.0.0.1', 'localhost');
+  const documented = (text: string) => text.split(appOrigin).join(DOCUMENTED_APP_ORIGIN).split(localhost).join(DOCUMENTED_APP_ORIGIN.replace('127.0.0.1', 'localhost'));
+  browser ??= chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: ['--no-sandbox', '--disable-gpu', '--no-first-run'] });
+  const context = await (await browser).newContext();
+  context.setDefaultTimeout(30_000);
+  const problems: string[] = [];
+  const text = async (page: Page) => documented((await page.textContent('body')) ?? '');
+  try {
+    app.serve(await bundle(snippet, dir, serverOrigin, appOrigin));
+    await registerOrigin(control, DOCUMENTED_APP_ORIGIN, appOrigin);
+
+    const wrong = await context.newPage();
+    await wrong.goto(`${localhost}/`);
+    await wrong.getByText(steps.atLocalhost.split(DOCUMENTED_APP_ORIGIN).join(appOrigin)).waitFor();
+    const atLocalhost = await text(wrong);
+    await wrong.close();
+
+    const page = await context.newPage();
+    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    page.on('console', (message) => {
+      if (message.type() === 'error') problems.push(`console error: ${message.text()}`);
+    });
+    await page.goto(`${appOrigin}/`);
+    await page.getByText(steps.signedOut).waitFor();
+    const signedOut = await text(page);
+    await page.getByRole('button', { name: steps.login }).click();
+    await page.getByLabel('Username').fill('alice');
+    await page.getByLabel('Password').fill(DEMO_PASSWORDS.alice ?? '');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    const allow = page.getByRole('button', { name: 'Allow' });
+    const hello = page.getByText(steps.signedIn);
+    await allow.or(hello).first().waitFor();
+    if (await allow.isVisible()) await allow.click();
+    await hello.waitFor();
+    const signedIn = await text(page);
+    await page.getByRole('button', { name: steps.logout }).click();
+    await page.waitForURL((url) => url.origin === appOrigin && !url.pathname.startsWith('/callback'));
+    await page.getByText(steps.signedOut).waitFor();
+    return { atLocalhost, signedOut, signedIn, afterLogout: { url: documented(page.url()), text: await text(page) }, problems };
+  } finally {
+    await context.close();
+    await app.close();
   }
 }
 

@@ -36,6 +36,8 @@ export type Mode = 'run' | 'global-setup' | 'vitest' | 'browser' | 'server' | 'c
 /** What a browser snippet's page does: who signs in, and the text that then shows. */
 export interface BrowserRun {
   user?: string;
+  /** A button the reader clicks first (`clicks "Log in"`): the page shows a signed-out state before any login. */
+  clicks?: string;
   expects: string;
   /** The documented URL the browser opens: for a server, its origin is where the server listens; for a page, it is on http://127.0.0.1:5173. */
   url?: string;
@@ -124,11 +126,12 @@ function withMarkers(block: Block, markers: string[]): Block {
         const expects = reason && /expects "([^"]+)"/.exec(reason)?.[1];
         if (!expects) throw new MarkerError(`${where}: "${kind}" needs the text the page then shows, e.g. "<!-- snippet: browser (signs in as alice, then expects "Hello Alice") -->"`);
         const user = /signs in as (\w+)/.exec(reason ?? '')?.[1];
+        const clicks = /clicks "([^"]+)"/.exec(reason ?? '')?.[1];
         const url = /(https?:\/\/[^\s)]+)/.exec(reason ?? '')?.[1];
         if (kind === 'server' && !url) throw new MarkerError(`${where}: "server" needs the URL to open, e.g. "<!-- snippet: server (http://127.0.0.1:3000/login signs in as alice, then expects "Alice") -->"`);
         block.mode = kind;
         if (kind === 'browser' && url && !url.startsWith('http://127.0.0.1:5173/')) throw new MarkerError(`${where}: a "browser" page opens on the app origin, e.g. "<!-- snippet: browser (http://127.0.0.1:5173/orders signs in as alice, then expects "Alice") -->", not ${url}`);
-        block.browser = { expects, ...(user === undefined ? {} : { user }), ...(url ? { url } : {}) };
+        block.browser = { expects, ...(user === undefined ? {} : { user }), ...(clicks === undefined ? {} : { clicks }), ...(url ? { url } : {}) };
         break;
       }
       case 'compile-only':

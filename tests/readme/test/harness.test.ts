@@ -8,7 +8,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { extractBlocks, MarkerError, snippetsOf } from '../src/extract.ts';
 import { failure, runnableSource, runSnippet, runVitestSnippets, typecheck } from '../src/harness.ts';
-import { checkInstallNotes, INSTALL_NOTE } from '../src/install-note.ts';
+import { checkInstallNotes, INSTALL_NOTE, installNote } from '../src/install-note.ts';
 
 const fence = '```';
 
@@ -69,6 +69,11 @@ describe('extracting blocks', () => {
     const [page] = extractBlocks('X.md', `<!-- snippet: browser (http://127.0.0.1:5173/orders signs in as alice, then expects "Orders of Alice") -->\n${fence}tsx\nx;\n${fence}`);
     expect(page).toMatchObject({ mode: 'browser', browser: { url: 'http://127.0.0.1:5173/orders', user: 'alice', expects: 'Orders of Alice' } });
     expect(() => extractBlocks('X.md', `<!-- snippet: browser (http://127.0.0.1:3000/ then expects "A") -->\n${fence}ts\nx;\n${fence}`)).toThrow(/X\.md:2: a "browser" page opens on the app origin/);
+  });
+
+  it('reads the button a browser run clicks first, for a page that starts signed out', () => {
+    const [page] = extractBlocks('X.md', `<!-- snippet: browser (clicks "Log in", signs in as alice, then expects "Hello Alice") -->\n${fence}tsx\nx;\n${fence}`);
+    expect(page).toMatchObject({ mode: 'browser', browser: { clicks: 'Log in', user: 'alice', expects: 'Hello Alice' } });
   });
 
   it('names blocks with id (unique per file) and app files with file (unique across READMEs), and reads global-setup', () => {
@@ -212,9 +217,20 @@ describe('install commands', () => {
   it('the first one of an @oidc-rp package in a file needs the tarball note right after its block; others do not', () => {
     const install = [`${fence}sh`, 'npm install @oidc-rp/core', fence].join('\n');
     expect(checkInstallNotes('X.md', `${install}\n\ntext`)).toEqual([expect.stringMatching(/^X\.md:1: an install command/)]);
-    expect(checkInstallNotes('X.md', `${install}\n\n${INSTALL_NOTE}\n`)).toEqual([]);
+    expect(checkInstallNotes('X.md', `${install}\n\n${installNote(['core'])}\n`)).toEqual([]);
     expect(checkInstallNotes('X.md', `${fence}sh\nnpx @oidc-rp/reference-server --port 4000\n${fence}\n`)).toHaveLength(1);
     expect(checkInstallNotes('X.md', `${fence}sh\nnpm install hono\nnpm test\n${fence}\n`)).toEqual([]);
-    expect(checkInstallNotes('X.md', `${install}\n\n${INSTALL_NOTE}\n\n${install}\n`)).toEqual([]);
+    expect(checkInstallNotes('X.md', `${install}\n\n${installNote(['core'])}\n\n${install}\n`)).toEqual([]);
+  });
+
+  it('names the tarballs of the packages the command installs, with those they depend on', () => {
+    const react = [`${fence}sh`, 'npm install @oidc-rp/browser @oidc-rp/react', 'npx @oidc-rp/reference-server', fence].join('\n');
+    const note = installNote(['browser', 'react']);
+    expect(note).toContain('`npm install ./oidc-rp-core-0.0.0.tgz ./oidc-rp-browser-0.0.0.tgz ./oidc-rp-react-0.0.0.tgz`');
+    expect(checkInstallNotes('packages/react/README.md', `${react}\n\n${note}\n`)).toEqual([]);
+    // The core + browser note of the root README leaves the React tarball out: refused.
+    expect(checkInstallNotes('packages/react/README.md', `${react}\n\n${INSTALL_NOTE}\n`)).toHaveLength(1);
+    expect(installNote(['node'])).toContain('`npm install ./oidc-rp-core-0.0.0.tgz ./oidc-rp-node-0.0.0.tgz`');
+    expect(installNote([])).not.toContain('npm install');
   });
 });

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { packAll } from '../../../scripts/release-check.mjs';
 import { type RunningRedis, startRedisServer } from '../../../test-support/redis-server.ts';
-import { closeBrowser, runInBrowser, runServerInBrowser } from '../src/browser.ts';
+import { closeBrowser, runInBrowser, runServerInBrowser, walkQuickStart } from '../src/browser.ts';
 import { isCodeLang, type Snippet } from '../src/extract.ts';
 import { collectBlocks, collectSnippets, createScratch, failure, ROOT, type RunResult, runSnippet, runVitestSnippets, typecheck } from '../src/harness.ts';
 import { checkInstallNotes } from '../src/install-note.ts';
@@ -147,6 +147,38 @@ describe.concurrent('run in Chromium, signed in through the reference server', (
       if (!result.ok) throw new Error(failure(snippet, 'failed in Chromium', result.output));
     }, CHROMIUM_QUEUE_TIMEOUT);
   }
+});
+
+// The React quick start as a newcomer walks it, built as the README writes it: opened first where
+// Vite says (localhost), then at the redirect URI's origin; a signed-out page with a sign-in
+// button; after the login, after the logout. In its turn among the Chromium runs.
+describe('the React quick start, walked', () => {
+  const block = blocks.find((b) => b.file === 'packages/react/README.md' && b.id === 'react-quick-start');
+  const snippet = block && snippets.find((s) => s.file === block.file && s.line === block.line);
+
+  it('says on the page which origin to open, starts signed out with a Log in button, and lands signed out after Log out', async () => {
+    if (!snippet) throw new Error('packages/react/README.md has no block marked "id react-quick-start"');
+    const walk = await inTurn(() =>
+      walkQuickStart(snippet, scratch, origin, control, {
+        atLocalhost: 'open the app at http://127.0.0.1:5173',
+        signedOut: 'You are signed out.',
+        login: 'Log in',
+        signedIn: 'Hello Alice Liddell',
+        logout: 'Log out',
+      }),
+    );
+    // At localhost: not a blank page; the origin to open, in words, on the page.
+    expect(walk.atLocalhost).toContain('This page is at http://localhost:5173 but redirectUri is at http://127.0.0.1:5173');
+    expect(walk.atLocalhost).toContain('open the app at http://127.0.0.1:5173');
+    // At 127.0.0.1: a signed-out page first (no jump to the provider), then the user.
+    expect(walk.signedOut).toContain('You are signed out.');
+    expect(walk.signedIn).toContain('Hello Alice Liddell');
+    // After Log out: back on the app, signed out; not the provider's sign-in form.
+    expect(walk.afterLogout.url).toBe('http://127.0.0.1:5173/');
+    expect(walk.afterLogout.text).toContain('You are signed out.');
+    expect(walk.afterLogout.text).not.toMatch(/Username|Password/);
+    expect(walk.problems).toEqual([]);
+  }, CHROMIUM_QUEUE_TIMEOUT);
 });
 
 describe('JSON blocks', () => {

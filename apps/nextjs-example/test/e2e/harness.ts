@@ -5,7 +5,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createReferenceServer, demoConfig } from '@oidc-rp/reference-server';
-import { type Browser, type BrowserContext, type BrowserContextOptions, type Page, chromium } from 'playwright-core';
+import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
+import { connectChromium } from './chromium';
 import { afterAll, beforeAll } from 'vitest';
 import { freePort } from '../../../../test-support/redis-server';
 import { appRoot, nextBin } from './next-build';
@@ -64,11 +65,7 @@ export async function startHarness({ refreshLeeway }: { refreshLeeway?: number }
     cleanups.push(() => stop(app));
     await untilServing(app, appOrigin);
 
-    const browser = await chromium.launch({
-      executablePath: '/usr/bin/chromium',
-      headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-    });
+    const browser = await connectChromium();
     cleanups.push(() => browser.close());
     const count = (method: string, suffix: string) => requests.filter((r) => r.method === method && r.path.endsWith(suffix)).length;
     return { appOrigin, issuer, count, browser, close };

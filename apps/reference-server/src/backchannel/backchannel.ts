@@ -36,12 +36,26 @@ export interface BackchannelDelivery {
   status: number;
 }
 
+/** A client of an ended sign-in that was not sent a logout token, and why. */
+export interface UnnotifiedClient {
+  client_id: string;
+  reason: string;
+}
+
 /** What ending a user's sessions did. */
 export interface EndedSessions {
   /** Sign-ins ended. */
   sessions: number;
   deliveries: BackchannelDelivery[];
+  /** The clients of the ended sign-ins that got no logout token, and why; absent when none. */
+  not_notified?: UnnotifiedClient[];
+  /** Why nothing was ended or delivered, when that is so. */
+  hint?: string;
 }
+
+/** Why a client without a `backchannel_logout_uri` is not told of a logout. */
+export const NO_BACKCHANNEL_URI =
+  'no backchannel_logout_uri is registered for this client: register one (with backchannel_logout_session_required: true) so that it is told of logouts';
 
 /** One delivery attempt, for the request journal (the token itself never). */
 export interface DeliveryAttempt {
@@ -94,6 +108,12 @@ export class Backchannel {
   /** Every live sign-in of a user, forgotten from now on. */
   takeUser(tenant: string, username: string): SessionClients[] {
     return this.sessions.takeUser(tenant, username);
+  }
+
+  /** The clients of an ended sign-in that will get no logout token: those without a `backchannel_logout_uri`. */
+  unnotified(tenant: Tenant, session: SessionClients | undefined): UnnotifiedClient[] {
+    if (!session) return [];
+    return [...session.clients].filter((id) => tenant.clients.get(id)?.backchannel_logout_uri === undefined).map((id) => ({ client_id: id, reason: NO_BACKCHANNEL_URI }));
   }
 
   /**

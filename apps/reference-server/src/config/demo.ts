@@ -4,7 +4,8 @@ import type { ServerConfig } from './schema';
  * The built-in configuration used when no file is given: tenant `demo` ("oidc-rp demo",
  * development, with `demo_login`: one-click sign-in and `login_hint` without a password) with
  * users `alice` / `wonderland` and `bob` / `builder`, a public SPA client `spa`, a confidential
- * web client `web` (secret `web-secret-of-the-demo-Zq7Xk2Lm9Vb4`) and a client-credentials client `service`
+ * web client `web` (secret `web-secret-of-the-demo-Zq7Xk2Lm9Vb4`; back-channel logout at
+ * `http://127.0.0.1:3000/auth/backchannel-logout`, with `sid`) and a client-credentials client `service`
  * (secret `service-secret`).
  * Returns a fresh object each call, so callers may modify it.
  *
@@ -64,6 +65,10 @@ export function demoConfig(): ServerConfig {
             resources,
             // The example's protected API (/api) introspects tokens issued for it as this client.
             introspection_audiences: ['http://127.0.0.1:3000/api'],
+            // The example's back-channel logout route (the node session layer's default path): a
+            // logout at the provider ends the example's session too.
+            backchannel_logout_uri: 'http://127.0.0.1:3000/auth/backchannel-logout',
+            backchannel_logout_session_required: true,
           },
           {
             client_id: 'service',

@@ -81,7 +81,14 @@ function fromLoopbackSite(headers: Headers): boolean {
  * if (!access.allowed) return new Response(null, { status: access.status });
  */
 export function controlAccess(settings: ControlApiSettings, request: ControlRequestFacts): ControlAccess {
-  if (!settings.enabled) return { allowed: false, status: 404, reason: 'There is no such endpoint on this server.' };
+  if (!settings.enabled) {
+    // The same 404 as any unknown path, with the way to turn it on: the one reader is a developer.
+    return {
+      allowed: false,
+      status: 404,
+      reason: 'The control API is off on this server: start it with --control (or createReferenceServer(config, { controlApi: true })) to use /_control/.',
+    };
+  }
   if (settings.secret !== undefined) {
     const header = request.headers.get('authorization') ?? '';
     const presented = /^bearer /i.test(header) ? header.slice(7).trim() : '';

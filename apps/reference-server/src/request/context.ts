@@ -10,7 +10,7 @@ import type { Store } from '../store/store';
 /** One tenant as the server runs it. */
 export interface TenantEntry {
   tenant: Tenant;
-  /** The signing keys; the first call may wait (generating RSA keys takes a few hundred ms, so it overlaps start-up). */
+  /** The signing keys, made (or read from the shared store) on the first call; concurrent first calls share one. */
   keys(): Promise<KeySet>;
   /** Makes a new key current; the old one stays published for `keepSeconds`. */
   rotateKey(keepSeconds: number): Promise<SigningKey>;

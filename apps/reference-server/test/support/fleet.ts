@@ -5,6 +5,7 @@ import { once } from 'node:events';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createReferenceServer, demoConfig, type Listening, type ReferenceServer, type ServerConfig } from '../../src/index';
+import { outlastClientKeepAlive } from '../../../../test-support/keep-alive';
 
 export interface Instance {
   server: ReferenceServer;
@@ -58,9 +59,12 @@ export async function startFleet(config: ServerConfig): Promise<Fleet> {
         answer.pipe(res);
       },
     );
-    upstream.on('error', () => res.writeHead(502).end());
+    // A dropped upstream answers 502, or cuts the answer already begun; a dropped client ends the upstream request.
+    upstream.on('error', () => (res.headersSent ? res.destroy() : res.writeHead(502).end()));
+    req.on('error', () => upstream.destroy());
     req.pipe(upstream);
   });
+  outlastClientKeepAlive(balancer);
   balancer.listen(0, '127.0.0.1');
   await once(balancer, 'listening');
   const origin = `http://127.0.0.1:${(balancer.address() as AddressInfo).port}`;

@@ -6,7 +6,8 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { createReferenceServer, demoConfig } from '@oidc-rp/reference-server';
-import { type Browser, type BrowserContext, chromium, type Page, type Response } from 'playwright-core';
+import type { Browser, BrowserContext, Page, Response } from 'playwright-core';
+import { connectChromium } from './chromium';
 import { preview } from 'vite';
 
 const appRoot = fileURLToPath(new URL('../..', import.meta.url));
@@ -76,19 +77,7 @@ export async function startHarness({ accessTokenLifetime = 3600 } = {}): Promise
     cleanups.push(() => listening.close());
     const issuer = `${listening.origin}/demo`;
 
-    const browser: Browser = await chromium.launch({
-      executablePath: '/usr/bin/chromium',
-      headless: true,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-      ],
-    });
+    const browser: Browser = await connectChromium();
     cleanups.push(() => browser.close());
 
     return {

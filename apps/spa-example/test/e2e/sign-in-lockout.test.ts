@@ -59,8 +59,8 @@ describe('failed sign-ins in the example app', () => {
       // Cancel still reads as a cancellation.
       await startAgain();
       await page.getByRole('button', { name: 'Cancel' }).click();
-      await page.getByText('The user cancelled the sign-in').waitFor();
-      expect(await appError()).toEqual({ code: 'access_denied', message: 'The user cancelled the sign-in' });
+      await page.getByText('Sign-in was cancelled').waitFor();
+      expect(await appError()).toEqual({ code: 'access_denied', message: 'You cancelled the sign-in, so nothing was shared with this app. Try again whenever you like.' });
     } finally {
       await context.close();
     }

@@ -10,9 +10,10 @@
  * lost or corrupt key ends the session with `dpop_key_unavailable` until a new login makes a new key.
  */
 import { createReferenceServer, demoConfig } from '@oidc-rp/reference-server';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { connectChromium } from '../support/chromium';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM_LAUNCH, type PageServer, startPageServer } from '../../../../test-support/page-server';
+import { type PageServer, startPageServer } from '../../../../test-support/page-server';
 import type { BrowserClient } from '../../src/index';
 import { signInOnProviderPages } from '../support/provider-pages';
 import { bundleSdkFromSources } from '../support/sdk-bundle';
@@ -64,7 +65,7 @@ beforeAll(async () => {
   const listening = await reference.listen({ port: 0, host: '127.0.0.1' });
   closeReference = () => listening.close();
   issuer = `${listening.origin}/demo`;
-  browser = await chromium.launch(CHROMIUM_LAUNCH);
+  browser = await connectChromium();
 });
 
 afterAll(async () => {

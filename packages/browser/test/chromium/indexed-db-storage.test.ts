@@ -5,9 +5,10 @@
  * that released it wrote. (Chromium's localStorage fails it in about one hand-over in three:
  * each tab reads its own cached copy, so the next tab would send a used refresh token.)
  */
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { connectChromium } from '../support/chromium';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM_LAUNCH, type PageServer, startPageServer } from '../../../../test-support/page-server';
+import { type PageServer, startPageServer } from '../../../../test-support/page-server';
 import { bundleSdkFromSources } from '../support/sdk-bundle';
 
 declare global {
@@ -25,7 +26,7 @@ let origin: string;
 beforeAll(async () => {
   server = await startPageServer({ script: await bundleSdkFromSources(), page: '<!doctype html><title>tab</title><script src="/sdk.js"></script>' });
   origin = server.origin;
-  browser = await chromium.launch(CHROMIUM_LAUNCH);
+  browser = await connectChromium();
 });
 
 afterAll(async () => {

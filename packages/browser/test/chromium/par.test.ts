@@ -9,9 +9,10 @@
  * only this key redeems it: the tokens are DPoP-bound (refused as Bearer).
  */
 import { createReferenceServer, demoConfig } from '@oidc-rp/reference-server';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { connectChromium } from '../support/chromium';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM_LAUNCH, type PageServer, startPageServer } from '../../../../test-support/page-server';
+import { type PageServer, startPageServer } from '../../../../test-support/page-server';
 import type { BrowserClient } from '../../src/index';
 import { signInOnProviderPages } from '../support/provider-pages';
 import { bundleSdkFromSources } from '../support/sdk-bundle';
@@ -64,7 +65,7 @@ beforeAll(async () => {
   };
   await reference.control.clients.add({ client_id: 'spa-par', ...registration });
   await reference.control.clients.add({ client_id: 'spa-par-dpop', ...registration, require_dpop: true });
-  browser = await chromium.launch(CHROMIUM_LAUNCH);
+  browser = await connectChromium();
 });
 
 afterAll(async () => {

@@ -8,7 +8,10 @@ import { build } from 'esbuild';
 export async function bundleSdkFromSources(): Promise<string> {
   const bundled = await build({
     entryPoints: [fileURLToPath(new URL('../../src/index.ts', import.meta.url))],
-    alias: { '@oidc-rp/core': fileURLToPath(new URL('../../../core/src/index.ts', import.meta.url)) },
+    alias: {
+      '@oidc-rp/core': fileURLToPath(new URL('../../../core/src/index.ts', import.meta.url)),
+      '@oidc-rp/core/internal': fileURLToPath(new URL('../../../core/src/internal.ts', import.meta.url)),
+    },
     bundle: true,
     format: 'iife',
     globalName: 'oidcRp',

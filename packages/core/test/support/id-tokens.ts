@@ -6,7 +6,7 @@
 import { HttpResponse, http } from 'msw';
 import type { SetupServer } from 'msw/node';
 import { type JWK, SignJWT, exportJWK, generateKeyPair } from 'jose';
-import { base64url, utf8 } from '../../src/encoding';
+import { base64url, utf8 } from '../../src/http/encoding';
 import type { ProviderMetadata } from '../../src/types';
 
 export const ISSUER = 'https://op.example.test';

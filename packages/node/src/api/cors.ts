@@ -6,7 +6,7 @@
  * answered, each with itself (never `*`), and every answer varies by `Origin`.
  */
 
-import { invalidOptions } from '@oidc-rp/core';
+import { invalidOptions } from '@oidc-rp/core/internal';
 
 /** The `cors` option of `requireAccessToken`. */
 export interface CorsOptions {

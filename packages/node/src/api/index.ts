@@ -23,7 +23,7 @@ import {
   type JwtAccessTokenVerifierOptions,
   introspectionVerifier as coreIntrospectionVerifier,
   jwtAccessTokenVerifier as coreJwtAccessTokenVerifier,
-} from '@oidc-rp/core';
+} from '@oidc-rp/core/api';
 import { nodePrimitives } from './node-primitives';
 import { type VerifiedTokenCacheOptions, verifiedTokenCache } from './verified-token-cache';
 
@@ -110,16 +110,18 @@ export { protectedResourceMetadata } from './protected-resource';
 export type { ProtectedResource, ProtectedResourceMetadata, ProtectedResourceOptions } from './protected-resource';
 // The core pieces an API meets directly, so one import is enough.
 export {
-  AccessTokenError,
-  checkScopes,
   clientSecretBasic,
   clientSecretPost,
   discovery,
+} from '@oidc-rp/core';
+export {
+  AccessTokenError,
+  checkScopes,
   dpopNonces,
   dpopProofs,
   memoryDpopReplayCache,
   readAccessToken,
-} from '@oidc-rp/core';
+} from '@oidc-rp/core/api';
 export type {
   AccessTokenChallenge,
   AccessTokenClaims,
@@ -132,4 +134,4 @@ export type {
   IntrospectionVerifierOptions,
   ResourceRequest,
   VerifiedAccessToken,
-} from '@oidc-rp/core';
+} from '@oidc-rp/core/api';

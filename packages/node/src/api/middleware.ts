@@ -7,6 +7,7 @@
  * introspection down) is a 503 with a clear body, never a crash.
  */
 
+import { isOidcError } from '@oidc-rp/core';
 import {
   AccessTokenError,
   type AccessTokenClaims,
@@ -15,9 +16,8 @@ import {
   type ResourceRequest,
   type VerifiedAccessToken,
   accessTokenChallenge,
-  invalidOptions,
-  isOidcError,
-} from '@oidc-rp/core';
+} from '@oidc-rp/core/api';
+import { invalidOptions } from '@oidc-rp/core/internal';
 import { type CorsOptions, type CorsPolicy, corsPolicy } from './cors';
 
 /** Settings of {@link requireAccessToken}. */

@@ -6,7 +6,7 @@
  */
 
 import { type KeyObject, constants, createHash, createPublicKey, verify } from 'node:crypto';
-import type { JosePrimitives, PublicJwk } from '@oidc-rp/core';
+import type { JosePrimitives, PublicJwk } from '@oidc-rp/core/api';
 
 const keyObjects = new WeakMap<PublicJwk, KeyObject>();
 const fatalUtf8 = new TextDecoder('utf-8', { fatal: true });
@@ -67,7 +67,7 @@ function decodeJson(segment: string): Record<string, unknown> | undefined {
  *
  * @example
  * ```ts
- * import { jwtAccessTokenVerifier } from '@oidc-rp/core';
+ * import { jwtAccessTokenVerifier } from '@oidc-rp/core/api';
  * import { nodePrimitives } from '@oidc-rp/node/api';
  *
  * const verify = jwtAccessTokenVerifier({ issuer, jwksUri, audience, primitives: nodePrimitives });

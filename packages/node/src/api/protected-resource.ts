@@ -3,8 +3,8 @@
  * reads to learn which authorization servers issue tokens for this API and how to present them.
  */
 
-import type { AccessTokenVerifier } from '@oidc-rp/core';
-import { invalidOptions } from '@oidc-rp/core';
+import type { AccessTokenVerifier } from '@oidc-rp/core/api';
+import { invalidOptions } from '@oidc-rp/core/internal';
 
 /** The metadata document (RFC 9728 §2). */
 export interface ProtectedResourceMetadata {

@@ -7,7 +7,8 @@
  */
 
 import { createHash } from 'node:crypto';
-import { type CachedAccessToken, type VerifiedTokenCache, invalidOptions } from '@oidc-rp/core';
+import type { CachedAccessToken, VerifiedTokenCache } from '@oidc-rp/core/api';
+import { invalidOptions } from '@oidc-rp/core/internal';
 
 /** Options of the verified-token cache (`cache` of `jwtAccessTokenVerifier`). */
 export interface VerifiedTokenCacheOptions {

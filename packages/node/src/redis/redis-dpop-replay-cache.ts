@@ -4,7 +4,7 @@
  */
 
 import { createHash } from 'node:crypto';
-import type { DpopReplayCache } from '@oidc-rp/core';
+import type { DpopReplayCache } from '@oidc-rp/core/api';
 import { type BoundedRedis, type RedisClientLike, boundedRedis } from './redis-client';
 
 /**

@@ -13,7 +13,8 @@
  */
 
 import { createHash } from 'node:crypto';
-import { type LogoutTokenClaims, OidcError, invalidOptions, isOidcError, logoutTokenReplayWindow, readBoundedBody, validateLogoutToken } from '@oidc-rp/core';
+import { type LogoutTokenClaims, OidcError, isOidcError, logoutTokenReplayWindow, validateLogoutToken } from '@oidc-rp/core';
+import { invalidOptions, readBoundedBody } from '@oidc-rp/core/internal';
 import type { NodeClient } from '../client-types';
 import { nowSeconds } from '../sealing';
 import type { SessionRecord } from './session-record';

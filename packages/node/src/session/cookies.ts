@@ -5,7 +5,8 @@
  * shrinks leaves nothing stale behind. Internal.
  */
 
-import { OidcError, tryParseUrl } from '@oidc-rp/core';
+import { OidcError } from '@oidc-rp/core';
+import { tryParseUrl } from '@oidc-rp/core/internal';
 import { parseCookies } from '../web-handlers';
 import { isLoopbackHost } from './login-origin';
 

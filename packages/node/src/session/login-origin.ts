@@ -5,7 +5,8 @@
  * otherwise end at the callback with `transaction_not_found`. Internal.
  */
 
-import { OidcError, assertSecureUrl, tryParseUrl } from '@oidc-rp/core';
+import { OidcError } from '@oidc-rp/core';
+import { assertSecureUrl, tryParseUrl } from '@oidc-rp/core/internal';
 
 /** Core's one definition of a loopback host (http is accepted there only), asked through its public check. */
 export function isLoopbackHost(hostname: string): boolean {

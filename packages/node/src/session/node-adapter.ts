@@ -4,7 +4,8 @@
  */
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { OidcError, tryParseUrl } from '@oidc-rp/core';
+import { OidcError } from '@oidc-rp/core';
+import { tryParseUrl } from '@oidc-rp/core/internal';
 
 /**
  * Options of {@link toWebRequest}.

@@ -1,6 +1,6 @@
 /** The options of {@link createSessionAuth}, checked once at creation. */
 
-import { invalidOptions } from '@oidc-rp/core';
+import { invalidOptions } from '@oidc-rp/core/internal';
 import type { NodeClient, StartLoginOptions } from '../client-types';
 import { checkSecrets } from '../secret-strength';
 import type { BackchannelLogoutOptions } from './backchannel-logout';

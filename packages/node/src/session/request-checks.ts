@@ -4,7 +4,7 @@
  * own. Internal.
  */
 
-import { readBoundedBody } from '@oidc-rp/core';
+import { readBoundedBody } from '@oidc-rp/core/internal';
 
 /**
  * The most of a form body the layer reads (the logout POST, `verifyCsrf`): a csrf token is 43

@@ -5,7 +5,7 @@
  * no token.
  */
 
-import { invalidOptions } from '@oidc-rp/core';
+import { invalidOptions } from '@oidc-rp/core/internal';
 
 /**
  * A server-side session store: three async methods over opaque strings. Errors (the store is

@@ -3,7 +3,8 @@
 // oversized credentials, and a verifier whose provider is down.
 import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { AccessTokenError, OidcError, type ResourceRequest, readAccessToken } from '@oidc-rp/core';
+import { OidcError } from '@oidc-rp/core';
+import { AccessTokenError, type ResourceRequest, readAccessToken } from '@oidc-rp/core/api';
 import express from 'express';
 import Fastify from 'fastify';
 import { Hono } from 'hono';

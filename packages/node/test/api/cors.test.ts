@@ -4,7 +4,7 @@
 // and what an unlisted origin gets: no CORS header at all, so its page cannot read the answer.
 import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { AccessTokenError, type ResourceRequest, readAccessToken } from '@oidc-rp/core';
+import { AccessTokenError, type ResourceRequest, readAccessToken } from '@oidc-rp/core/api';
 import express from 'express';
 import Fastify from 'fastify';
 import { Hono } from 'hono';

@@ -1,7 +1,8 @@
 // The guard's use_dpop_nonce challenge is one the SDK's own clients understand: core's
 // protectedResourceRequest (what @oidc-rp/node and the browser send DPoP requests with) retries
 // once with the nonce from DPoP-Nonce, over real HTTP.
-import { AccessTokenError, type ResourceRequest, dpop, readAccessToken, protectedResourceRequest } from '@oidc-rp/core';
+import { dpop, protectedResourceRequest } from '@oidc-rp/core';
+import { AccessTokenError, type ResourceRequest, readAccessToken } from '@oidc-rp/core/api';
 import { Hono } from 'hono';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type AccessTokenVariables, honoAccessToken, requireAccessToken } from '../../src/api/index';

@@ -72,8 +72,11 @@ describe('introspectionVerifier behind requireAccessToken', () => {
     const answer = await call(await serviceToken('https://other.example.com'));
     expect(answer.status).toBe(401);
     expect(answer.headers.get('www-authenticate')).toMatch(/^Bearer error="invalid_token"/);
-    // The refusal names the audience the client must ask for.
-    expect(answer.headers.get('www-authenticate')).toContain(`another API than this one (${API})`);
+    // The provider answers active: false to an API that may not see the token: the refusal names
+    // this API's audience and the resource to ask for, in the header and the body alike.
+    const description = ((await answer.json()) as { error_description: string }).error_description;
+    expect(description).toBe(`The access token is not active for this API (${API}): unknown, expired, revoked, or issued for another audience (ask for it with resource ${API}).`);
+    expect(answer.headers.get('www-authenticate')).toContain(`error_description="${description}"`);
   });
 
   it('stops accepting a revoked token once the cache bound has passed', async () => {

@@ -1,4 +1,4 @@
-import { type ResourceRequest, readAccessToken } from '@oidc-rp/core';
+import { type ResourceRequest, readAccessToken } from '@oidc-rp/core/api';
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
 import { type AccessTokenVerifier, protectedResourceMetadata, requireAccessToken } from '../../src/api/index';

@@ -8,7 +8,9 @@
 import { createHash, createHmac, generateKeyPairSync, type KeyObject, randomBytes, sign } from 'node:crypto';
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type AccessTokenVerifier, type ResourceRequest, isOidcError } from '@oidc-rp/core';
+import { isOidcError } from '@oidc-rp/core';
+import type { AccessTokenVerifier, ResourceRequest } from '@oidc-rp/core/api';
+import { outlastClientKeepAlive } from '../../../../test-support/keep-alive';
 
 export type Json = Record<string, unknown>;
 
@@ -172,6 +174,7 @@ function json(response: ServerResponse, status: number, body: Json, headers: Rec
 }
 
 async function listen(server: Server): Promise<string> {
+  outlastClientKeepAlive(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }

@@ -11,6 +11,7 @@ import { type RedisClientType, createClient } from 'redis';
 import { startRedisServer } from '../../../../test-support/redis-server';
 import { type SessionAuth, type SessionAuthOptions, createNodeClient, createSessionAuth, sendWebResponse, serviceProvider, toWebRequest } from '../../src/index';
 import { type Agent, SECRET } from './session-app';
+import { outlastClientKeepAlive } from '../../../../test-support/keep-alive';
 
 export const EVENT = 'http://schemas.openid.net/event/backchannel-logout';
 
@@ -65,6 +66,7 @@ async function testKey(kid: string): Promise<TestKey> {
 }
 
 async function listen(server: Server): Promise<string> {
+  outlastClientKeepAlive(server);
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const address = server.address();

@@ -3,6 +3,7 @@
 // @hono/node-server and Next.js do, so a test can send a hostile Host or target.
 import { type IncomingMessage, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { outlastClientKeepAlive } from '../../../../test-support/keep-alive';
 
 function headersOf(req: IncomingMessage): Headers {
   const headers = new Headers();
@@ -25,6 +26,7 @@ export async function serveFetch(handler: (request: Request) => Response | Promi
         res.end('handler threw');
       });
   });
+  outlastClientKeepAlive(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {

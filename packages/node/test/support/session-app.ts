@@ -17,6 +17,7 @@ import {
   serviceProvider,
   toWebRequest,
 } from '../../src/index';
+import { outlastClientKeepAlive } from '../../../../test-support/keep-alive';
 
 export const SECRET = 'test-session-mKElDbvyoNPboWVDR0uM6evz2RetW4oy';
 
@@ -80,6 +81,7 @@ export async function startSessionWorld({ accessTokenLifetime = 120, dpop }: { a
       res.end(String(error));
     }
   });
+  outlastClientKeepAlive(app);
   app.listen(0, '127.0.0.1');
   await once(app, 'listening');
   const address = app.address();

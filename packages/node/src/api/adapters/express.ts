@@ -1,7 +1,7 @@
 /** The guard as Express middleware (typed structurally: this package does not import Express). */
 
 import type { IncomingHttpHeaders } from 'node:http';
-import type { AccessTokenClaims, VerifiedAccessToken } from '@oidc-rp/core';
+import type { AccessTokenClaims, VerifiedAccessToken } from '@oidc-rp/core/api';
 import type { AccessTokenGuard } from '../middleware';
 import { type NodeResponseLike, incomingOf, setHeaders, writeAnswer } from './node-request';
 

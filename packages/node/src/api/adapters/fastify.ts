@@ -1,7 +1,7 @@
 /** The guard as a Fastify hook (typed structurally: this package does not import Fastify). */
 
 import type { IncomingHttpHeaders } from 'node:http';
-import type { AccessTokenClaims, VerifiedAccessToken } from '@oidc-rp/core';
+import type { AccessTokenClaims, VerifiedAccessToken } from '@oidc-rp/core/api';
 import type { AccessTokenGuard } from '../middleware';
 import { incomingOf } from './node-request';
 

@@ -1,6 +1,6 @@
 /** The guard as Hono middleware (typed structurally: this package does not import Hono). */
 
-import type { AccessTokenClaims, VerifiedAccessToken } from '@oidc-rp/core';
+import type { AccessTokenClaims, VerifiedAccessToken } from '@oidc-rp/core/api';
 import { type AccessTokenGuard, withHeaders } from '../middleware';
 
 /** The context variable the middleware sets: `new Hono<{ Variables: AccessTokenVariables }>()`, then `c.get('accessToken')`. */

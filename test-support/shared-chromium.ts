@@ -1,0 +1,43 @@
+/**
+ * One Chromium per vitest run instead of one per test file: the run's global setup launches it
+ * as a Playwright browser server, and every file connects to it and works in browser contexts
+ * of its own (own cookies, storage and pages; closing the connection closes them). A launch is
+ * seconds of CPU on two busy cores, and files that each launched their own made the suite slower
+ * and, under load, slower still. Node built-ins only: each workspace passes its own Playwright.
+ *
+ * In a workspace: a global setup `export default (project) => launchSharedChromium(chromium, project)`
+ * and in its files `chromium.connect(inject(CHROMIUM_ENDPOINT))`.
+ */
+import { CHROMIUM_LAUNCH } from './page-server';
+
+/** The key under which the global setup provides the browser server's WebSocket endpoint. */
+export const CHROMIUM_ENDPOINT = 'chromiumEndpoint';
+
+/** Debian's Chromium as the tests run it (headless, no sandbox in containers, no background traffic). */
+export const SHARED_CHROMIUM_LAUNCH = {
+  executablePath: CHROMIUM_LAUNCH.executablePath,
+  args: [...CHROMIUM_LAUNCH.args, '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+};
+
+interface BrowserServerLike {
+  wsEndpoint(): string;
+  close(): Promise<void>;
+}
+
+/** What the global setup needs of Playwright's `chromium` and vitest's project. */
+export interface SharedChromiumHost {
+  launchServer(options: typeof SHARED_CHROMIUM_LAUNCH): Promise<BrowserServerLike>;
+}
+export interface ProvidingProject {
+  provide(key: typeof CHROMIUM_ENDPOINT, value: string): void;
+}
+
+/**
+ * The global setup's work: launches the run's Chromium, provides its endpoint to the files and
+ * returns the teardown that closes it after the last file.
+ */
+export async function launchSharedChromium(chromium: SharedChromiumHost, project: ProvidingProject): Promise<() => Promise<void>> {
+  const server = await chromium.launchServer(SHARED_CHROMIUM_LAUNCH);
+  project.provide(CHROMIUM_ENDPOINT, server.wsEndpoint());
+  return () => server.close();
+}
