@@ -69,6 +69,7 @@ if (ports.spa !== 5173 || ports.node !== 3000 || ports.server !== 4000) {
     client.redirect_uris = client.redirect_uris?.map(rewrite);
     client.post_logout_redirect_uris = client.post_logout_redirect_uris?.map(rewrite);
     client.introspection_audiences = client.introspection_audiences?.map(rewrite);
+    client.resources = client.resources?.map(rewrite);
     if (client.backchannel_logout_uri) client.backchannel_logout_uri = rewrite(client.backchannel_logout_uri);
   }
   const file = join(root, 'apps/reference-server/dist/demo-ports.json');

@@ -17,7 +17,6 @@ import {
   requireAccessToken,
 } from '@oidc-rp/node/api';
 import { Hono } from 'hono';
-import { cors } from 'hono/cors';
 import { apiDataPage, homePage, notFoundPage, signedOutMessage } from './pages';
 
 export interface ExampleConfig {
@@ -80,21 +79,20 @@ export function createExampleApp(config: ExampleConfig) {
     audience: apiResource,
   });
   const resource = protectedResourceMetadata({ resource: apiResource, authorizationServers: [config.issuer], scopesSupported: ['openid', 'profile', 'api.read'], verifier });
-  const guard = requireAccessToken({ verifier, origin: new URL(config.baseUrl).origin, resourceMetadata: resource.url });
+  // cors: the SPA (another origin) may call the API; its preflight is answered, WWW-Authenticate and DPoP-Nonce exposed.
+  const guard = requireAccessToken({
+    verifier,
+    origin: new URL(config.baseUrl).origin,
+    resourceMetadata: resource.url,
+    cors: { origins: [config.spaOrigin ?? 'http://127.0.0.1:5173'] },
+  });
 
   const app = new Hono<{ Variables: AccessTokenVariables }>();
 
   app.get(resource.path, () => resource.handle());
-  app.use(
-    '/api/me',
-    cors({
-      origin: config.spaOrigin ?? 'http://127.0.0.1:5173',
-      allowHeaders: ['Authorization', 'DPoP'],
-      exposeHeaders: ['WWW-Authenticate', 'DPoP-Nonce'],
-      maxAge: 600,
-    }),
-  );
-  app.get('/api/me', honoAccessToken(guard), (c) => {
+  // Every method, so the guard answers the browser's OPTIONS preflight too.
+  app.use('/api/me', honoAccessToken(guard));
+  app.get('/api/me', (c) => {
     const { claims, scheme, scopes } = c.get('accessToken');
     return c.json({
       checkedBy: 'introspection',

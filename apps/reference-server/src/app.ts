@@ -14,12 +14,13 @@ import { ConnectionDropped, incomingOf, injectTransportFault } from './control/t
 import { authorize } from './endpoints/authorize';
 import { codeTokenEndpoint } from './endpoints/code-token';
 import { showConsent, submitConsent } from './endpoints/consent';
-import { discovery } from './endpoints/discovery';
+import { authorizationServerMetadata, discovery, WELL_KNOWN_INSERTED } from './endpoints/discovery';
 import { jwks } from './endpoints/jwks';
 import { showLogin, submitLogin } from './endpoints/login';
 import { logout } from './endpoints/logout';
 import { oauthTokenEndpoint } from './endpoints/oauth-token';
 import { pushedAuthorizationRequest } from './endpoints/par';
+import { manageRegistration, register } from './endpoints/register';
 import { revoke } from './endpoints/revoke';
 import { introspect } from './endpoints/introspect';
 import { serverHome, wantsHtml } from './endpoints/server-home';
@@ -27,6 +28,7 @@ import { revokeConsent, tenantHome, toTenantHome } from './endpoints/tenant-home
 import { userinfo } from './endpoints/userinfo';
 import { corsHeaders, preflight } from './http/cors';
 import { jsonResponse } from './http/errors';
+import { withRegisteredClients } from './oauth/registered-clients';
 import { errorPage, FAVICON_SVG } from './http/html';
 import { requestOrigin } from './http/origin';
 import type { RequestContext, ServerContext, TenantEntry } from './request/context';
@@ -38,7 +40,7 @@ interface Endpoint {
   path: string;
   kind: 'json' | 'html';
   cors: boolean;
-  methods: Partial<Record<'GET' | 'POST', Handler>>;
+  methods: Partial<Record<'GET' | 'POST' | 'PUT' | 'DELETE', Handler>>;
 }
 
 /** The per-tenant endpoints, relative to `{origin}/{tenantId}`. */
@@ -47,6 +49,7 @@ const ENDPOINTS: readonly Endpoint[] = [
   { path: '/', kind: 'html', cors: false, methods: { GET: tenantHome } },
   { path: '/revoke-consent', kind: 'html', cors: false, methods: { POST: revokeConsent } },
   { path: '/.well-known/openid-configuration', kind: 'json', cors: true, methods: { GET: discovery } },
+  { path: '/.well-known/oauth-authorization-server', kind: 'json', cors: true, methods: { GET: authorizationServerMetadata } },
   { path: '/oidc/jwks', kind: 'json', cors: true, methods: { GET: jwks } },
   { path: '/oidc/authorize', kind: 'html', cors: false, methods: { GET: authorize } },
   { path: '/oidc/login', kind: 'html', cors: false, methods: { GET: showLogin, POST: submitLogin } },
@@ -57,16 +60,18 @@ const ENDPOINTS: readonly Endpoint[] = [
   { path: '/oauth/revoke', kind: 'json', cors: true, methods: { POST: revoke } },
   { path: '/oauth/par', kind: 'json', cors: true, methods: { POST: pushedAuthorizationRequest } },
   { path: '/oauth/introspect', kind: 'json', cors: false, methods: { POST: introspect } },
+  { path: '/oauth/register', kind: 'json', cors: false, methods: { POST: register } },
+  { path: '/oauth/register/:client_id', kind: 'json', cors: false, methods: { GET: manageRegistration, PUT: manageRegistration, DELETE: manageRegistration } },
   { path: '/oidc/logout', kind: 'html', cors: false, methods: { GET: logout, POST: logout } },
 ];
 
 /**
- * The path of every per-tenant endpoint, relative to `{origin}/{tenantId}`.
+ * The path of every per-tenant endpoint with a fixed path, relative to `{origin}/{tenantId}`.
  *
  * @example
  * ENDPOINT_PATHS.includes('/oidc/jwks'); // true
  */
-export const ENDPOINT_PATHS: readonly string[] = ENDPOINTS.map((e) => e.path);
+export const ENDPOINT_PATHS: readonly string[] = ENDPOINTS.filter((e) => !e.path.includes(':')).map((e) => e.path);
 
 /** The runtime control the app consults: faults, the journal, and the HTTP control API's setting. */
 export interface AppControl {
@@ -141,12 +146,23 @@ export function createApp(server: Omit<ServerContext, 'store'>, onRequest?: (inf
   async function serve(endpoint: Endpoint, allowed: readonly string[], ctx: RequestContext): Promise<Response> {
     const { method } = ctx.request;
     if (method === 'OPTIONS' && endpoint.cors) return preflight(ctx, allowed);
-    const handler = endpoint.methods[method as 'GET' | 'POST'];
+    const handler = endpoint.methods[method as keyof Endpoint['methods']];
     if (!handler) {
       const headers = { ...ctx.corsHeaders, Allow: allowed.join(', ') };
       return problem(endpoint.kind, 405, `This endpoint accepts ${allowed.join(' and ')} only.`, headers);
     }
     return handler(ctx);
+  }
+
+  // RFC 8414 3.1: the well-known URI of an issuer with a path puts the suffix before the path
+  // (`/.well-known/oauth-authorization-server/{tenant}`); OIDC Discovery appends it (served by the
+  // table). Both spellings of both documents answer, as clients try either order.
+  for (const suffix of WELL_KNOWN_INSERTED) {
+    app.get(`/.well-known/${suffix}/:tenant`, (c) => {
+      const url = new URL(c.req.url);
+      url.pathname = `/${c.req.param('tenant')}/.well-known/${suffix}`;
+      return app.fetch(new Request(url, c.req.raw), c.env);
+    });
   }
 
   // Browsers ask for it on their own; the pages also carry it inline (see html.ts).
@@ -164,7 +180,8 @@ export function createApp(server: Omit<ServerContext, 'store'>, onRequest?: (inf
       const where = requestOrigin(server.origin, request, socket?.remoteAddress);
       if ('problem' in where) return problem(endpoint.kind, 400, where.problem);
       // With runtime faults set for the tenant's clients, this request's view of it (see control/client-faults.ts).
-      const tenant = control ? control.state.clientFaults.view(entry.tenant) : entry.tenant;
+      // Clients registered at run time (RFC 7591) join the configured ones (see oauth/registered-clients.ts).
+      const tenant = withRegisteredClients(entry, control ? control.state.clientFaults.view(entry.tenant) : entry.tenant);
       const headers = endpoint.cors ? corsHeaders({ request, tenant }) : NONE;
       const transport = control && !control.state.transportFaults.empty ? control.state.transportFaults.take(tenant.id, endpoint.path, request) : undefined;
       if (transport) {

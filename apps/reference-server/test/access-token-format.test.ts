@@ -20,6 +20,7 @@ function perClient(formats: Record<string, 'opaque' | 'jwt'>, tenantFormat?: 'op
     for (const client of demo.clients ?? []) {
       const format = formats[client.client_id];
       if (format) client.access_token_format = format;
+      client.resources = [RESOURCE]; // RFC 8707: the one API these clients may ask tokens for
     }
   };
 }

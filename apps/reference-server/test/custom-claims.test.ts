@@ -20,6 +20,10 @@ function withRoles(config: ServerConfig): void {
     const scopes = demoClient(config, id).scopes;
     if (scopes && !scopes.includes('roles')) scopes.push('roles');
   }
+  // RFC 8707: the APIs these clients may ask tokens for (https://evil.example is not one).
+  for (const id of ['web', 'spa', 'service']) {
+    demoClient(config, id).resources = ['https://api.example/orders', 'urn:example:api', 'https://api.example', 'https://other.example'];
+  }
 }
 
 async function tokensFor(h: Harness, scope: string, extra: Record<string, string> = {}) {

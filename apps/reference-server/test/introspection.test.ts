@@ -11,6 +11,7 @@ let s: DpopServer;
 beforeAll(async () => {
   s = await startDpopServer((config) => {
     const demo = config.tenants[0];
+    for (const client of demo?.clients ?? []) client.resources = [API];
     demo?.clients?.push({ client_id: 'api', client_secret: 'api-secret-0123456789', grant_types: ['client_credentials'], response_types: [], introspection_audiences: [API] });
   });
 });

@@ -33,6 +33,17 @@ export type OidcErrorCode =
   | 'id_token_missing'
   // Pushed authorization requests (RFC 9126).
   | 'par_response_invalid'
+  // Finding an API's authorization server (RFC 9728) and registering with it (RFC 7591/7592).
+  | 'resource_challenge_missing'
+  | 'resource_metadata_invalid'
+  | 'resource_metadata_mismatch'
+  | 'authorization_server_not_listed'
+  | 'authorization_server_insecure'
+  | 'registration_not_supported'
+  | 'client_registration_failed'
+  | 'client_registration_invalid'
+  // Resource indicators (RFC 8707): a resource the client was not configured with.
+  | 'resource_not_configured'
   // DPoP (RFC 9449).
   | 'dpop_key_unsupported'
   | 'dpop_token_type_mismatch'
@@ -225,6 +236,8 @@ function hintFor(error: string): string {
       return 'check the token endpoint set for this grant.';
     case 'invalid_scope':
       return 'request only scopes registered for the client.';
+    case 'invalid_target':
+      return 'the provider does not let this client get tokens for that resource (RFC 8707): ask only for the APIs registered for the client, as their exact resource URIs.';
     case 'use_dpop_nonce':
       return 'the provider asked for a new DPoP nonce again after one retry: check its nonce settings and the clock.';
     case 'invalid_dpop_proof':

@@ -39,3 +39,15 @@ export { pushAuthorizationRequest, usesPushedAuthorization } from './client/push
 export type { PushAuthorizationRequestParams } from './client/pushed-authorization';
 export { dpop, generateDpopKeyPair, createDpopProof, protectedResourceRequest } from './client/dpop-proof-maker';
 export type { DpopAlgorithm, DpopHandle, DpopOptions, DpopProofParams, DpopPublicJwk } from './client/dpop-proof-maker';
+export { checkResources, resourceForUrl, resourceNotConfigured, withResources } from './client/resource-indicators';
+export { discoverApiAuthorization, discoverAuthorizationServer, resourceMetadataUrl, wellKnownResourceMetadataUrl } from './client/api-discovery';
+export type { ApiAuthorization, ApiDiscoveryOptions, ProtectedResourceMetadataDocument } from './client/api-discovery';
+export {
+  ClientRegistrationError,
+  deleteClientRegistration,
+  readClientRegistration,
+  registerClient,
+  registeredClientAuth,
+  updateClientRegistration,
+} from './client/client-registration';
+export type { ClientMetadata, RegisterClientParams, RegisteredClient } from './client/client-registration';

@@ -19,6 +19,8 @@ import type { ClientCredentialsOptions, InvalidateOptions } from './client-crede
 export type StartLoginOptions = Omit<AuthorizationRequestParams, 'provider' | 'clientId' | 'redirectUri' | 'scope'> & {
   /** Default: the client's `scope` option. */
   scope?: AuthorizationRequestParams['scope'];
+  /** RFC 8707: the APIs this login asks tokens for. Default: the client's `resources` option. */
+  resources?: readonly string[];
 };
 
 /**
@@ -48,6 +50,12 @@ export interface LoginStart {
 export interface RefreshOptions {
   /** Ask for fewer scopes than originally granted. */
   scope?: string;
+  /**
+   * RFC 8707 §2.2: a token for this one API of the client's `resources` (the login asked for
+   * them), without a new login; the result's `accessToken` is for it alone, and the rotated
+   * refresh token still covers every resource. Another resource is `resource_not_configured`.
+   */
+  resource?: string;
   /** The `sub` of the logged-in user: a returned ID token must be for the same user. */
   expectedSubject?: string;
 }

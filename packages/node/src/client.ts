@@ -18,7 +18,9 @@ import {
   providerMetadata,
   pushAuthorizationRequest,
   refreshTokens,
+  resourceNotConfigured,
   revokeToken,
+  withResources,
   secretAuthMethodFor,
   usesPushedAuthorization,
 } from '@oidc-rp/core';
@@ -172,7 +174,7 @@ export function createNodeClient(options: NodeClientOptions): NodeClient {
             'with client_secret_post: use authMethod "client_secret_basic" if the provider accepts it, or leave pkce unset.',
         );
       }
-      const request = await buildAuthorizationRequest({
+      const request = withResources(await buildAuthorizationRequest({
         provider,
         clientId: opts.clientId,
         redirectUri,
@@ -186,7 +188,7 @@ export function createNodeClient(options: NodeClientOptions): NodeClient {
         ...(login.appState !== undefined ? { appState: login.appState } : {}),
         // RFC 9449 10: dpop_jkt binds the code to the key, so only this client's proof redeems it.
         ...(login.extra !== undefined || dpop ? { extra: { ...login.extra, ...(dpop ? { dpop_jkt: dpop.jkt } : {}) } } : {}),
-      });
+      }), login.resources ?? opts.resources);
       // RFC 9126: pushed, the browser carries client_id and request_uri only.
       if (!usesPushedAuthorization(provider, opts.par)) return request;
       return pushAuthorizationRequest({ provider, client: clientConfig, clientAuth, request, http });
@@ -211,6 +213,10 @@ export function createNodeClient(options: NodeClientOptions): NodeClient {
           'refresh() needs the refresh token of an earlier token response; ask for the offline_access scope to get one.',
         );
       }
+      // A token only for a resource this client logs in for: anything else is refused before any request.
+      if (refreshOptions.resource !== undefined && !opts.resources.includes(refreshOptions.resource)) {
+        throw resourceNotConfigured(refreshOptions.resource, opts.resources);
+      }
       const provider = await getProvider();
       const tokens = await refreshTokens({
         provider,
@@ -219,6 +225,7 @@ export function createNodeClient(options: NodeClientOptions): NodeClient {
         http,
         refreshToken,
         ...(refreshOptions.scope !== undefined ? { scope: refreshOptions.scope } : {}),
+        ...(refreshOptions.resource !== undefined ? { resource: refreshOptions.resource } : {}),
         ...(refreshOptions.expectedSubject !== undefined ? { expectedSubject: refreshOptions.expectedSubject } : {}),
         ...(opts.clockTolerance !== undefined ? { clockTolerance: opts.clockTolerance } : {}),
         ...withDpop,

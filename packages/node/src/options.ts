@@ -4,6 +4,7 @@
  */
 
 import { RESPONSE_TYPES, assertSecureUrl, checkRedirectUri as checkRedirectUrl, checkSigningAlgorithm, invalidOptions, normaliseScope } from '@oidc-rp/core/internal';
+import { checkResources } from '@oidc-rp/core';
 import type { ClientAuth, ClientAuthMethod, DpopHandle, GrantType, ProviderMetadata, ResponseMode, ResponseType } from '@oidc-rp/core';
 import { checkSecrets } from './secret-strength';
 import type { TokenCache } from './token-cache';
@@ -81,6 +82,13 @@ export interface NodeClientOptions {
   grants?: GrantType[];
   /** Default scope of logins. Default `openid`. */
   scope?: string | string[];
+  /**
+   * RFC 8707: the APIs logins ask tokens for, as their resource URIs (e.g.
+   * `['https://api.example.com/']`); the provider must have them registered for the client.
+   * `refresh(token, { resource })` then gets a token for one of them without a new login; any
+   * other resource is `resource_not_configured`, with nothing sent. Default none.
+   */
+  resources?: string[];
   /** Default response type of logins. Default `code`. */
   responseType?: ResponseType;
   /** Default response mode of logins: `query` or `form_post`. Default `query` for `code`, `form_post` otherwise. */
@@ -147,6 +155,7 @@ export interface ResolvedOptions {
   redirectUri: string | undefined;
   grants: ReadonlySet<GrantType>;
   scope: string | string[];
+  resources: readonly string[];
   responseType: ResponseType;
   responseMode: ResponseMode | undefined;
   pkce: boolean | undefined;
@@ -235,6 +244,7 @@ export function resolveOptions(options: NodeClientOptions): ResolvedOptions {
     redirectUri,
     grants,
     scope,
+    resources: checkResources(options.resources),
     responseType,
     responseMode,
     pkce: options.pkce,

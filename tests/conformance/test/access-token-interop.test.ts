@@ -63,6 +63,7 @@ describe('the reference server’s JWT access tokens', () => {
   const tenant = config.tenants[0];
   if (!tenant) throw new Error('the demo config has a tenant');
   tenant.access_token_format = 'jwt';
+  for (const client of tenant.clients ?? []) client.resources = [RESOURCE]; // RFC 8707: the API these clients may ask tokens for
   let op: Awaited<ReturnType<typeof createTestServer>>;
   let provider: ProviderMetadata;
   afterAll(() => op?.close());

@@ -16,6 +16,8 @@ import type { ServerConfig } from './schema';
  */
 export function demoConfig(): ServerConfig {
   const userScopes = ['openid', 'profile', 'email', 'offline_access', 'api.read'];
+  // The example API (apps/node-example's /api): the one RFC 8707 resource the demo clients may ask tokens for.
+  const resources = ['http://127.0.0.1:3000/api', 'http://localhost:3000/api'];
   return {
     tenants: [
       {
@@ -48,6 +50,7 @@ export function demoConfig(): ServerConfig {
             response_types: ['code', 'id_token token'],
             scopes: userScopes,
             skip_consent: false,
+            resources,
           },
           {
             client_id: 'web',
@@ -59,6 +62,7 @@ export function demoConfig(): ServerConfig {
             response_types: ['code', 'code id_token', 'code token id_token', 'id_token'],
             scopes: userScopes,
             skip_consent: false,
+            resources,
             // The example's protected API (/api) introspects tokens issued for it as this client.
             introspection_audiences: ['http://127.0.0.1:3000/api'],
             // The example's back-channel logout route (the node session layer's default path): a
@@ -73,6 +77,7 @@ export function demoConfig(): ServerConfig {
             grant_types: ['client_credentials'],
             response_types: [],
             scopes: ['api.read', 'api.write'],
+            resources,
           },
         ],
       },

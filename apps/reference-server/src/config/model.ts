@@ -64,6 +64,8 @@ export interface Client {
   skip_consent: boolean;
   /** Token requests must carry a DPoP proof. */
   require_dpop: boolean;
+  /** RFC 8707 resources the client may ask tokens for; any other `resource` is `invalid_target`. */
+  resources: readonly string[];
   /** Confidential clients: refresh tokens of a DPoP login are left unbound (see `bindsRefreshToken`). */
   dpop_unbound_refresh: boolean;
   /** `aud` of JWT access tokens without a `resource`; undefined: the issuer. */
@@ -118,6 +120,19 @@ export interface User {
   claims: Readonly<Record<string, unknown>> & { sub: string };
 }
 
+/** Who may register clients at the registration endpoint (RFC 7591), and what they get. */
+export interface RegistrationPolicy {
+  /** `open`: anyone; `initial_access_token`: a caller presenting the tenant's token (RFC 7591 3). */
+  access: 'open' | 'initial_access_token';
+  initialAccessToken: string | undefined;
+  /** Scopes a registered client may hold. */
+  scopes: readonly string[];
+  /** RFC 8707 resources registered clients may ask tokens for. */
+  resources: readonly string[];
+  /** Most clients registered at once on one instance. */
+  maxClients: number;
+}
+
 /** A tenant after validation. */
 export interface Tenant {
   id: string;
@@ -142,6 +157,8 @@ export interface Tenant {
   scope_claims: ReadonlyMap<string, readonly string[]>;
   users: ReadonlyMap<string, User>;
   clients: ReadonlyMap<string, Client>;
+  /** Dynamic client registration (RFC 7591/7592); undefined: no registration endpoint. */
+  registration: RegistrationPolicy | undefined;
   /** Origins of the registered http(s) redirect URIs: the only CORS origins. */
   corsOrigins: ReadonlySet<string>;
   /** Whether any client has conformance faults: only then do endpoints consult faults/. */

@@ -13,6 +13,7 @@ import {
   isConfidential,
   type GrantType,
   type Lifetimes,
+  type RegistrationPolicy,
   RESPONSE_TYPES,
   type ResponseType,
   type SigningAlg,
@@ -43,6 +44,11 @@ export interface ClientConfig {
   skip_consent?: boolean;
   /** Token requests of this client must carry a DPoP proof (RFC 9449). Default false. */
   require_dpop?: boolean;
+  /**
+   * RFC 8707: the resources (APIs, as absolute URIs) this client may ask access tokens for with
+   * `resource`; any other is refused with `invalid_target`. Default none.
+   */
+  resources?: string[];
   /**
    * Confidential clients only: refresh tokens from a DPoP login are not bound to the key, so a
    * refresh without a proof gets a Bearer token (RFC 9449 5 allows it). Default false: bound.
@@ -89,6 +95,20 @@ export interface UserConfig {
   claims?: Record<string, unknown>;
 }
 
+/** Dynamic client registration (RFC 7591, with RFC 7592 management) for a tenant. */
+export interface RegistrationConfig {
+  /** `"open"`: anyone may register a client; `"initial_access_token"`: only a caller sending the tenant's initial access token as a Bearer token. */
+  access: 'open' | 'initial_access_token';
+  /** With `"initial_access_token"`: the token, at least 32 random characters. */
+  initial_access_token?: string;
+  /** Scopes a registered client may hold (its `scope` metadata is checked against them). Default `["openid"]`. */
+  scopes?: string[];
+  /** RFC 8707 resources registered clients may ask access tokens for. Default none. */
+  resources?: string[];
+  /** Most clients registered at once (per instance; they live in its memory). Default 1000. */
+  max_clients?: number;
+}
+
 /** One tenant: its own issuer `{origin}/{id}`, keys, users and clients. */
 export interface TenantConfig {
   id: string;
@@ -130,6 +150,8 @@ export interface TenantConfig {
   scope_claims?: Record<string, string[]>;
   users?: UserConfig[];
   clients?: ClientConfig[];
+  /** Dynamic client registration (RFC 7591/7592) at `{base}/oauth/register`. Default: none. */
+  registration?: RegistrationConfig;
 }
 
 /** Where state lives: process memory (default) or a Redis shared by several instances. */
@@ -242,6 +264,16 @@ function readUris(uris: readonly string[] | undefined, field: string, developmen
   return [...uris];
 }
 
+/** `resources`: absolute URIs without a fragment (RFC 8707 2), no repeats. */
+function readResources(uris: readonly string[] | undefined, field: string): string[] {
+  if (uris === undefined) return [];
+  uris.forEach((uri, i) => {
+    if (!URL.canParse(uri) || uri.includes('#') || /\s/.test(uri)) throw new ConfigError(`${field}[${i}]`, 'must be an absolute URI without a fragment (RFC 8707 2)');
+  });
+  unique(uris, field, 'resource');
+  return [...uris];
+}
+
 /** `"fault"`: one name or a list of names, each a known fault, no repeats. */
 function readFaults(v: Fault | Fault[] | undefined, field: string): Set<Fault> {
   const names = v === undefined ? [] : Array.isArray(v) ? v : [v];
@@ -271,6 +303,7 @@ function readClient(o: ClientConfig, field: string, development: boolean, tenant
     scopes: o.scopes ?? ['openid'],
     skip_consent: o.skip_consent ?? false,
     require_dpop: o.require_dpop ?? false,
+    resources: readResources(o.resources, `${field}.resources`),
     dpop_unbound_refresh: o.dpop_unbound_refresh ?? false,
     access_token_audience: audience === undefined ? undefined : typeof audience === 'string' ? [audience] : audience,
     access_token_format: o.access_token_format ?? tenantFormat,
@@ -402,6 +435,20 @@ function readScopeClaims(v: Record<string, string[]> | undefined, field: string)
   return out;
 }
 
+function readRegistration(o: RegistrationConfig | undefined, field: string): RegistrationPolicy | undefined {
+  if (o === undefined) return undefined;
+  if (o.access === 'initial_access_token' && o.initial_access_token === undefined) {
+    throw new ConfigError(`${field}.initial_access_token`, 'is required with "access": "initial_access_token"');
+  }
+  if (o.access === 'open' && o.initial_access_token !== undefined) {
+    throw new ConfigError(`${field}.initial_access_token`, 'is only used with "access": "initial_access_token"');
+  }
+  const token = o.initial_access_token === undefined ? undefined : randomSecret(o.initial_access_token, `${field}.initial_access_token`, 32);
+  const scopes = o.scopes ?? ['openid'];
+  unique(scopes, `${field}.scopes`, 'scope');
+  return { access: o.access, initialAccessToken: token, scopes, resources: readResources(o.resources, `${field}.resources`), maxClients: o.max_clients ?? 1000 };
+}
+
 function readTenant(o: TenantConfig, field: string): Tenant {
   const id = o.id;
   if (!/^[A-Za-z0-9][A-Za-z0-9_-]{0,62}$/.test(id)) {
@@ -441,6 +488,7 @@ function readTenant(o: TenantConfig, field: string): Tenant {
     scope_claims: readScopeClaims(o.scope_claims, `${field}.scope_claims`),
     users: new Map(users.map((u) => [u.username, u])),
     clients: new Map(clients.map((c) => [c.client_id, c])),
+    registration: readRegistration(o.registration, `${field}.registration`),
     corsOrigins,
     hasFaults: clients.some((c) => c.faults.size > 0),
   };

@@ -138,6 +138,10 @@ function buildConfigFileSchema() {
     scopes: optional(list(scopeToken), 'Scopes the client may request. Default ["openid"].'),
     skip_consent: optional(flag, 'Never show the consent page for this client. Default false.'),
     require_dpop: optional(flag, 'Token requests of this client must carry a DPoP proof (RFC 9449); its access tokens are then always DPoP-bound. Default false.'),
+    resources: optional(
+      list(text),
+      'RFC 8707: the resources (APIs, absolute URIs) this client may ask access tokens for with the resource parameter; any other is refused with invalid_target. Default none.',
+    ),
     dpop_unbound_refresh: optional(
       flag,
       'A confidential client only: its refresh tokens from a DPoP login are not bound to the DPoP key, so a refresh without a proof gets a Bearer access token (RFC 9449 5 allows it; its credentials hold the token). Default false: they stay bound, and each refresh needs a proof by that key.',
@@ -181,6 +185,20 @@ function buildConfigFileSchema() {
     require_pushed_authorization_requests: optional(flag, 'Authorize requests of this client must come through the PAR endpoint (RFC 9126). Default false.'),
   });
 
+  const registration = strict({
+    access: described(
+      oneOf(['open', 'initial_access_token']),
+      '"open": anyone may register a client; "initial_access_token": only a caller sending the initial_access_token as a Bearer token (RFC 7591 3).',
+    ),
+    initial_access_token: optional(text, 'With "access": "initial_access_token": the token, at least 32 random characters.'),
+    scopes: optional(list(scopeToken), 'Scopes a registered client may hold; its scope metadata is checked against them. Default ["openid"].'),
+    resources: optional(list(text), 'RFC 8707 resources (absolute URIs) registered clients may ask access tokens for. Default none.'),
+    max_clients: optional(
+      z.number({ error: 'must be a whole number' }).check(z.int({ error: 'must be a whole number' }), z.gte(1, { error: 'must be at least 1' }), z.lte(100000, { error: 'must be at most 100000' })),
+      'Most clients registered at once (per instance: registered clients live in its memory). Default 1000.',
+    ),
+  });
+
   const tenant = strict({
     id: text,
     name: optional(text, "The name people see on the tenant's pages. Default: the id."),
@@ -209,6 +227,10 @@ function buildConfigFileSchema() {
     ),
     users: optional(list(user)),
     clients: optional(list(client)),
+    registration: optional(
+      registration,
+      'Dynamic client registration (RFC 7591, with RFC 7592 read/update/delete) at {base}/oauth/register, advertised in discovery. Default: none.',
+    ),
   });
 
   const store = strict({

@@ -9,7 +9,7 @@ import { s256, safeEqual } from '../crypto/secrets';
 import { OAuthError } from '../http/errors';
 import { authenticateClient, requireSecretIfConfidential } from '../oauth/client-auth';
 import { issueAccessToken, issueIdToken, issueRefreshToken } from '../oauth/issue';
-import { grantResource } from '../oauth/resource';
+import { grantedResources, tokenResources } from '../oauth/resource';
 import { codeGrant, spendAfterChecks } from '../oauth/single-use';
 import { invalidDpopProof, invalidGrant, required, checkProofPolicy, tokenEndpoint } from '../oauth/token-request';
 import { refreshOrClientCredentials } from './oauth-token';
@@ -54,7 +54,7 @@ export function codeTokenEndpoint(ctx: RequestContext): Promise<Response> {
     checkProofPolicy(ctx, client, proof);
 
     // Checked before the code is spent, like every other rule (an invalid_target must not burn it).
-    let resource: ReturnType<typeof grantResource> | undefined;
+    let resources: string[] = [];
     const record = await spendAfterChecks(
       ctx,
       codeGrant(ctx, code),
@@ -74,12 +74,12 @@ export function codeTokenEndpoint(ctx: RequestContext): Promise<Response> {
         if (found.dpopJkt !== undefined && proof?.jkt !== found.dpopJkt) {
           throw invalidDpopProof('the authorization code is bound (dpop_jkt) to another DPoP key; send a proof signed by that key');
         }
-        resource = grantResource(form.get('resource'), found.resource);
+        resources = tokenResources(ctx.request, form, grantedResources(found), client);
       },
     );
 
-    const grant = { clientId: client.client_id, scopes: record.scopes, user: record.user, grantId: record.grantId, resource };
-    const access = await issueAccessToken(ctx, { ...grant, jkt: proof?.jkt });
+    const grant = { clientId: client.client_id, scopes: record.scopes, user: record.user, grantId: record.grantId };
+    const access = await issueAccessToken(ctx, { ...grant, resources, jkt: proof?.jkt });
     const body: Record<string, string | number> = { access_token: access.token, token_type: proof ? 'DPoP' : 'Bearer' };
     if (standard) body.expires_in = access.expiresIn;
     if (record.scopes.includes('openid')) {
@@ -93,7 +93,9 @@ export function codeTokenEndpoint(ctx: RequestContext): Promise<Response> {
     }
     if (record.scopes.includes('offline_access') && client.grant_types.includes('refresh_token')) {
       // RFC 9449 5: bound to the DPoP key (a confidential client may opt out: dpop_unbound_refresh).
-      body.refresh_token = await issueRefreshToken(ctx, { ...grant, jkt: bindsRefreshToken(client) ? proof?.jkt : undefined });
+      // The refresh token keeps every granted resource: a refresh may ask a token for any one of them (RFC 8707 2.2).
+      const granted = grantedResources(record);
+      body.refresh_token = await issueRefreshToken(ctx, { ...grant, resources: granted.length > 0 ? granted : resources, jkt: bindsRefreshToken(client) ? proof?.jkt : undefined });
     }
     return tokenResponse(ctx, client, body);
   });

@@ -69,7 +69,23 @@ export function providerMetadata(ctx: RequestContext) {
     dpop_signing_alg_values_supported: [...DPOP_ALGORITHMS],
     pushed_authorization_request_endpoint: `${base}/oauth/par`,
     require_pushed_authorization_requests: ctx.tenant.require_pushed_authorization_requests,
+    ...(ctx.tenant.registration ? { registration_endpoint: `${base}/oauth/register` } : {}),
   };
+}
+
+/** The well-known suffixes also served with the tenant inserted after them (RFC 8414 3.1). */
+export const WELL_KNOWN_INSERTED = ['oauth-authorization-server', 'openid-configuration'] as const;
+
+/**
+ * Handles `GET {base}/.well-known/oauth-authorization-server` (RFC 8414), also served at
+ * `{origin}/.well-known/oauth-authorization-server/{tenant}`: the same document as OIDC discovery,
+ * whose fields RFC 8414 shares.
+ *
+ * @example
+ * { path: '/.well-known/oauth-authorization-server', kind: 'json', cors: true, methods: { GET: authorizationServerMetadata } }
+ */
+export async function authorizationServerMetadata(ctx: RequestContext): Promise<Response> {
+  return discovery(ctx);
 }
 
 /**

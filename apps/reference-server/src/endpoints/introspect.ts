@@ -11,6 +11,7 @@ import { OAuthError, asInvalidRequest, errorResponse, invalidClient, jsonRespons
 import { readStrictForm } from '../http/params';
 import { authenticateClient } from '../oauth/client-auth';
 import { audienceOf, findLiveAccessToken } from '../oauth/issue';
+import { grantedResources } from '../oauth/resource';
 import type { RequestContext } from '../request/context';
 
 const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
@@ -33,7 +34,7 @@ export async function introspect(ctx: RequestContext): Promise<Response> {
     if (token === undefined || token === '') throw new OAuthError('invalid_request', 'token is required');
     const caller = auth.client;
     const record = await findLiveAccessToken(ctx, token);
-    const aud = record && audienceOf(ctx, record.clientId, record.resource);
+    const aud = record && audienceOf(ctx, record.clientId, grantedResources(record));
     const audiences = aud === undefined ? [] : Array.isArray(aud) ? aud : [aud];
     const allowed = record !== undefined && (record.clientId === caller.client_id || audiences.some((a) => caller.introspection_audiences.includes(a)));
     if (!record || !allowed) return jsonResponse({ active: false }, 200, NO_STORE);

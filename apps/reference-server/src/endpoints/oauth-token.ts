@@ -7,7 +7,7 @@ import { OAuthError } from '../http/errors';
 import { USER_SCOPES } from '../oauth/claims';
 import { authenticateClient, requireSecretIfConfidential } from '../oauth/client-auth';
 import { issueAccessToken, issueRefreshToken, newGrantId, refreshedIdToken } from '../oauth/issue';
-import { grantResource, readResource } from '../oauth/resource';
+import { grantedResources, tokenResources } from '../oauth/resource';
 import { refreshTokenGrant, spendAfterChecks } from '../oauth/single-use';
 import type { ValidProof } from '../oauth/dpop';
 import { type Form, invalidDpopProof, invalidGrant, required, checkProofPolicy, tokenEndpoint } from '../oauth/token-request';
@@ -63,7 +63,7 @@ async function refreshGrant(ctx: RequestContext, form: Form, proof: ValidProof |
   }
   const token = required(form, 'refresh_token');
   const requested = requestedScopes(form);
-  let resource: ReturnType<typeof grantResource> | undefined;
+  let resources: string[] = [];
   const record = await spendAfterChecks(
     ctx,
     refreshTokenGrant(ctx, token),
@@ -78,14 +78,15 @@ async function refreshGrant(ctx: RequestContext, form: Form, proof: ValidProof |
       if (requested?.some((s) => !found.scopes.includes(s))) {
         throw new OAuthError('invalid_scope', 'a refresh can only keep or narrow the originally granted scope');
       }
-      resource = grantResource(form.get('resource'), found.resource);
+      resources = tokenResources(ctx.request, form, grantedResources(found), client);
     },
   );
   const scopes = requested ?? record.scopes;
-  const access = await issueAccessToken(ctx, { clientId: client.client_id, scopes, user: record.user, grantId: record.grantId, resource, jkt: proof?.jkt });
+  const access = await issueAccessToken(ctx, { clientId: client.client_id, scopes, user: record.user, grantId: record.grantId, resources, jkt: proof?.jkt });
   // A bound token stays bound; an unbound one becomes bound by its first proof (unless the client opted out).
   const jkt = record.jkt ?? (bindsRefreshToken(client) ? proof?.jkt : undefined);
-  const refreshToken = await issueRefreshToken(ctx, { clientId: client.client_id, scopes: record.scopes, user: record.user, grantId: record.grantId, resource, jkt });
+  const granted = grantedResources(record);
+  const refreshToken = await issueRefreshToken(ctx, { clientId: client.client_id, scopes: record.scopes, user: record.user, grantId: record.grantId, resources: granted.length > 0 ? granted : resources, jkt });
   // Misbehaving mode only: an ID token of another issuer or user (refresh_id_token_wrong_*).
   const idToken = ctx.tenant.hasFaults ? await refreshedIdToken(ctx, { clientId: client.client_id, user: record.user, scopes, accessToken: access.token }) : undefined;
   return tokenResponse(ctx, client, {
@@ -113,7 +114,7 @@ async function clientCredentialsGrant(ctx: RequestContext, form: Form, proof: Va
     throw new OAuthError('invalid_scope', 'a requested scope is not allowed for this client (user scopes such as openid never are)');
   }
   checkProofPolicy(ctx, client, proof);
-  const resource = readResource(form.get('resource'));
-  const access = await issueAccessToken(ctx, { clientId: client.client_id, scopes, grantId: newGrantId(), resource, jkt: proof?.jkt });
+  const resources = tokenResources(ctx.request, form, [], client);
+  const access = await issueAccessToken(ctx, { clientId: client.client_id, scopes, grantId: newGrantId(), resources, jkt: proof?.jkt });
   return tokenResponse(ctx, client, { access_token: access.token, token_type: proof ? 'DPoP' : 'bearer', expires_in: access.expiresIn });
 }

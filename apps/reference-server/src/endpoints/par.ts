@@ -5,7 +5,7 @@
  * answered here as JSON, never redirected. A DPoP proof (or `dpop_jkt`) binds the code to come.
  */
 import { OAuthError, asInvalidRequest, errorResponse, jsonResponse } from '../http/errors';
-import { readStrictForm } from '../http/params';
+import { formBodyRead, readStrictForm } from '../http/params';
 import { validateAuthorizeRequest } from '../oauth/authorize-request';
 import { authenticateClient, requireSecretIfConfidential } from '../oauth/client-auth';
 import { checkProof, demandedNonces, dpopHeader, nonceHeader } from '../oauth/dpop';
@@ -33,7 +33,9 @@ export async function pushedAuthorizationRequest(ctx: RequestContext): Promise<R
     for (const name of AUTH_PARAMS) values.delete(name);
     values.set('client_id', auth.client.client_id);
 
-    const result = validateAuthorizeRequest({ values, invalid: new Map() }, ctx.tenant.clients);
+    // Repeated `resource` values (RFC 8707) travel beside the single-valued parameters.
+    const repeated = formBodyRead(ctx.request)?.repeated;
+    const result = validateAuthorizeRequest({ values, invalid: new Map(), ...(repeated ? { repeated } : {}) }, ctx.tenant.clients);
     if (result.kind === 'page') throw new OAuthError('invalid_request', result.message);
     if (result.kind === 'error') throw result.error;
     const request = { ...result.request };

@@ -13,11 +13,16 @@ export const MAX_BODY_BYTES = 64 * 1024;
 
 /** Parameters of one request: well-formed single values, and what was wrong with the rest. */
 export interface Params {
-  /** Well-formed parameters; empty values are treated as absent (RFC 6749 3.1). */
+  /** Well-formed parameters; empty values are treated as absent (RFC 6749 3.1). A repeatable one holds its first value. */
   readonly values: ReadonlyMap<string, string>;
   /** Parameter name (or `(request)`) → why it was rejected. */
   readonly invalid: ReadonlyMap<string, string>;
+  /** Every value of a {@link REPEATABLE} parameter sent more than once, in order. */
+  readonly repeated?: ReadonlyMap<string, readonly string[]>;
 }
+
+/** The one parameter the specifications let a request repeat: RFC 8707 `resource`. */
+export const REPEATABLE: ReadonlySet<string> = new Set(['resource']);
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 const utf8Encoder = new TextEncoder();
@@ -69,6 +74,7 @@ function utf8Length(value: string): number {
 export function parseParams(input: string): Params {
   const values = new Map<string, string>();
   const invalid = new Map<string, string>();
+  const repeated = new Map<string, string[]>();
   const seen = new Set<string>();
   const parts = input === '' ? [] : input.split('&');
   if (parts.length > MAX_PARAMS) {
@@ -84,8 +90,15 @@ export function parseParams(input: string): Params {
       invalid.set('(request)', 'a parameter name is not valid percent-encoded UTF-8');
       continue;
     }
+    if (seen.has(name) && REPEATABLE.has(name) && value !== undefined && value !== '' && utf8Length(value) <= MAX_PARAM_BYTES && values.has(name)) {
+      const all = repeated.get(name) ?? [values.get(name) as string];
+      all.push(value);
+      repeated.set(name, all);
+      continue;
+    }
     if (seen.has(name)) {
       values.delete(name);
+      repeated.delete(name);
       invalid.set(name, 'is repeated; send each parameter once');
       continue;
     }
@@ -94,7 +107,7 @@ export function parseParams(input: string): Params {
     else if (utf8Length(value) > MAX_PARAM_BYTES) invalid.set(name, `is longer than ${MAX_PARAM_BYTES} bytes`);
     else if (value !== '') values.set(name, value);
   }
-  return { values, invalid };
+  return repeated.size > 0 ? { values, invalid, repeated } : { values, invalid };
 }
 
 /**

@@ -101,7 +101,7 @@ export async function finishAuthorization(
         expiresAt: nowSeconds(ctx.server) + lifetimes.authorization_code,
         ...(request.nonce !== undefined ? { nonce: request.nonce } : {}),
         ...(request.codeChallenge !== undefined ? { codeChallenge: request.codeChallenge } : {}),
-        ...(request.resource !== undefined ? { resource: request.resource } : {}),
+        ...(request.resources !== undefined ? { resources: request.resources } : {}),
         ...(request.dpopJkt !== undefined ? { dpopJkt: request.dpopJkt } : {}),
       },
       keep,
@@ -109,7 +109,7 @@ export async function finishAuthorization(
     params.code = code;
   }
   if (words.includes('token')) {
-    const issued = await issueAccessToken(ctx, { clientId: request.clientId, scopes: request.scopes, user, grantId, resource: request.resource });
+    const issued = await issueAccessToken(ctx, { clientId: request.clientId, scopes: request.scopes, user, grantId, resources: request.resources });
     accessToken = issued.token;
     params.access_token = issued.token;
     params.token_type = 'Bearer';

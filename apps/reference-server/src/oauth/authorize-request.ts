@@ -7,7 +7,7 @@ import { canonicalResponseType, type Client, isConfidential, type ResponseType }
 import { OAuthError } from '../http/errors';
 import { describeInvalid, type Params } from '../http/params';
 import type { AuthorizationRequest, ResponseMode } from '../store/store';
-import { resourceProblem } from './resource';
+import { requestedResources, resourcesRefusal } from './resource';
 
 /** Where an authorization response (success or error) goes. */
 export interface ResponseTarget {
@@ -133,9 +133,9 @@ export function validateAuthorizeRequest(params: Params, clients: ReadonlyMap<st
   }
   if (dpopJkt !== undefined && !code) return error(fail('invalid_request', 'dpop_jkt applies only to response types with a code'));
   const loginHint = values.get('login_hint');
-  const resource = values.get('resource');
-  const resourceError = resource === undefined ? undefined : resourceProblem(resource);
-  if (resourceError) return error(fail('invalid_target', resourceError));
+  const resources = requestedResources(params);
+  const resourceRefusal = resourcesRefusal(resources, client);
+  if (resourceRefusal) return error(resourceRefusal);
 
   const request: AuthorizationRequest = {
     clientId,
@@ -149,7 +149,7 @@ export function validateAuthorizeRequest(params: Params, clients: ReadonlyMap<st
     ...(challenge !== undefined ? { codeChallenge: challenge } : {}),
     ...(rawMaxAge !== undefined ? { maxAge: Number(rawMaxAge) } : {}),
     ...(loginHint !== undefined ? { loginHint } : {}),
-    ...(resource !== undefined ? { resource } : {}),
+    ...(resources.length > 0 ? { resources } : {}),
     ...(dpopJkt !== undefined ? { dpopJkt } : {}),
   };
   return { kind: 'ok', client, request };

@@ -31,13 +31,13 @@ function userClaims(ctx: RequestContext, user: Authentication | undefined, scope
 
 /**
  * `aud` of an access token (a JWT's claim, an introspection answer's member): the RFC 8707
- * resource of the grant, else the client's `access_token_audience`, else the issuer.
+ * resources the token is for, else the client's `access_token_audience`, else the issuer.
  *
  * @example
- * const aud = audienceOf(ctx, record.clientId, record.resource);
+ * const aud = audienceOf(ctx, record.clientId, grantedResources(record));
  */
-export function audienceOf(ctx: RequestContext, clientId: string, resource: string | undefined): string | string[] {
-  if (resource !== undefined) return resource;
+export function audienceOf(ctx: RequestContext, clientId: string, resources: readonly string[] | undefined): string | string[] {
+  if (resources !== undefined && resources.length > 0) return resources.length === 1 ? (resources[0] as string) : [...resources];
   const configured = ctx.tenant.clients.get(clientId)?.access_token_audience;
   if (configured === undefined) return ctx.issuer;
   return configured.length === 1 ? (configured[0] as string) : [...configured];
@@ -48,11 +48,11 @@ export function audienceOf(ctx: RequestContext, clientId: string, resource: stri
  * token carries the user's released claims and the audience of {@link audienceOf}.
  *
  * @example
- * const { token, expiresIn } = await issueAccessToken(ctx, { clientId, scopes, user, grantId, resource });
+ * const { token, expiresIn } = await issueAccessToken(ctx, { clientId, scopes, user, grantId, resources });
  */
 export async function issueAccessToken(
   ctx: RequestContext,
-  grant: { clientId: string; scopes: string[]; user?: Authentication; grantId: string; resource?: string | undefined; jkt?: string | undefined },
+  grant: { clientId: string; scopes: string[]; user?: Authentication; grantId: string; resources?: readonly string[] | undefined; jkt?: string | undefined },
 ): Promise<IssuedAccessToken> {
   const lifetime = ctx.tenant.lifetimes.access_token;
   const iat = nowSeconds(ctx.server);
@@ -72,7 +72,7 @@ export async function issueAccessToken(
       .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'at+jwt' })
       .setIssuer(ctx.issuer)
       .setSubject(grant.user?.sub ?? grant.clientId)
-      .setAudience(audienceOf(ctx, grant.clientId, grant.resource))
+      .setAudience(audienceOf(ctx, grant.clientId, grant.resources))
       .setIssuedAt(iat)
       .setExpirationTime(iat + lifetime)
       .setJti(randomToken(16))
@@ -86,7 +86,7 @@ export async function issueAccessToken(
     expiresAt: iat + lifetime,
     ...(grant.user ? { user: grant.user } : {}),
     ...(grant.jkt !== undefined ? { jkt: grant.jkt } : {}),
-    ...(grant.resource !== undefined ? { resource: grant.resource } : {}),
+    ...(grant.resources !== undefined && grant.resources.length > 0 ? { resources: [...grant.resources] } : {}),
   };
   await ctx.server.store.saveAccessToken(storageKey(token), record, lifetime);
   return { token, expiresIn: lifetime };
@@ -100,15 +100,15 @@ export async function issueAccessToken(
  */
 export async function issueRefreshToken(
   ctx: RequestContext,
-  grant: { clientId: string; scopes: string[]; user: Authentication; grantId: string; resource?: string | undefined; jkt?: string | undefined },
+  grant: { clientId: string; scopes: string[]; user: Authentication; grantId: string; resources?: readonly string[] | undefined; jkt?: string | undefined },
 ): Promise<string> {
   const lifetime = ctx.tenant.lifetimes.refresh_token;
   const token = randomToken();
-  const { resource, jkt, ...rest } = grant;
+  const { resources, jkt, ...rest } = grant;
   const record: RefreshTokenRecord = {
     tenant: ctx.tenant.id,
     ...rest,
-    ...(resource !== undefined ? { resource } : {}),
+    ...(resources !== undefined && resources.length > 0 ? { resources: [...resources] } : {}),
     ...(jkt !== undefined ? { jkt } : {}),
     expiresAt: nowSeconds(ctx.server) + lifetime,
   };

@@ -23,8 +23,8 @@ export interface AuthorizationRequest {
   prompt: string[];
   maxAge?: number;
   loginHint?: string;
-  /** RFC 8707 resource the access tokens are for. */
-  resource?: string;
+  /** RFC 8707 resources the access tokens may be for (each registered for the client). */
+  resources?: string[];
   /** RFC 9449 10 `dpop_jkt`: the code may only be exchanged with a proof by this key. */
   dpopJkt?: string;
 }
@@ -72,8 +72,8 @@ export interface CodeRecord {
   scopes: string[];
   nonce?: string;
   codeChallenge?: string;
-  /** RFC 8707 resource of the authorize request. */
-  resource?: string;
+  /** RFC 8707 resources of the authorize request. */
+  resources?: string[];
   /** The authorize request's `dpop_jkt`: only a proof by this key may exchange the code. */
   dpopJkt?: string;
   user: Authentication;
@@ -92,7 +92,9 @@ export interface AccessTokenRecord {
   expiresAt: number;
   /** Thumbprint of the DPoP key the token is bound to; absent for a bearer token. */
   jkt?: string;
-  /** The RFC 8707 resource the token was issued for, when the request named one. */
+  /** The RFC 8707 resources the token was issued for (its audience), when the grant named any. */
+  resources?: string[];
+  /** Written by earlier versions: the one resource of the token. */
   resource?: string;
 }
 
@@ -101,7 +103,9 @@ export interface RefreshTokenRecord {
   tenant: string;
   clientId: string;
   scopes: string[];
-  /** RFC 8707 resource of the grant. */
+  /** RFC 8707 resources of the grant: each refresh may name one of them. */
+  resources?: string[];
+  /** Written by earlier versions: the one resource of the grant. */
   resource?: string;
   user: Authentication;
   grantId: string;

@@ -42,6 +42,8 @@ export interface ExchangeCodeParams extends TokenCallBase {
   redirectUri: string;
   /** The PKCE verifier of the transaction, when the login used PKCE. */
   codeVerifier?: string;
+  /** RFC 8707: the one resource (of those the login asked for) the access token is for. */
+  resource?: string;
 }
 
 /** Input of {@link refreshTokens}. */
@@ -49,6 +51,8 @@ export interface RefreshTokensParams extends TokenCallBase {
   refreshToken: string;
   /** Narrower scope than the original grant, if wanted. */
   scope?: string;
+  /** RFC 8707 §2.2: a token for this one resource of the grant, without a new login. */
+  resource?: string;
   /** The `sub` of the current session: a refreshed ID token must name the same user. */
   expectedSubject?: string;
   /** Seconds of clock skew accepted when validating a refreshed ID token. Default 60. */
@@ -108,6 +112,7 @@ export async function exchangeCode(params: ExchangeCodeParams): Promise<TokenSet
     code,
     redirect_uri: redirectUri,
     code_verifier: codeVerifier,
+    resource: params.resource,
   });
   return postToTokenEndpoint(params, 'authorization_code', body);
 }
@@ -132,7 +137,7 @@ export async function exchangeCode(params: ExchangeCodeParams): Promise<TokenSet
 export async function refreshTokens(params: RefreshTokensParams): Promise<TokenSet> {
   const { provider, client, refreshToken } = params;
   requireString(refreshToken, DEV && 'refreshToken');
-  const body = setDefined({ grant_type: 'refresh_token', refresh_token: refreshToken, scope: params.scope });
+  const body = setDefined({ grant_type: 'refresh_token', refresh_token: refreshToken, scope: params.scope, resource: params.resource });
   const tokens = await postToTokenEndpoint(params, 'refresh_token', body);
   if (tokens.idToken === undefined) return tokens;
 

@@ -201,7 +201,8 @@ export function assertSecureUrl(url: string, what?: string): void {
   throw invalidOptions(DEV && (parsed ? `${what} must use https (http only on loopback).` : `${what} must be an absolute URL.`));
 }
 
-function isSecure(url: URL): boolean {
+/** https, or http on a loopback host. Internal. */
+export function isSecure(url: URL): boolean {
   return url.protocol === 'https:' || (url.protocol === 'http:' && isLoopback(url.hostname));
 }
 
@@ -263,7 +264,11 @@ function hostClass(hostname: string): 'loopback' | 'private' | 'public' {
   return 'public';
 }
 
-function checkMetadata(document: unknown, issuer: string, options: DiscoveryOptions): ProviderMetadata {
+/**
+ * Checks a provider metadata document (OIDC Discovery or RFC 8414) as {@link discover} does:
+ * the exact issuer, the required endpoints, their schemes and host classes. Internal.
+ */
+export function checkMetadata(document: unknown, issuer: string, options: DiscoveryOptions): ProviderMetadata {
   const allowInsecure = options.allowInsecure === true;
   const invalid = (what?: string) =>
     new OidcError('invalid_provider_metadata', DEV && `Invalid discovery document: ${what}; check the issuer or pass provider.`);

@@ -90,6 +90,7 @@ export { nodePrimitives } from './node-primitives';
 export { verifiedTokenCache } from './verified-token-cache';
 export type { VerifiedTokenCacheOptions } from './verified-token-cache';
 export { requireAccessToken, withAccessToken } from './middleware';
+export type { CorsOptions } from './cors';
 export type {
   AccessTokenAnswer,
   AccessTokenCheck,

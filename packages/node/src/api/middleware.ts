@@ -18,6 +18,7 @@ import {
   accessTokenChallenge,
 } from '@oidc-rp/core/api';
 import { invalidOptions } from '@oidc-rp/core/internal';
+import { type CorsOptions, type CorsPolicy, corsPolicy } from './cors';
 
 /** Settings of {@link requireAccessToken}. */
 export interface RequireAccessTokenOptions<C extends AccessTokenClaims = AccessTokenClaims> {
@@ -38,6 +39,12 @@ export interface RequireAccessTokenOptions<C extends AccessTokenClaims = AccessT
   maxHeaderLength?: number;
   /** Called with the error when a token could not be checked (the 503 answers): for your logs. */
   onUnavailable?: (error: Error) => void;
+  /**
+   * Browser apps on these origins may call the API: the guard answers their preflights (allowing
+   * `Authorization`, `DPoP`, `Content-Type`) and gives every answer, refusal or success, the
+   * headers that let the page read it (`WWW-Authenticate` and `DPoP-Nonce` exposed). Default: none.
+   */
+  cors?: CorsOptions;
 }
 
 /** What a request is made of, for servers without Web `Request`s (Express, Fastify, node:http). */
@@ -47,6 +54,10 @@ export interface IncomingResourceRequest {
   target: string;
   authorization: string | string[] | null | undefined;
   dpop: string | string[] | null | undefined;
+  /** The `Origin` header, for the `cors` option. */
+  origin?: string | string[] | null | undefined;
+  /** The `Access-Control-Request-Method` header: with `OPTIONS`, a CORS preflight. */
+  accessControlRequestMethod?: string | string[] | null | undefined;
 }
 
 /** A refused request, as plain data: the status, headers and JSON body to write. */
@@ -56,14 +67,18 @@ export interface AccessTokenAnswer {
   body: Record<string, string>;
 }
 
-/** The outcome of {@link AccessTokenGuard.check}: the verified token, or the answer to send. */
+/**
+ * The outcome of {@link AccessTokenGuard.check}: the verified token and the headers your answer
+ * must carry (CORS, with the `cors` option; else none), or the answer to send (a refusal, or the
+ * answer to a CORS preflight).
+ */
 export type AccessTokenCheck<C extends AccessTokenClaims = AccessTokenClaims> =
-  | { ok: true; token: VerifiedAccessToken<C> }
+  | { ok: true; token: VerifiedAccessToken<C>; headers: Readonly<Record<string, string>> }
   | { ok: false; answer: AccessTokenAnswer };
 
-/** The outcome of calling the guard with a Web `Request`: the verified token, or the `Response` to return. */
+/** The outcome of calling the guard with a Web `Request`: the verified token and the headers to add to your response, or the `Response` to return. */
 export type AccessTokenResult<C extends AccessTokenClaims = AccessTokenClaims> =
-  | { ok: true; token: VerifiedAccessToken<C> }
+  | { ok: true; token: VerifiedAccessToken<C>; headers: Readonly<Record<string, string>> }
   | { ok: false; response: Response };
 
 /**
@@ -95,6 +110,7 @@ const DEFAULT_MAX_HEADER = 8192;
 export function requireAccessToken<C extends AccessTokenClaims = AccessTokenClaims>(options: RequireAccessTokenOptions<C>): AccessTokenGuard<C> {
   const { verifier, realm, resourceMetadata, onUnavailable } = options;
   if (typeof verifier !== 'function') throw invalidOptions('verifier is required: a function that checks the access token.');
+  const cors: CorsPolicy | undefined = options.cors === undefined ? undefined : corsPolicy(options.cors);
   const origin = publicOrigin(options.origin);
   const required = typeof options.scope === 'string' ? options.scope.split(' ').filter(Boolean) : [...(options.scope ?? [])];
   const maxHeader = options.maxHeaderLength ?? DEFAULT_MAX_HEADER;
@@ -107,6 +123,20 @@ export function requireAccessToken<C extends AccessTokenClaims = AccessTokenClai
   }
 
   async function check(incoming: IncomingResourceRequest): Promise<AccessTokenCheck<C>> {
+    if (!cors) return verify(incoming);
+    const origin = single(incoming.origin) ?? null;
+    if (incoming.method === 'OPTIONS' && single(incoming.accessControlRequestMethod)) {
+      // A preflight carries no token (Fetch standard): answered here, before any verification.
+      const preflight = cors.preflight(origin);
+      return { ok: false, answer: { ...preflight, body: {} } };
+    }
+    const headers = cors.headers(origin);
+    const result = await verify(incoming);
+    if (result.ok) return { ok: true, token: result.token, headers };
+    return { ok: false, answer: { ...result.answer, headers: { ...result.answer.headers, ...headers } } };
+  }
+
+  async function verify(incoming: IncomingResourceRequest): Promise<AccessTokenCheck<C>> {
     const authorization = single(incoming.authorization);
     try {
       const request = resourceRequest(incoming, origin, maxHeader);
@@ -115,7 +145,7 @@ export function requireAccessToken<C extends AccessTokenClaims = AccessTokenClai
       if (missing.length) {
         throw new AccessTokenError('insufficient_scope', 'insufficient_scope', `The access token lacks the scope ${missing.join(' ')} this resource requires.`);
       }
-      return { ok: true, token };
+      return { ok: true, token, headers: NO_HEADERS };
     } catch (error) {
       if (error instanceof AccessTokenError) return { ok: false, answer: refusal(error, typeof authorization === 'string' ? authorization : null) };
       if (!isOidcError(error)) throw error;
@@ -137,10 +167,12 @@ export function requireAccessToken<C extends AccessTokenClaims = AccessTokenClai
       target: pathOf(request.url),
       authorization: request.headers.get('authorization'),
       dpop: request.headers.get('dpop'),
+      origin: request.headers.get('origin'),
+      accessControlRequestMethod: request.headers.get('access-control-request-method'),
     });
     if (result.ok) return result;
     const { status, headers, body } = result.answer;
-    return { ok: false, response: new Response(JSON.stringify(body), { status, headers }) };
+    return { ok: false, response: new Response(status === 204 ? null : JSON.stringify(body), { status, headers }) };
   };
   return Object.assign(guard, { check });
 }
@@ -160,8 +192,35 @@ export function withAccessToken<C extends AccessTokenClaims, A extends unknown[]
 ): (request: Request, ...rest: A) => Promise<Response> {
   return async (request, ...rest) => {
     const result = await guard(request);
-    return result.ok ? handler(request, result.token, ...rest) : result.response;
+    if (!result.ok) return result.response;
+    return withHeaders(await handler(request, result.token, ...rest), result.headers);
   };
+}
+
+const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
+
+/**
+ * `response` with `headers` added (the guard's CORS headers on a success). A response whose
+ * headers cannot change (one from `fetch`, `Response.redirect`) is copied.
+ *
+ * @example
+ * return withHeaders(Response.json(body), result.headers);
+ */
+export function withHeaders(response: Response, headers: Readonly<Record<string, string>>): Response {
+  const entries = Object.entries(headers);
+  if (entries.length === 0) return response;
+  const add = (target: Headers) => {
+    // Vary adds to what the handler's answer already varies by.
+    for (const [name, value] of entries) name === 'Vary' ? target.append(name, value) : target.set(name, value);
+  };
+  try {
+    add(response.headers);
+    return response;
+  } catch {
+    const copy = new Response(response.body, response);
+    add(copy.headers);
+    return copy;
+  }
 }
 
 // Only an origin: the path comes from each request.

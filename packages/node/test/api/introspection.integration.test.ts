@@ -28,6 +28,8 @@ beforeAll(async () => {
   const config = demoConfig();
   const web = config.tenants[0]?.clients?.find((c) => c.client_id === 'web');
   if (web) web.introspection_audiences = [API];
+  const service = config.tenants[0]?.clients?.find((c) => c.client_id === 'service');
+  if (service) service.resources = [API, 'https://other.example.com'];
   server = await startReferenceServer(config);
   now = Math.floor(Date.now() / 1000);
   const verifier = introspectionVerifier({

@@ -7,7 +7,7 @@ import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CookieJar } from '@oidc-rp/reference-server/testing';
-import Provider from 'oidc-provider';
+import Provider, { errors } from 'oidc-provider';
 import { decodeHtml, formAction, walk } from './browser-walk';
 
 export interface InteropClient {
@@ -63,6 +63,13 @@ export interface OidcProviderOptions {
   introspection?: boolean;
   /** oidc-provider's `backchannelLogout` feature (OpenID Connect Back-Channel Logout 1.0). Default off. */
   backchannelLogout?: boolean;
+  /** Dynamic client registration (RFC 7591) with management (RFC 7592): open, or behind `initialAccessToken`. Default off. */
+  registration?: { initialAccessToken?: string };
+  /**
+   * RFC 8707 resource indicators: these resources get JWT access tokens with `api.read`; any other
+   * is `invalid_target`. Default off.
+   */
+  resourceIndicators?: { resources: string[] };
 }
 
 /** The provider's outgoing requests: without its SSRF dispatcher for 127.0.0.1 only. */
@@ -105,6 +112,10 @@ export async function startOidcProvider(clients: InteropClient[], options: OidcP
       rpInitiatedLogout: { enabled: true },
       ...(options.introspection ? { introspection: { enabled: true } } : {}),
       ...(options.backchannelLogout ? { backchannelLogout: { enabled: true } } : {}),
+      ...(options.registration
+        ? { registration: { enabled: true, initialAccessToken: options.registration.initialAccessToken ?? false }, registrationManagement: { enabled: true, rotateRegistrationAccessToken: false } }
+        : {}),
+      ...(options.resourceIndicators ? { resourceIndicators: resourceIndicators(options.resourceIndicators.resources) } : {}),
       ...(options.dpop ? { dPoP: { enabled: true, nonceSecret: randomBytes(32), requireNonce: () => options.dpop?.requireNonce === true } } : {}),
       ...(options.par || options.fapi2 ? { pushedAuthorizationRequests: { enabled: true, requirePushedAuthorizationRequests: options.par?.required === true || options.fapi2 === true } } : {}),
       ...(options.fapi2 ? { fapi: { enabled: true, profile: '2.0' }, dPoP: { enabled: true } } : {}),
@@ -149,6 +160,19 @@ export async function startOidcProvider(clients: InteropClient[], options: OidcP
         server.close(() => resolve());
         server.closeAllConnections();
       }),
+  };
+}
+
+/** oidc-provider's resourceIndicators feature allowing `resources` only (JWT access tokens), the granted one used at the code exchange. */
+function resourceIndicators(resources: string[]) {
+  return {
+    enabled: true,
+    defaultResource: () => undefined,
+    useGrantedResource: () => true,
+    getResourceServerInfo: (_ctx: unknown, resource: string) => {
+      if (!resources.includes(resource)) throw new errors.InvalidTarget();
+      return { scope: 'api.read', audience: resource, accessTokenFormat: 'jwt' as const };
+    },
   };
 }
 

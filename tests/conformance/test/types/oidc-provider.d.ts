@@ -30,6 +30,9 @@ declare module 'oidc-provider' {
     body: unknown;
   }
 
+  /** The provider's OAuth errors, thrown from its hooks (e.g. getResourceServerInfo). */
+  export const errors: { InvalidTarget: new (description?: string) => Error };
+
   export default class Provider {
     constructor(issuer: string, configuration?: Configuration);
     callback(): (req: IncomingMessage, res: ServerResponse) => void;

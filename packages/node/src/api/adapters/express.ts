@@ -3,7 +3,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { AccessTokenClaims, VerifiedAccessToken } from '@oidc-rp/core/api';
 import type { AccessTokenGuard } from '../middleware';
-import { type NodeResponseLike, incomingOf, writeAnswer } from './node-request';
+import { type NodeResponseLike, incomingOf, setHeaders, writeAnswer } from './node-request';
 
 /** What the middleware uses of Express's `req`. */
 export interface ExpressRequestLike {
@@ -21,7 +21,9 @@ export interface ExpressResponseLike extends NodeResponseLike {
 /**
  * Express middleware: a refused request gets the guard's answer; otherwise the verified token is
  * `res.locals.accessToken` for the handlers after it. The URL is built from the guard's origin
- * and `req.originalUrl`, never from `Host` or `trust proxy` settings.
+ * and `req.originalUrl`, never from `Host` or `trust proxy` settings. With the guard's `cors`
+ * option, mount it for every method (`app.use('/api', expressAccessToken(guard))`) so it answers
+ * the browser's `OPTIONS` preflights too.
  *
  * @example
  * ```ts
@@ -34,6 +36,7 @@ export function expressAccessToken<C extends AccessTokenClaims>(guard: AccessTok
   return (req: ExpressRequestLike, res: ExpressResponseLike, next: (error?: unknown) => void): void => {
     guard.check(incomingOf(req.method, req.originalUrl, req.headers)).then((result) => {
       if (!result.ok) return writeAnswer(res, result.answer);
+      setHeaders(res, result.headers);
       res.locals.accessToken = result.token;
       next();
     }, next);

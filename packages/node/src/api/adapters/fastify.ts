@@ -24,7 +24,8 @@ export interface FastifyReplyLike {
 /**
  * A Fastify `preHandler` hook: a refused request gets the guard's answer; otherwise the verified
  * token is `request.accessToken`. Declare the property once with
- * `app.decorateRequest('accessToken', null)`.
+ * `app.decorateRequest('accessToken', null)`. With the guard's `cors` option, route `OPTIONS` to
+ * the hook as well (`method: ['GET', 'OPTIONS']`) so it answers the browser's preflights.
  *
  * @example
  * ```ts
@@ -36,10 +37,12 @@ export function fastifyAccessToken<C extends AccessTokenClaims>(guard: AccessTok
   return async (request: FastifyRequestLike, reply: FastifyReplyLike): Promise<unknown> => {
     const result = await guard.check(incomingOf(request.method, request.url, request.headers));
     if (result.ok) {
+      if (Object.keys(result.headers).length > 0) reply.headers({ ...result.headers });
       request.accessToken = result.token as VerifiedAccessToken<C>;
       return undefined;
     }
     // Answering from an async hook: send, then return the reply (Fastify's rule).
-    return reply.code(result.answer.status).headers(result.answer.headers).send(JSON.stringify(result.answer.body));
+    const { status, headers, body } = result.answer;
+    return reply.code(status).headers(headers).send(status === 204 ? '' : JSON.stringify(body));
   };
 }

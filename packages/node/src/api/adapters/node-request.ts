@@ -8,7 +8,14 @@ import type { AccessTokenAnswer, IncomingResourceRequest } from '../middleware';
  * `Host` header is never read.
  */
 export function incomingOf(method: string | undefined, target: string | undefined, headers: IncomingHttpHeaders): IncomingResourceRequest {
-  return { method: method ?? 'GET', target: target ?? '', authorization: headers.authorization, dpop: headers.dpop };
+  return {
+    method: method ?? 'GET',
+    target: target ?? '',
+    authorization: headers.authorization,
+    dpop: headers.dpop,
+    origin: headers.origin,
+    accessControlRequestMethod: headers['access-control-request-method'],
+  };
 }
 
 /** What the adapters use of a response (Node's `ServerResponse` has it). */
@@ -18,9 +25,14 @@ export interface NodeResponseLike {
   end(body: string): unknown;
 }
 
-/** Writes a refusal to a Node response. */
+/** Writes a refusal (or a preflight's 204, without a body) to a Node response. */
 export function writeAnswer(res: NodeResponseLike, answer: AccessTokenAnswer): void {
   res.statusCode = answer.status;
   for (const [name, value] of Object.entries(answer.headers)) res.setHeader(name, value);
-  res.end(JSON.stringify(answer.body));
+  res.end(answer.status === 204 ? '' : JSON.stringify(answer.body));
+}
+
+/** Sets the headers a verified request's answer carries (the guard's CORS headers). */
+export function setHeaders(res: NodeResponseLike, headers: Readonly<Record<string, string>>): void {
+  for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
 }
