@@ -15,6 +15,8 @@ function production(): ServerConfig {
   for (const client of tenant.clients ?? []) {
     if (client.redirect_uris) client.redirect_uris = [`https://${client.client_id}.example/callback`];
     if (client.post_logout_redirect_uris) client.post_logout_redirect_uris = [];
+    // The demo's http back-channel URI is for development tenants only.
+    delete client.backchannel_logout_uri;
   }
   return config;
 }
