@@ -130,7 +130,7 @@ describe('an ID token signed with another algorithm by a published key (id_token
     const client = createNodeClient({
       provider: serviceProvider(world.issuer),
       clientId: 'web',
-      clientSecret: 'web-secret',
+      clientSecret: 'web-secret-of-the-demo-Zq7Xk2Lm9Vb4',
       redirectUri: `${world.apps[0].origin}/auth/callback`,
       scope: 'openid',
       signingAlgorithm: 'RS256',
@@ -160,7 +160,7 @@ describe('an ID token signed with another algorithm by a published key (id_token
   });
 
   it('refuses a signingAlgorithm that is not one asymmetric algorithm at creation', () => {
-    const base = { provider: serviceProvider(world.issuer), clientId: 'web', clientSecret: 'web-secret' };
+    const base = { provider: serviceProvider(world.issuer), clientId: 'web', clientSecret: 'web-secret-of-the-demo-Zq7Xk2Lm9Vb4' };
     for (const signingAlgorithm of ['HS256', 'none', 'rs256']) {
       expect(() => createNodeClient({ ...base, signingAlgorithm })).toThrow(expect.objectContaining({ code: 'invalid_options' }));
     }
