@@ -83,7 +83,8 @@ export function createRefresher(context: RefreshContext): (rejected: string | un
       // Expired, revoked or reused (invalid_grant), or answered with an ID token that is refused
       // (another issuer or user, OpenID Connect Core 12.2; the old refresh token may be spent
       // already): this session is over everywhere, and its tokens are never used again.
-      if (isOidcError(error) && (error.code.startsWith('id_token_') || (error.code === 'token_endpoint_error' && (error as TokenEndpointError).error === 'invalid_grant'))) {
+      // Only the token endpoint's errors carry an OAuth `error` here.
+      if (isOidcError(error) && (error.code.startsWith('id_token_') || (error as TokenEndpointError).error === 'invalid_grant')) {
         await tokens.clear();
         context.adopt(undefined, error);
         context.announce_(stored.id, undefined);
