@@ -60,14 +60,16 @@ describe('client credentials against a failing token endpoint', () => {
     await expect(client.getClientCredentialsToken({ scope: 'api.read' })).resolves.toMatchObject({ tokenType: 'Bearer' });
   });
 
-  it('times out an answer slower than the timeout, and retries it', async () => {
-    await server.control.transport.set('/oauth/token', { latencyMs: 1_000 }, { times: 1 });
-    const client = createNodeClient({ ...service, timeout: 200 });
+  // Timer-bound: a 1 s timeout against 3 s of latency. The timeout is long enough that the retry's
+  // ordinary answer arrives within it on a busy machine (200 ms was not: a third request came).
+  it('times out an answer slower than the timeout (timer: 1 s against 3 s), and retries it', async () => {
+    await server.control.transport.set('/oauth/token', { latencyMs: 3_000 }, { times: 1 });
+    const client = createNodeClient({ ...service, timeout: 1_000 });
     const before = tokenRequests();
     await expect(client.getClientCredentialsToken({ scope: 'api.read' })).resolves.toMatchObject({ tokenType: 'Bearer' });
     expect(tokenRequests() - before).toBe(2);
-    await server.control.transport.set('/oauth/token', { latencyMs: 1_000 });
-    await expect(createNodeClient({ ...service, timeout: 200, retry: false }).getClientCredentialsToken()).rejects.toMatchObject({ code: 'request_timeout' });
+    await server.control.transport.set('/oauth/token', { latencyMs: 3_000 });
+    await expect(createNodeClient({ ...service, timeout: 1_000, retry: false }).getClientCredentialsToken()).rejects.toMatchObject({ code: 'request_timeout' });
   });
 });
 
