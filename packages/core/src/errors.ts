@@ -4,6 +4,7 @@
  */
 
 import { DEV } from './dev';
+import { safeErrorValue } from './error-text';
 
 /** Stable, machine-readable error codes. `switch (err.code)` narrows on this union. */
 export type OidcErrorCode =
@@ -245,11 +246,6 @@ function hintFor(error: string): string {
     default:
       return 'check the request and the client registration.';
   }
-}
-
-// Error values are short ASCII identifiers; anything else from the wire is not echoed.
-function safeErrorValue(value: string): string {
-  return /^[\w.-]{1,64}$/.test(value) ? value : '(not shown)';
 }
 
 function truncate(text: string): string {

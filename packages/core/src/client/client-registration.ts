@@ -11,6 +11,7 @@ import { DEV } from '../dev';
 import { type ClientAuth, clientSecretBasic, clientSecretPost, none } from '../provider/client-auth';
 import { isSecure, tryParseUrl } from '../provider/discovery';
 import { OidcError } from '../errors';
+import { safeErrorValue } from '../error-text';
 import { discardBody, isJsonObject, readJson, sendRequest } from '../http/transport';
 import { invalidOptions } from '../options';
 import type { HttpOptions, ProviderMetadata } from '../types';
@@ -71,10 +72,10 @@ export class ClientRegistrationError extends OidcError {
     super(
       'client_registration_failed',
       DEV
-        ? `The registration endpoint answered HTTP ${params.status} "${safeValue(params.error)}"` +
+        ? `The registration endpoint answered HTTP ${params.status} "${safeErrorValue(params.error)}"` +
             (params.error_description ? `: ${params.error_description.slice(0, 200).replace(/[^\x20-\x7e]/g, '?')}` : '') +
             `; ${hint(params.error)}`
-        : `client_registration_failed ${safeValue(params.error)}`,
+        : `client_registration_failed ${safeErrorValue(params.error)}`,
     );
     this.name = 'ClientRegistrationError';
     this.status = params.status;
@@ -88,10 +89,6 @@ function hint(error: string): string {
   if (error === 'invalid_client_metadata') return 'change the metadata the description names.';
   if (error === 'invalid_token') return 'send the initial access token (or the registration access token) the server issued.';
   return 'check the metadata and the registration endpoint.';
-}
-
-function safeValue(value: string): string {
-  return /^[\w.-]{1,64}$/.test(value) ? value : '(not shown)';
 }
 
 /**
