@@ -201,7 +201,14 @@ export async function readLimited(request: Request, limit: number): Promise<Uint
   return readStreamLimited(request, limit);
 }
 
-async function readStreamLimited(request: Request, limit: number): Promise<Uint8Array> {
+/**
+ * A streamed body (a request's, or an answer this server fetched), cut off as soon as it passes
+ * `limit` bytes: the rest is never received. Throws {@link BodyError}.
+ *
+ * @example
+ * const bytes = await readStreamLimited(response, 64 * 1024);
+ */
+export async function readStreamLimited(request: Pick<Request, 'body'>, limit: number): Promise<Uint8Array> {
   if (!request.body) return new Uint8Array();
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];

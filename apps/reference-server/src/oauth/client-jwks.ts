@@ -8,6 +8,7 @@
  */
 import type { ClientJwk } from '../config/model';
 import { invalidClient } from '../http/errors';
+import { readStreamLimited } from '../http/params';
 import { nowSeconds, type RequestContext } from '../request/context';
 
 /** A fetched set is used this long (server clock), and fetched again at most this often for an unknown `kid`. */
@@ -52,21 +53,7 @@ export async function readCapped(response: Response, limit: number): Promise<str
     await response.body?.cancel().catch(() => undefined);
     throw new Error('the answer is too large');
   }
-  if (!response.body) return '';
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel().catch(() => undefined);
-      throw new Error('the answer is too large');
-    }
-    chunks.push(value);
-  }
-  return new TextDecoder().decode(Buffer.concat(chunks));
+  return new TextDecoder().decode(await readStreamLimited(response, limit));
 }
 
 async function download(uri: string): Promise<ClientJwk[]> {
