@@ -70,6 +70,15 @@ export const FAULTS = [
   'client_assertion_wrong_aud',
   'client_assertion_expired',
   'client_assertion_unknown_key',
+  // Request objects (RFC 9101) and signed userinfo (OIDC Core 5.3.2): a valid request object refused
+  // (invalid_request_object) as if a check failed; signed userinfo broken in one rule each.
+  'request_object_refused',
+  'userinfo_signed_wrong_alg',
+  'userinfo_signed_unknown_key',
+  'userinfo_signed_wrong_iss',
+  'userinfo_signed_wrong_aud',
+  'userinfo_signed_alg_none',
+  'userinfo_encrypted',
 ] as const;
 
 /**
