@@ -29,6 +29,8 @@ export { sealTransaction, unsealTransaction } from './sealed-transaction';
 export type { SealOptions } from './sealed-transaction';
 export { isRetryableError } from './retry';
 export { fapi2 } from './fapi2';
+export { createRequestObjectStore } from './request-objects';
+export type { NodeRequestObjectOptions, RequestObjectStore, RequestObjectStoreOptions } from './request-objects';
 export type { Fapi2Algorithm, Fapi2Options } from './fapi2';
 export * from './session/index';
 
@@ -42,6 +44,7 @@ export {
   createDpopProof,
   deleteClientRegistration,
   discover,
+  discoverByIdentifier,
   discoverApiAuthorization,
   discoverAuthorizationServer,
   dpop,
@@ -52,8 +55,11 @@ export {
   readClientRegistration,
   registerClient,
   registeredClientAuth,
+  requestObjectSigner,
   serviceProvider,
+  signedUserInfo,
   updateClientRegistration,
+  webFingerIssuer,
 } from '@oidc-rp/core';
 export type {
   ApiAuthorization,
@@ -70,6 +76,10 @@ export type {
   IdTokenClaims,
   OidcErrorCode,
   PrivateKeyJwtOptions,
+  RequestObjectAlgorithm,
+  RequestObjectSigner,
+  RequestObjectSignerOptions,
+  WebFingerOptions,
   ProviderMetadata,
   ResponseMode,
   ResponseType,
