@@ -9,7 +9,7 @@ import { completeLogin } from '@oidc-rp/reference-server/testing';
 import { exportJWK, generateKeyPair } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  OidcError,
+  type OidcError,
   createNodeClient,
   createRequestObjectStore,
   discoverByIdentifier,

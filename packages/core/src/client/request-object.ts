@@ -14,7 +14,7 @@ import { invalidOptions, requireString } from '../options';
 import { assertSecureUrl } from '../provider/discovery';
 import type { ProviderMetadata } from '../types';
 import type { AuthorizationRequest } from './authorization-request';
-import { type PrivateKeyJwtAlgorithm, type SignParams, checkKeyFits, keyKind, paramsFor } from './client-assertion';
+import { type PrivateKeyJwtAlgorithm, checkKeyFits, keyKind, paramsFor } from './client-assertion';
 
 /** The algorithms a request object is signed with; `none` only by explicit choice (see {@link requestObjectSigner}). */
 export type RequestObjectAlgorithm = PrivateKeyJwtAlgorithm | 'none';

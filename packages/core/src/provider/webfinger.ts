@@ -44,7 +44,7 @@ export function normaliseIdentifier(identifier: string): { resource: string; hos
   // user@host without path, query, fragment or port is an account; user@host:port a URL (2.1).
   if (!hasScheme && /^[^@/?#:]+@[^@/?#:]+$/.test(input)) return { resource: `acct:${input}`, host: input.slice(input.indexOf('@') + 1) };
   const url = tryParseUrl(hasScheme ? input : `https://${input}`);
-  if (!url || !url.host || (url.protocol !== 'https:' && url.protocol !== 'http:')) return undefined;
+  if (!url?.host || (url.protocol !== 'https:' && url.protocol !== 'http:')) return undefined;
   url.hash = '';
   return { resource: url.href, host: url.host };
 }
