@@ -29,12 +29,6 @@ export { validateLogoutToken, logoutTokenReplayWindow, BACKCHANNEL_LOGOUT_EVENT 
 export type { LogoutTokenValidationOptions, LogoutTokenClaims } from './client/logout-token';
 export { fetchUserInfo } from './client/userinfo';
 export type { UserInfo, UserInfoParams } from './client/userinfo';
-export { signedUserInfo } from './client/signed-userinfo';
-export type { SignedUserInfo, SignedUserInfoOptions } from './client/signed-userinfo';
-export { createRequestObject, requestObjectSigner, withRequestObject, REQUEST_OBJECT_TYPE } from './client/request-object';
-export type { RequestObjectAlgorithm, RequestObjectDelivery, RequestObjectSigner, RequestObjectSignerOptions, WithRequestObjectParams } from './client/request-object';
-export { webFingerIssuer, discoverByIdentifier } from './provider/webfinger';
-export type { WebFingerOptions } from './provider/webfinger';
 export { revokeToken } from './client/revocation';
 export type { RevokeTokenParams } from './client/revocation';
 export { buildEndSessionUrl } from './client/end-session';

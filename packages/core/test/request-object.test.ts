@@ -1,12 +1,7 @@
 import { compactVerify, decodeProtectedHeader } from 'jose';
 import { describe, expect, it } from 'vitest';
-import {
-  REQUEST_OBJECT_TYPE,
-  buildAuthorizationRequest,
-  createRequestObject,
-  requestObjectSigner,
-  withRequestObject,
-} from '../src/index';
+import { buildAuthorizationRequest } from '../src/index';
+import { REQUEST_OBJECT_TYPE, createRequestObject, requestObjectSigner, withRequestObject } from '../src/signed';
 import { fromBase64url, fromUtf8 } from '../src/http/encoding';
 import { privateJwk } from './support/key-pairs';
 import { ISSUER, NOW, testProvider } from './support/id-tokens';

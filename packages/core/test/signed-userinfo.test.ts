@@ -1,7 +1,8 @@
 import { HttpResponse, http } from 'msw';
 import { SignJWT } from 'jose';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { clearJwksCache, fetchUserInfo, signedUserInfo } from '../src/index';
+import { clearJwksCache, fetchUserInfo } from '../src/index';
+import { signedUserInfo } from '../src/signed';
 import { CLIENT_ID, ISSUER, type TestKey, createTestKey, serveJwks, testProvider } from './support/id-tokens';
 import { useMswServer } from './support/msw-server';
 

@@ -1,6 +1,6 @@
 import { HttpResponse, http } from 'msw';
 import { describe, expect, it } from 'vitest';
-import { discoverByIdentifier, webFingerIssuer } from '../src/index';
+import { discoverByIdentifier, webFingerIssuer } from '../src/signed';
 import { normaliseIdentifier } from '../src/provider/webfinger';
 import { useMswServer } from './support/msw-server';
 

@@ -22,9 +22,9 @@ import {
   revokeToken,
   withResources,
   secretAuthMethodFor,
-  signedUserInfo,
   usesPushedAuthorization,
 } from '@oidc-rp/core';
+import { signedUserInfo } from '@oidc-rp/core/signed';
 import { normaliseScope } from '@oidc-rp/core/internal';
 import type { AuthorizationTransaction, ClientAuth, GrantType, HttpOptions, ProviderMetadata, TokenSet } from '@oidc-rp/core';
 import { assertCallbackMode, readCallbackRequest } from './callback-input';

@@ -6,7 +6,7 @@
  * options here.
  */
 
-import { requestObjectSigner } from '@oidc-rp/core';
+import { requestObjectSigner } from '@oidc-rp/core/signed';
 import { invalidOptions } from '@oidc-rp/core/internal';
 import type { NodeClientOptions } from './options';
 

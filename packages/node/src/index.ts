@@ -34,6 +34,10 @@ export type { NodeRequestObjectOptions, RequestObjectStore, RequestObjectStoreOp
 export type { Fapi2Algorithm, Fapi2Options } from './fapi2';
 export * from './session/index';
 
+// Signed requests (RFC 9101), signed userinfo and WebFinger issuer discovery, from core's `signed` entry.
+export { discoverByIdentifier, requestObjectSigner, signedUserInfo, webFingerIssuer } from '@oidc-rp/core/signed';
+export type { RequestObjectAlgorithm, RequestObjectSigner, RequestObjectSignerOptions, WebFingerOptions } from '@oidc-rp/core/signed';
+
 // The core pieces a backend meets directly, so one import is enough.
 export {
   AuthorizationResponseError,
@@ -44,7 +48,6 @@ export {
   createDpopProof,
   deleteClientRegistration,
   discover,
-  discoverByIdentifier,
   discoverApiAuthorization,
   discoverAuthorizationServer,
   dpop,
@@ -55,11 +58,8 @@ export {
   readClientRegistration,
   registerClient,
   registeredClientAuth,
-  requestObjectSigner,
   serviceProvider,
-  signedUserInfo,
   updateClientRegistration,
-  webFingerIssuer,
 } from '@oidc-rp/core';
 export type {
   ApiAuthorization,
@@ -76,10 +76,6 @@ export type {
   IdTokenClaims,
   OidcErrorCode,
   PrivateKeyJwtOptions,
-  RequestObjectAlgorithm,
-  RequestObjectSigner,
-  RequestObjectSignerOptions,
-  WebFingerOptions,
   ProviderMetadata,
   ResponseMode,
   ResponseType,

@@ -4,8 +4,9 @@
  * the app. Each stored object is served once, at an unguessable path, until it expires.
  */
 
-import { OidcError, withRequestObject } from '@oidc-rp/core';
-import type { AuthorizationRequest, ProviderMetadata, RequestObjectSigner } from '@oidc-rp/core';
+import { OidcError } from '@oidc-rp/core';
+import type { AuthorizationRequest, ProviderMetadata } from '@oidc-rp/core';
+import { type RequestObjectSigner, withRequestObject } from '@oidc-rp/core/signed';
 import { assertSecureUrl, invalidOptions } from '@oidc-rp/core/internal';
 
 /**

@@ -77,8 +77,6 @@ export const REQUEST_OBJECT_TYPE = 'oauth-authz-req+jwt';
 
 const MAX_LIFETIME = 3600;
 const RSA = ['PS256', 'RS256', 'PS384', 'PS512', 'RS384', 'RS512'] as const;
-// Never inside a request object (RFC 9101 4: no nesting; OIDC Core 6.1).
-const NOT_CLAIMS = new Set(['request', 'request_uri']);
 
 /**
  * A request-object signer for the client's key. The key is checked when the signer is made
@@ -181,7 +179,8 @@ export async function createRequestObject(params: Omit<WithRequestObjectParams, 
   requireString(provider?.issuer, DEV && "The provider's issuer (the request object's audience)");
   const claims: Record<string, unknown> = {};
   for (const [name, value] of request.url.searchParams) {
-    if (NOT_CLAIMS.has(name)) throw invalidOptions(DEV && `The request already carries "${name}": build it without one.`);
+    // Never inside a request object (RFC 9101 4: no nesting; OIDC Core 6.1).
+    if (name === 'request' || name === 'request_uri') throw invalidOptions(DEV && `The request already carries "${name}": build it without one.`);
     // OIDC Core 6.1: max_age is a number in a request object; claims is JSON.
     claims[name] = name === 'max_age' ? Number(value) : name === 'claims' ? parseJson(value) : value;
   }
