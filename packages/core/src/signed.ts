@@ -8,8 +8,8 @@
  * @packageDocumentation
  */
 
-export { signedUserInfo } from './client/signed-userinfo';
-export type { SignedUserInfo, SignedUserInfoOptions } from './client/signed-userinfo';
+export { fetchSignedUserInfo } from './client/signed-userinfo';
+export type { SignedUserInfoParams } from './client/signed-userinfo';
 export { createRequestObject, requestObjectSigner, withRequestObject, REQUEST_OBJECT_TYPE } from './client/request-object';
 export type { RequestObjectAlgorithm, RequestObjectDelivery, RequestObjectSigner, RequestObjectSignerOptions, WithRequestObjectParams } from './client/request-object';
 export { webFingerIssuer, discoverByIdentifier } from './provider/webfinger';

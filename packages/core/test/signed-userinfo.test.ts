@@ -1,15 +1,14 @@
 import { HttpResponse, http } from 'msw';
 import { SignJWT } from 'jose';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { clearJwksCache, fetchUserInfo } from '../src/index';
-import { signedUserInfo } from '../src/signed';
+import { clearJwksCache } from '../src/index';
+import { fetchSignedUserInfo } from '../src/signed';
 import { CLIENT_ID, ISSUER, type TestKey, createTestKey, serveJwks, testProvider } from './support/id-tokens';
 import { useMswServer } from './support/msw-server';
 
 const { server, requests } = useMswServer();
 const USERINFO = `${ISSUER}/oidc/userinfo`;
 const provider = testProvider({ userinfo_endpoint: USERINFO });
-const signed = signedUserInfo({ clientId: CLIENT_ID, signingAlgorithm: 'RS256' });
 
 async function sign(key: TestKey, claims: Record<string, unknown>, alg = key.alg): Promise<string> {
   return new SignJWT(claims).setProtectedHeader({ alg, kid: key.kid }).sign(key.privateKey);
@@ -26,7 +25,7 @@ async function code(promise: Promise<unknown>): Promise<string> {
   );
 }
 
-const fetchSigned = () => fetchUserInfo({ provider, accessToken: 'at', expectedSubject: 'user-42', signed });
+const fetchSigned = () => fetchSignedUserInfo({ provider, accessToken: 'at', expectedSubject: 'user-42', clientId: CLIENT_ID, signingAlgorithm: 'RS256' });
 
 describe('signed userinfo', () => {
   beforeEach(() => clearJwksCache());
@@ -76,7 +75,15 @@ describe('signed userinfo', () => {
     expect((error as Error).message).toContain('encrypted');
   });
 
-  it('refuses a signingAlgorithm that is not an asymmetric JWS algorithm', () => {
-    expect(() => signedUserInfo({ clientId: CLIENT_ID, signingAlgorithm: 'HS256' })).toThrow(expect.objectContaining({ code: 'invalid_options' }));
+  it('refuses a signingAlgorithm that is not an asymmetric JWS algorithm, before any request', () => {
+    expect(() => fetchSignedUserInfo({ provider, accessToken: 'at', expectedSubject: 'u', clientId: CLIENT_ID, signingAlgorithm: 'HS256' })).toThrow(
+      expect.objectContaining({ code: 'invalid_options' }),
+    );
+    expect(requests).toHaveLength(0);
+  });
+
+  it('passes an error answer through as userinfo_error', async () => {
+    server.use(http.get(USERINFO, () => HttpResponse.json({ error: 'invalid_token' }, { status: 401 })));
+    expect(await code(fetchSigned())).toBe('userinfo_error');
   });
 });

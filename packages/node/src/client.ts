@@ -24,8 +24,8 @@ import {
   secretAuthMethodFor,
   usesPushedAuthorization,
 } from '@oidc-rp/core';
-import { signedUserInfo } from '@oidc-rp/core/signed';
-import { normaliseScope } from '@oidc-rp/core/internal';
+import { fetchSignedUserInfo } from '@oidc-rp/core/signed';
+import { checkSigningAlgorithm, normaliseScope } from '@oidc-rp/core/internal';
 import type { AuthorizationTransaction, ClientAuth, GrantType, HttpOptions, ProviderMetadata, TokenSet } from '@oidc-rp/core';
 import { assertCallbackMode, readCallbackRequest } from './callback-input';
 import { createClientCredentialsSource } from './client-credentials';
@@ -89,8 +89,8 @@ export function createNodeClient(options: NodeClientOptions): NodeClient {
     return fapi ? fapi2Provider(metadata) : metadata;
   };
   const requestObject = checkRequestObjectOptions(options.requestObject);
-  const signedUserinfo =
-    options.userinfoSigningAlgorithm === undefined ? undefined : signedUserInfo({ clientId: opts.clientId, signingAlgorithm: options.userinfoSigningAlgorithm });
+  const userinfoAlgorithm = options.userinfoSigningAlgorithm;
+  if (userinfoAlgorithm !== undefined) checkSigningAlgorithm(userinfoAlgorithm);
   // One switch: with a DPoP handle every token call, userinfo and login use its key.
   const dpop = opts.dpop;
   const withDpop = dpop ? { dpop } : {};
@@ -251,14 +251,10 @@ export function createNodeClient(options: NodeClientOptions): NodeClient {
     async getUserInfo(accessToken, userInfoOptions) {
       const provider = await getProvider();
       // Core refuses a missing subject with invalid_options before any request.
-      return fetchUserInfo({
-        provider,
-        accessToken,
-        expectedSubject: userInfoOptions?.expectedSubject as string,
-        http,
-        ...withDpop,
-        ...(signedUserinfo ? { signed: signedUserinfo } : {}),
-      });
+      const params = { provider, accessToken, expectedSubject: userInfoOptions?.expectedSubject as string, http, ...withDpop };
+      // OIDC Core 5.3.2: a client registered for signed userinfo takes nothing else.
+      if (userinfoAlgorithm !== undefined) return fetchSignedUserInfo({ ...params, clientId: opts.clientId, signingAlgorithm: userinfoAlgorithm });
+      return fetchUserInfo(params);
     },
 
     invalidate: (invalidateOptions) => cc.invalidate(invalidateOptions),

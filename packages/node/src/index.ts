@@ -35,7 +35,7 @@ export type { Fapi2Algorithm, Fapi2Options } from './fapi2';
 export * from './session/index';
 
 // Signed requests (RFC 9101), signed userinfo and WebFinger issuer discovery, from core's `signed` entry.
-export { discoverByIdentifier, requestObjectSigner, signedUserInfo, webFingerIssuer } from '@oidc-rp/core/signed';
+export { discoverByIdentifier, fetchSignedUserInfo, requestObjectSigner, webFingerIssuer } from '@oidc-rp/core/signed';
 export type { RequestObjectAlgorithm, RequestObjectSigner, RequestObjectSignerOptions, WebFingerOptions } from '@oidc-rp/core/signed';
 
 // The core pieces a backend meets directly, so one import is enough.

@@ -46,7 +46,10 @@ export interface RequestObjectSignerOptions {
 export interface RequestObjectSigner {
   /** The algorithm chosen, when known before the provider's metadata is (`none`, a JWK's `alg`, the option). */
   readonly alg: string | undefined;
-  /** @internal */
+}
+
+/** What a {@link RequestObjectSigner} is inside this module. */
+interface SignerInternals extends RequestObjectSigner {
   readonly sign_: (claims: Record<string, unknown>, provider: ProviderMetadata) => Promise<string>;
 }
 
@@ -107,13 +110,14 @@ export function requestObjectSigner(options: RequestObjectSignerOptions): Reques
 
   if (options.alg === 'none') {
     if (key !== undefined) throw invalidOptions(DEV && 'alg "none" signs nothing: leave key out, or choose a signing alg.');
-    return {
+    const unsigned: SignerInternals = {
       alg: 'none',
       sign_: async (claims, provider) => {
         checkOffered(provider, 'none');
         return `${segment({ alg: 'none', typ: REQUEST_OBJECT_TYPE })}.${segment(claimsAt(claims, provider.issuer))}.`;
       },
     };
+    return unsigned;
   }
   const isCryptoKey = typeof CryptoKey !== 'undefined' && key instanceof CryptoKey;
   if (!isCryptoKey && (typeof key !== 'object' || key === null || typeof (key as JsonWebKey).d !== 'string' || (key as JsonWebKey).kty === 'oct')) {
@@ -127,7 +131,7 @@ export function requestObjectSigner(options: RequestObjectSignerOptions): Reques
   const fixedAlg = options.alg ?? (typeof jwk?.alg === 'string' ? jwk.alg : undefined);
   const imported = new Map<string, Promise<CryptoKey>>();
 
-  return {
+  const signer: SignerInternals = {
     alg: fixedAlg,
     sign_: async (claims, provider) => {
       const alg = fixedAlg ?? defaultAlg(keyKind(key as JsonWebKey | CryptoKey, jwk), provider);
@@ -161,6 +165,7 @@ export function requestObjectSigner(options: RequestObjectSignerOptions): Reques
       return `${input}.${base64url(signature)}`;
     },
   };
+  return signer;
 }
 
 /**
@@ -173,7 +178,8 @@ export function requestObjectSigner(options: RequestObjectSignerOptions): Reques
  * ```
  */
 export async function createRequestObject(params: Omit<WithRequestObjectParams, 'delivery'>): Promise<string> {
-  const { provider, request, signer } = params;
+  const { provider, request } = params;
+  const signer = params.signer as SignerInternals;
   if (!(request?.url instanceof URL)) throw invalidOptions(DEV && 'request must come from buildAuthorizationRequest.');
   if (typeof signer?.sign_ !== 'function') throw invalidOptions(DEV && 'signer must come from requestObjectSigner().');
   requireString(provider?.issuer, DEV && "The provider's issuer (the request object's audience)");

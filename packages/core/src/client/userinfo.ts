@@ -7,7 +7,6 @@ import { OidcError } from '../errors';
 import { discardBody, isJsonObject, readJson, sendRequest } from '../http/transport';
 import type { HttpOptions, ProviderMetadata } from '../types';
 import type { DpopHandle, DpopInternals } from './dpop-proof-maker';
-import type { SignedUserInfo } from './signed-userinfo';
 
 /** Input of {@link fetchUserInfo}. */
 export interface UserInfoParams {
@@ -21,11 +20,6 @@ export interface UserInfoParams {
    * DPoP` and a proof (with one nonce retry), never `Bearer`.
    */
   dpop?: DpopHandle;
-  /**
-   * From `signedUserInfo(...)`, for a client registered with `userinfo_signed_response_alg`: the
-   * answer must then be a JWT signed with that algorithm (plain JSON is refused).
-   */
-  signed?: SignedUserInfo;
 }
 
 /** UserInfo claims; `sub` is always present and equals the expected subject. */
@@ -61,7 +55,7 @@ export async function fetchUserInfo(params: UserInfoParams): Promise<UserInfo> {
     throw invalidOptions(DEV && "expectedSubject is required: pass the ID token's sub.");
   }
   const dpop = params.dpop as DpopInternals | undefined;
-  const headers = new Headers({ Accept: params.signed ? 'application/jwt' : 'application/json' });
+  const headers = new Headers({ Accept: 'application/json' });
   // One scheme per token: a DPoP-bound token never goes as Bearer.
   if (!dpop) headers.set('Authorization', `Bearer ${accessToken}`);
   const claims = await (dpop ? dpop.sender_(accessToken) : sendRequest)(
@@ -75,7 +69,6 @@ export async function fetchUserInfo(params: UserInfoParams): Promise<UserInfo> {
         const hint = response.status === 401 ? 'refresh the access token or log in again' : 'check the scopes and the provider';
         throw new OidcError('userinfo_error', DEV && `The userinfo endpoint answered HTTP ${response.status}; ${hint}.`);
       }
-      if (params.signed) return params.signed.read_(response, provider, params.http);
       const body = await readJson(response);
       if (!body.ok || !isJsonObject(body.value)) {
         throw new OidcError('userinfo_error', DEV && 'The userinfo endpoint answered no JSON object (signed userinfo is unsupported).');
