@@ -38,11 +38,11 @@ export interface RequestObjectSignerOptions {
   kid?: string;
   /** Seconds from `nbf` to `exp`. Default 300; at most 3600 (FAPI 2.0 allows 60 minutes). */
   lifetime?: number;
-  /** The clock of `iat`, `nbf` and `exp`. Default {@link systemClock}. */
+  /** The clock of `iat`, `nbf` and `exp`. Default `systemClock`. */
   now?: Clock;
 }
 
-/** Signs request objects; made by {@link requestObjectSigner}, given to {@link withRequestObject}. */
+/** Signs request objects; made by `requestObjectSigner`, given to `withRequestObject` (or node's `requestObject` option). */
 export interface RequestObjectSigner {
   /** The algorithm chosen, when known before the provider's metadata is (`none`, a JWK's `alg`, the option). */
   readonly alg: string | undefined;
