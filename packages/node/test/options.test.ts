@@ -81,7 +81,7 @@ describe('createNodeClient: options are validated at creation', () => {
   });
 
   it('refuses response types the service does not have', () => {
-    const error = creationError({ ...valid, responseType: 'code token' as never });
+    const error = creationError({ ...valid, responseType: 'code refresh_token' as never });
     expect(error.code).toBe('invalid_options');
     expect(error.message).toContain('Unsupported response type');
   });
