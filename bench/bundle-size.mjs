@@ -41,6 +41,8 @@ const VARIANTS = [
   { name: '`discovery(issuer)` (issuer discovery)', entry: 'oidc-rp-browser-discover.js', group: 'opt-in', ours: true },
   { name: '`popupLogin` (login in a popup)', entry: 'oidc-rp-browser-popup.js', group: 'opt-in', ours: true },
   { name: '`implicitFlow` (deprecated implicit flow)', entry: 'oidc-rp-browser-implicit.js', group: 'opt-in', ours: true },
+  { name: '`idTokenFlow` (implicit `id_token`: sign-in from the ID token in the fragment)', entry: 'oidc-rp-browser-id-token.js', group: 'opt-in', ours: true },
+  { name: "`hybridFlow('code token id_token')` (hybrid: code and ID token in the fragment)", entry: 'oidc-rp-browser-hybrid.js', group: 'opt-in', ours: true },
   { name: '`revocation` (logout revokes the refresh token)', entry: 'oidc-rp-browser-revocation.js', group: 'opt-in', ours: true },
   { name: '`logoutState()` (RP-initiated logout sends a state, checked on the way back)', entry: 'oidc-rp-browser-logout-state.js', group: 'opt-in', ours: true },
   { name: '`getUserInfo(client)` (userinfo endpoint)', entry: 'oidc-rp-browser-userinfo.js', group: 'opt-in', ours: true },

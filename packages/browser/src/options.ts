@@ -82,7 +82,10 @@ export interface BrowserClientOptions {
    * provider with `pkce_replaces_client_secret` (the service).
    */
   scope?: string;
-  /** Opt-in part: the deprecated implicit flow instead of the code flow (pass `implicitFlow`). */
+  /**
+   * Opt-in part: a front-channel flow instead of the code flow, answered in the URL fragment:
+   * `implicitFlow` (`id_token token`), `idTokenFlow` (`id_token`) or `hybridFlow(type)`.
+   */
   implicitFlow?: ImplicitFlowPart;
   /** Opt-in part for `login({ popup: true })` (pass `popupLogin`). */
   popupLogin?: PopupLoginPart;
