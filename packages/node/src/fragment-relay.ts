@@ -65,20 +65,23 @@ export async function fragmentRelayPage(request: Request): Promise<Response> {
 
 /**
  * A relayed fragment must be posted by the relay page of this very origin: `Sec-Fetch-Site:
- * same-origin`, or (from a browser that does not send it) an `Origin` equal to the redirect
- * URI's. Anything cross-site, or with neither header, is refused: unlike a form_post, which the
- * provider's page sends from its own site, nothing but this origin's page posts a fragment.
+ * same-origin` (with an `Origin` that is the redirect URI's or `null`, which is what a browser
+ * sends from a `no-referrer` page), or, from a browser that does not send `Sec-Fetch-Site`, an
+ * `Origin` equal to the redirect URI's. Anything cross-site or same-site, or with neither header,
+ * is refused: unlike a form_post, which the provider's page sends from its own site, nothing but
+ * this origin's page posts a fragment.
  */
 export function assertRelayedFromOwnOrigin(request: Request, redirectUri: string): void {
   const site = request.headers.get('sec-fetch-site');
   const origin = request.headers.get('origin');
   const expected = new URL(redirectUri).origin;
-  const sameOrigin = site !== null ? site === 'same-origin' && (origin === null || origin === expected) : origin === expected;
+  const sameOrigin =
+    site !== null ? site === 'same-origin' && (origin === null || origin === 'null' || origin === expected) : origin === expected;
   if (sameOrigin) return;
   throw new OidcError(
     'authorization_response_invalid',
     'This login expects its response in the URL fragment, relayed by the callback page of this site; this POST came ' +
-      `from ${site === 'cross-site' || site === 'same-site' ? 'another site' : 'another origin or an unknown sender'}, so it is refused. Start a new login.`,
+      `from ${site === 'cross-site' || site === 'same-site' ? 'another site or origin' : 'another origin or an unknown sender'}, so it is refused. Start a new login.`,
   );
 }
 

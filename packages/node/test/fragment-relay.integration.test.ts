@@ -31,7 +31,8 @@ beforeAll(async () => {
 });
 afterAll(() => world.close());
 
-const SAME_ORIGIN = (origin: string) => ({ origin, 'sec-fetch-site': 'same-origin' });
+// What Chromium sends for the relay page's POST: the page is no-referrer, so its Origin is "null".
+const SAME_ORIGIN = (_origin: string): Record<string, string> => ({ origin: 'null', 'sec-fetch-site': 'same-origin' });
 
 /** Starts a login of `responseType` in the fragment and signs in: the fragment the provider sent and the agent. */
 async function fragmentLogin(responseType: ResponseType): Promise<{ agent: Agent; fragment: URLSearchParams }> {
@@ -150,11 +151,23 @@ describe('refusals of a relayed fragment, each with its code and no token reques
     expect(await refused.text()).toContain('transaction_not_found');
   });
 
-  it('a POST of the fragment without Origin or Sec-Fetch-Site (no browser relay page sent it) is refused', async () => {
+  it.each<[string, Record<string, string>]>([
+    ['without Origin or Sec-Fetch-Site (no browser relay page sent it)', {}],
+    ['from a sibling origin of the same site (Sec-Fetch-Site: same-site)', { origin: 'null', 'sec-fetch-site': 'same-site' }],
+    ['with Origin "null" and no Sec-Fetch-Site (a sandboxed or opaque sender)', { origin: 'null' }],
+    ['with another Origin beside Sec-Fetch-Site: same-origin', { origin: 'http://127.0.0.1:1', 'sec-fetch-site': 'same-origin' }],
+  ])('a POST of the fragment %s is refused', async (_name, headers) => {
+    const exchanges = world.count('POST', '/oidc/token');
     const { agent, fragment } = await fragmentLogin('code id_token');
-    const refused = await relay(agent, fragment, {} as ReturnType<typeof SAME_ORIGIN>);
+    const refused = await relay(agent, fragment, headers);
     expect(refused.status).toBe(400);
     expect(await refused.text()).toContain('authorization_response_invalid');
+    expect(world.count('POST', '/oidc/token')).toBe(exchanges);
+  });
+
+  it('a browser without Sec-Fetch-Site: the POST is taken when its Origin is the app\u2019s', async () => {
+    const { agent, fragment } = await fragmentLogin('code id_token');
+    expect((await relay(agent, fragment, { origin: world.appOrigin })).status).toBe(303);
   });
 
   it('an error the provider delivers in the fragment is relayed and shown (access_denied by prompt=none)', async () => {
