@@ -5,7 +5,6 @@
  * service's code exchange gives no `expires_in`).
  */
 
-import { resourceNotConfigured } from '@oidc-rp/core';
 import type { BrowserClient, GetAccessTokenOptions } from './types';
 
 /** A `fetch` that sends the client's access token. */
@@ -49,10 +48,9 @@ export function authorizedFetch(
       attempt.headers.set('Authorization', `Bearer ${token}`);
       return (options.fetch ?? fetch)(attempt);
     };
-    // With the resources part: the token of the URL's API, never another API's.
+    // With the resources part: the token of the URL's API, never another API's (a URL of none is refused there).
     const { resources } = client;
     const resource = resources?.forUrl(request.url);
-    if (resources && !resource && resources.otherUrls !== 'defaultToken') throw resourceNotConfigured(new URL(request.url).origin, resources.resources);
     const tokenFor = (tokenOptions?: GetAccessTokenOptions) =>
       resource ? (resources as NonNullable<typeof resources>).getAccessToken(resource, tokenOptions) : client.getAccessToken(tokenOptions);
     const token = await tokenFor();

@@ -74,7 +74,11 @@ export interface BrowserResources {
   readonly resources: readonly string[];
   /** What `authorizedFetch` does with URLs of no listed resource (see {@link ResourceIndicatorsOptions.otherUrls}). */
   readonly otherUrls: 'refuse' | 'defaultToken';
-  /** The listed resource `url` belongs to, or undefined (see {@link ResourceIndicatorsOptions.resources}). */
+  /**
+   * The listed resource `url` belongs to (see {@link ResourceIndicatorsOptions.resources}). For a
+   * URL of none: undefined with `otherUrls: 'defaultToken'` (send the login's own token), else
+   * it throws `resource_not_configured` (send nothing).
+   */
   forUrl(url: string | URL): string | undefined;
   /**
    * An access token for `resource` alone: the cached one while it stays valid for `minValidity`
@@ -218,7 +222,11 @@ function bind(options: ResolvedOptions, adopt: Parameters<Resources['bind_']>[1]
   return {
     resources,
     otherUrls,
-    forUrl: (url) => resourceForUrl(url, resources),
+    forUrl(url) {
+      const resource = resourceForUrl(url, resources);
+      if (!resource && otherUrls === 'refuse') throw resourceNotConfigured(new URL(url).origin, resources);
+      return resource;
+    },
     async getAccessToken(resource, { minValidity = options.refreshLeeway, forceRefresh, rejected } = {}) {
       if (!resources.includes(resource)) throw resourceNotConfigured(resource, resources);
       const stored = await current();
