@@ -225,7 +225,7 @@ export interface BrowserClient {
    * const token = await client.resources?.getAccessToken('https://api.example.com/');
    * ```
    */
-  readonly resources: BrowserResources | undefined;
+  readonly resources?: BrowserResources | undefined;
   /**
    * The DPoP key the tokens are bound to, with the `dpop` part (else undefined): for functions
    * over the client (`authorizedFetch`, `getUserInfo` send `Authorization: DPoP` with it) and
