@@ -49,6 +49,7 @@ const VARIANTS = [
   { name: "`crossTab({ storage: 'indexedDB' })` (tabs act as one; shared tokens)", entry: 'oidc-rp-browser-crosstab.js', group: 'opt-in', ours: true },
   { name: '`authorizedFetch(client)` (fetch with a 401 retry)', entry: 'oidc-rp-browser-fetch.js', group: 'opt-in', ours: true },
   { name: '`dpop()` (DPoP, RFC 9449: tokens bound to a non-extractable key in IndexedDB)', entry: 'oidc-rp-browser-dpop.js', group: 'opt-in', ours: true },
+  { name: "`resourceIndicators({ resources })` (RFC 8707: logins ask for your APIs; a token per API from the refresh token)", entry: 'oidc-rp-browser-resources.js', group: 'opt-in', ours: true },
   { name: '`par()` (pushed authorization requests, RFC 9126: the authorize URL carries client_id and request_uri only)', entry: 'oidc-rp-browser-par.js', group: 'opt-in', ours: true },
 ];
 

@@ -19,6 +19,7 @@ export { logoutState, type LogoutStatePart } from './logout-state';
 export { crossTab, type CrossTabOptions, type CrossTabPart } from './cross-tab';
 export { dpop, type BrowserDpop, type DpopPart } from './dpop';
 export { par, type ParPart } from './par';
+export { resourceIndicators, type BrowserResources, type ResourceIndicatorsOptions, type ResourcesPart } from './resources';
 export { getUserInfo } from './userinfo';
 export {
   OidcError,

@@ -21,6 +21,7 @@ import type { CrossTab, CrossTabPart } from './cross-tab';
 import type { DpopPart } from './dpop';
 import type { ImplicitFlow, ImplicitFlowPart } from './implicit';
 import type { ParPart } from './par';
+import type { ResourcesPart } from './resources';
 import type { Channel } from './channel';
 import type { Lock } from './lock';
 import { browserNavigation, type Navigation } from './navigation';
@@ -110,6 +111,12 @@ export interface BrowserClientOptions {
    * must offer a `pushed_authorization_request_endpoint`.
    */
   par?: ParPart;
+  /**
+   * Opt-in part for your APIs' tokens (RFC 8707, pass `resourceIndicators({ resources })`): every
+   * login asks for them, `client.resources.getAccessToken(resource)` gets a token for one of them
+   * without a new login, and `authorizedFetch(client)` sends each URL the token of its API only.
+   */
+  resources?: ResourcesPart;
   /**
    * Opt-in part that sends a `state` with RP-initiated logout (pass `logoutState()`, and call its
    * `handleLogoutCallback()` on the page at `postLogoutRedirectUri` to check it came back).

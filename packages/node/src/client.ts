@@ -147,6 +147,7 @@ export function createNodeClient(options: NodeClientOptions): NodeClient {
 
   const client: NodeClient = {
     getProvider,
+    resources: opts.resources,
     ...withDpop,
     ...(opts.signingAlgorithm !== undefined ? { signingAlgorithm: opts.signingAlgorithm } : {}),
 
