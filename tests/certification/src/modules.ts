@@ -96,8 +96,7 @@ export interface CertModule {
 
 const ID_TOKEN_REJECTED =
   'Reject the ID token: no token request after a front-channel ID token (response types with id_token), no userinfo request after it otherwise.';
-const AUTH_RESPONSE_REJECTED = 'Reject the authorization response: no token or userinfo request after it.';
-const BCL_400 = 'The back-channel logout route answers 400 (and, per the spec, Cache-Control: no-store); the session is not ended.';
+const BCL_400 = 'The back-channel logout route answers 400 (and, per the spec, Cache-Control: no-store).';
 const ONLY_CODE: readonly ResponseType[] = ['id_token', 'id_token token', 'code id_token', 'code token', 'code id_token token'];
 const NO_ACCESS_TOKEN: readonly ResponseType[] = ['id_token'];
 const WITHOUT_AT_HASH: readonly ResponseType[] = ['code', 'id_token', 'code id_token', 'code token'];

@@ -56,7 +56,8 @@ export function allRuns(plans: readonly Plan[] = PLANS): ModuleRun[] {
         if (!definition) throw new Error(`plan ${plan.id} lists unknown module ${module}`);
         if (!applicable(definition, variant)) continue;
         for (const [runner, setting] of Object.entries(variant.runners) as [Runner, { pending?: string }][]) {
-          const responseMode = sentMode(variant.responseType, variant.responseMode);
+          // A page cannot receive form_post: where a plan leaves the mode to the RP, the browser takes the fragment.
+          const responseMode = sentMode(variant.responseType, runner === 'browser' ? 'default' : variant.responseMode);
           const pending = [definition.pending, setting.pending].filter((p): p is string => p !== undefined).join('; ');
           runs.push({
             key: [runner, variant.responseType, responseMode, variant.clientAuth, ...Object.values(variant.settings ?? {}), module].join(' '),

@@ -22,9 +22,12 @@ const ENDPOINTS: Record<EndpointKind, readonly string[]> = {
 export class RunJournal {
   constructor(readonly entries: readonly JournalEntry[]) {}
 
-  /** Requests of one kind (inbound only: the provider's own back-channel POSTs are `outbound`). */
+  /**
+   * Requests of one kind: inbound (the provider's own back-channel POSTs are `outbound`), and
+   * not a CORS preflight (OPTIONS asks whether a request may be made; it carries nothing).
+   */
   calls(kind: EndpointKind): JournalEntry[] {
-    return this.entries.filter((e) => !e.outbound && e.endpoint !== undefined && ENDPOINTS[kind].includes(e.endpoint));
+    return this.entries.filter((e) => !e.outbound && e.method !== 'OPTIONS' && e.endpoint !== undefined && ENDPOINTS[kind].includes(e.endpoint));
   }
 
   /** The logout tokens the provider POSTed to a client's back-channel URI. */

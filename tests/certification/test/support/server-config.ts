@@ -6,12 +6,14 @@
 import type { ServerConfig } from '@oidc-rp/reference-server';
 import type { Tenant } from '../../src/modules';
 
+import { SCOPE } from '@oidc-rp/conformance/support/config';
+
 export const USER = { username: 'alice', password: 'wonderland' };
-export const SCOPE = 'openid profile email offline_access';
-export const CLIENT_SECRET = 'certification-client-secret-4nQ8vL2pX7rT';
+/** The scopes every client of the runs may ask for (the conformance suite's). */
+export const SCOPE_LIST = SCOPE.split(' ');
 
 const users = [{ ...USER, claims: { sub: 'alice', name: 'Alice Liddell', email: 'alice@example.com', email_verified: true } }];
-const scopes = SCOPE.split(' ');
+const scopes = SCOPE_LIST;
 
 /** The client each mismatch tenant is configured with: its fault spoils the tenant's discovery document. */
 export const MISMATCH_CLIENT = 'discovery-issuer-mismatch';

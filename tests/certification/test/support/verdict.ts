@@ -81,7 +81,9 @@ export function expectChecks(run: ModuleRun, verdict: AppVerdict, journal: RunJo
         expect(idTokenHeader(verdict.tokens?.idToken).alg).toBe('RS256');
         break;
       case 'discoveryFirst':
-        expect(journal.calls('discovery').map((c) => c.status)).toEqual([200]);
+        // A single-page app loads again at its callback, and may read discovery again there.
+        expect(journal.calls('discovery').length).toBeGreaterThanOrEqual(1);
+        expect(journal.calls('discovery').every((c) => c.status === 200)).toBe(true);
         expect(journal.first('discovery')).toBeLessThan(Math.min(journal.first('authorize'), journal.first('par'), journal.first('jwks')));
         break;
       case 'jwksFetched':
