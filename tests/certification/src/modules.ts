@@ -513,16 +513,13 @@ const BACKCHANNEL = (javaClass: string, provider: string, fault: string | undefi
   ...(fault ? { fault } : {}),
   ...(pending ? { pending } : {}),
 });
-const LOGOUT_FAULT = 'reference-server logout-token fault';
 
 /** The logout modules (Back-Channel, Front-Channel, RP-Initiated, Session Management, logout plan). */
 export const LOGOUT_MODULES: Record<string, CertModule> = {
   'oidcc-client-test-rp-backchannel-rpinitlogout': BACKCHANNEL('OIDCCClientTestBackChannelLogout', 'a valid logout token.', undefined, undefined),
-  'oidcc-client-test-rp-backchannel-rpinitlogout-alg-none': {
-    ...BACKCHANNEL('OIDCCClientTestBackChannelLogoutAlgNone', 'an unsecured token (alg none).', 'logout_token_alg_none', undefined, `${LOGOUT_FAULT} logout_token_alg_none`),
-  },
-  'oidcc-client-test-rp-backchannel-rpinitlogout-no-event': BACKCHANNEL('OIDCCClientTestBackChannelLogoutNoEvent', 'no events claim.', 'logout_token_missing_events', undefined, `${LOGOUT_FAULT} logout_token_missing_events`),
-  'oidcc-client-test-rp-backchannel-rpinitlogout-with-nonce': BACKCHANNEL('OIDCCClientTestBackChannelLogoutWithNonce', 'a nonce claim.', 'logout_token_with_nonce', undefined, `${LOGOUT_FAULT} logout_token_with_nonce`),
+  'oidcc-client-test-rp-backchannel-rpinitlogout-alg-none': BACKCHANNEL('OIDCCClientTestBackChannelLogoutAlgNone', 'an unsecured token (alg none).', 'logout_token_alg_none', 'logout_token_alg_not_allowed'),
+  'oidcc-client-test-rp-backchannel-rpinitlogout-no-event': BACKCHANNEL('OIDCCClientTestBackChannelLogoutNoEvent', 'no events claim.', 'logout_token_missing_events', 'logout_token_events_invalid'),
+  'oidcc-client-test-rp-backchannel-rpinitlogout-with-nonce': BACKCHANNEL('OIDCCClientTestBackChannelLogoutWithNonce', 'a nonce claim.', 'logout_token_with_nonce', 'logout_token_nonce_present'),
   'oidcc-client-test-rp-backchannel-rpinitlogout-wrong-alg': {
     ...BACKCHANNEL(
       'OIDCCClientTestBackChannelLogoutWrongAlg',
@@ -531,9 +528,9 @@ export const LOGOUT_MODULES: Record<string, CertModule> = {
       'logout_token_alg_not_allowed',
     ),
   },
-  'oidcc-client-test-rp-backchannel-rpinitlogout-wrong-aud': BACKCHANNEL('OIDCCClientTestBackChannelLogoutWrongAud', 'an aud other than the client.', 'logout_token_wrong_aud', undefined, `${LOGOUT_FAULT} logout_token_wrong_aud`),
-  'oidcc-client-test-rp-backchannel-rpinitlogout-wrong-event': BACKCHANNEL('OIDCCClientTestBackChannelLogoutWrongEvent', 'an events claim without the back-channel logout event.', 'logout_token_wrong_events', undefined, `${LOGOUT_FAULT} logout_token_wrong_events`),
-  'oidcc-client-test-rp-backchannel-rpinitlogout-wrong-iss': BACKCHANNEL('OIDCCClientTestBackChannelLogoutWrongIssuer', 'an iss other than the issuer.', 'logout_token_wrong_iss', undefined, `${LOGOUT_FAULT} logout_token_wrong_iss`),
+  'oidcc-client-test-rp-backchannel-rpinitlogout-wrong-aud': BACKCHANNEL('OIDCCClientTestBackChannelLogoutWrongAud', 'an aud other than the client.', 'logout_token_wrong_aud', 'logout_token_aud_mismatch'),
+  'oidcc-client-test-rp-backchannel-rpinitlogout-wrong-event': BACKCHANNEL('OIDCCClientTestBackChannelLogoutWrongEvent', 'an events claim without the back-channel logout event.', 'logout_token_wrong_events', 'logout_token_events_invalid'),
+  'oidcc-client-test-rp-backchannel-rpinitlogout-wrong-iss': BACKCHANNEL('OIDCCClientTestBackChannelLogoutWrongIssuer', 'an iss other than the issuer.', 'logout_token_wrong_iss', 'logout_token_iss_mismatch'),
   'oidcc-client-test-rp-init-logout': {
     javaClass: 'logout.OIDCCClientTestRPInitLogout',
     provider: 'At end_session: logout tokens to the registered back-channel URI, then the redirect to post_logout_redirect_uri with the state sent.',

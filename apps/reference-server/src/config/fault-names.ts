@@ -70,6 +70,14 @@ export const FAULTS = [
   'client_assertion_wrong_aud',
   'client_assertion_expired',
   'client_assertion_unknown_key',
+  // Certification harness (tests/certification): logout tokens of the OpenID suite's
+  // back-channel logout modules, sent at RP-initiated logout (faults/logout-token-claims.ts).
+  'logout_token_alg_none',
+  'logout_token_missing_events',
+  'logout_token_with_nonce',
+  'logout_token_wrong_aud',
+  'logout_token_wrong_events',
+  'logout_token_wrong_iss',
 ] as const;
 
 /**
