@@ -163,6 +163,43 @@ describe('logout tokens on RP-initiated logout', () => {
     expect(healthy.id_token_signing_alg_values_supported).toEqual(['RS256']);
   });
 
+  // The certification harness's logout-token faults: each bends what it names, for its client only.
+  const claimFaults = [
+    ['logout_token_missing_events', (p: Record<string, unknown>) => expect(p).not.toHaveProperty('events')],
+    ['logout_token_wrong_events', (p: Record<string, unknown>) => expect(p.events).toEqual({ 'http://schemas.openid.net/event/foobar': {} })],
+    ['logout_token_with_nonce', (p: Record<string, unknown>) => expect(p.nonce).toEqual(expect.any(String))],
+    ['logout_token_wrong_aud', (p: Record<string, unknown>) => expect(p.aud).toBe('webINVALID')],
+    ['logout_token_wrong_iss', (p: Record<string, unknown>) => expect(p.iss).toBe(`${ISSUER}INVALID`)],
+  ] as const;
+  for (const [fault, check] of claimFaults) {
+    it(`${fault}: the logout token to that client only is signed by the tenant's key with that change`, async () => {
+      await h.server.control.faults.set('web', fault);
+      const { jar, idToken } = await signIn({ alsoOther: true });
+      await rpLogout(jar, idToken);
+      const token = web.received[0]?.body.get('logout_token') as string;
+      expect(decodeProtectedHeader(token)).toMatchObject({ alg: 'RS256', typ: 'logout+jwt' });
+      const jwks = (await (await h.get('/oidc/jwks')).json()) as { keys: [] };
+      const { payload } = await jwtVerify(token, createLocalJWKSet(jwks), { currentDate: new Date(h.clock.ms) });
+      expect(payload).toMatchObject({ sub: 'alice', sid: expect.any(String) });
+      check(payload);
+      const { payload: toOther } = await verifyLogoutToken(other.received[0]?.body.get('logout_token') as string, 'other');
+      expect(toOther).toMatchObject({ iss: ISSUER, aud: 'other', events: { [EVENT]: {} } });
+      expect(toOther).not.toHaveProperty('nonce');
+    });
+  }
+
+  it('logout_token_alg_none: the logout token to that client only is unsecured (alg none, empty signature)', async () => {
+    await h.server.control.faults.set('web', 'logout_token_alg_none');
+    const { jar, idToken } = await signIn({ alsoOther: true });
+    await rpLogout(jar, idToken);
+    const token = web.received[0]?.body.get('logout_token') as string;
+    expect(decodeProtectedHeader(token)).toEqual({ alg: 'none', typ: 'logout+jwt' });
+    expect(token.endsWith('.')).toBe(true);
+    const claims = JSON.parse(Buffer.from(token.split('.')[1] as string, 'base64url').toString()) as Record<string, unknown>;
+    expect(claims).toMatchObject({ iss: ISSUER, aud: 'web', sub: 'alice', events: { [EVENT]: {} } });
+    expect(decodeProtectedHeader(other.received[0]?.body.get('logout_token') as string).alg).toBe('RS256');
+  });
+
   it('tells only the clients of the sign-in that ended, once', async () => {
     const first = await signIn();
     const second = await signIn({ alsoOther: true });

@@ -73,6 +73,14 @@ export const FAULTS = [
   // Response types and delivery (certification): every valid authorize request of the client
   // answered with `error=login_required`, delivered in the request's response mode (form_post too).
   'authorize_error_login_required',
+  // Certification harness (tests/certification): logout tokens of the OpenID suite's
+  // back-channel logout modules, sent at RP-initiated logout (faults/logout-token-claims.ts).
+  'logout_token_alg_none',
+  'logout_token_missing_events',
+  'logout_token_with_nonce',
+  'logout_token_wrong_aud',
+  'logout_token_wrong_events',
+  'logout_token_wrong_iss',
 ] as const;
 
 /**

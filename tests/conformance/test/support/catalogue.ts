@@ -66,6 +66,12 @@ export const CASES: readonly FaultCase[] = [
   { fault: 'jwks_key_rotated', mirrors: 'rp-key-rotation-op-sign-key', node: 'accepted', browser: 'accepted' },
   // Back-channel logout is the node session layer's (the browser has none): its route answers 400, no-store, and ends nothing.
   { fault: 'logout_token_wrong_alg', mirrors: 'oidcc-client-test-rp-backchannel-rpinitlogout-wrong-alg', wrappers: ['node'], signingAlgorithm: 'RS256', step: 'backchannelLogout', node: 'logout_token_alg_not_allowed' },
+  { fault: 'logout_token_alg_none', mirrors: 'oidcc-client-test-rp-backchannel-rpinitlogout-alg-none', wrappers: ['node'], step: 'backchannelLogout', node: 'logout_token_alg_not_allowed' },
+  { fault: 'logout_token_missing_events', mirrors: 'oidcc-client-test-rp-backchannel-rpinitlogout-no-event', wrappers: ['node'], step: 'backchannelLogout', node: 'logout_token_events_invalid' },
+  { fault: 'logout_token_with_nonce', mirrors: 'oidcc-client-test-rp-backchannel-rpinitlogout-with-nonce', wrappers: ['node'], step: 'backchannelLogout', node: 'logout_token_nonce_present' },
+  { fault: 'logout_token_wrong_aud', mirrors: 'oidcc-client-test-rp-backchannel-rpinitlogout-wrong-aud', wrappers: ['node'], step: 'backchannelLogout', node: 'logout_token_aud_mismatch' },
+  { fault: 'logout_token_wrong_events', mirrors: 'oidcc-client-test-rp-backchannel-rpinitlogout-wrong-event', wrappers: ['node'], step: 'backchannelLogout', node: 'logout_token_events_invalid' },
+  { fault: 'logout_token_wrong_iss', mirrors: 'oidcc-client-test-rp-backchannel-rpinitlogout-wrong-iss', wrappers: ['node'], step: 'backchannelLogout', node: 'logout_token_iss_mismatch' },
   { fault: 'redirect_missing_state', mirrors: 'RFC 6749 10.12 (CSRF): state', node: 'state_missing', browser: 'state_missing' },
   // Both wrappers find the login's transaction by its state: another state finds none.
   { fault: 'redirect_wrong_state', mirrors: 'RFC 6749 10.12 (CSRF): state', node: 'transaction_not_found', browser: 'transaction_not_found' },
