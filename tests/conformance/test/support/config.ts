@@ -57,7 +57,7 @@ function clients(fault?: Fault, nodeId = clientId('node', fault)): ClientConfig[
       client_id: clientId('spa', fault),
       redirect_uris: [SPA_REDIRECT],
       grant_types: ['authorization_code', 'refresh_token', 'implicit'],
-      response_types: ['code', 'id_token token'],
+      response_types: ['code', 'id_token token', 'code id_token'],
       ...common,
     },
   ];
