@@ -77,6 +77,21 @@ describe('resourceIndicators', () => {
     expect(lenient.client.resources!.forUrl(userinfo)).toBeUndefined();
   });
 
+  it('a new login starts without the API tokens of the session it replaces; logout leaves none behind', async () => {
+    const tokenStorage = memoryStorage();
+    const tab = await loggedInTab(provider, { tokenStorage }, { resources: resourceIndicators({ resources: [API] }) });
+    const first = await tab.client.resources!.getAccessToken(API);
+    const cacheKey = `oidc-rp.resources:spa:${provider.issuer}`;
+    expect(await tokenStorage.keys()).toContain(cacheKey);
+    tab.url = await signIn(tab, provider);
+    await tab.client.handleRedirectCallback(tab.url);
+    expect(await tokenStorage.keys()).not.toContain(cacheKey);
+    const second = await tab.client.resources!.getAccessToken(API);
+    expect(second).not.toBe(first);
+    await tab.client.logout({ redirect: false });
+    expect(await tokenStorage.keys()).toEqual([]);
+  });
+
   it('an unlisted resource: resource_not_configured, nothing sent, the session as it was', async () => {
     const tab = await loggedInTab(provider, {}, { resources: resourceIndicators({ resources: [API] }) });
     const refreshes = await provider.count('/oauth/token');
