@@ -62,3 +62,43 @@ export function sharedModuleGraph(root: string, options: { testDir?: string; set
     },
   };
 }
+
+/**
+ * As {@link sharedModuleGraph}, for a workspace whose files pick their environment with a docblock
+ * (`// @vitest-environment node` in a happy-dom suite): the files of each environment share one
+ * worker and module graph of their own, instead of each such file getting a fresh process. Only
+ * files that mock modules get a fresh graph each. The `setupFiles` run before every file of the
+ * shared projects: the place to give each file the fresh page (storage, URL, channels) it used to
+ * start with. `globalSetupFor` names the global setups of one environment's project.
+ */
+export function sharedModuleGraphPerEnvironment(
+  root: string,
+  options: { testDir?: string; setupFiles?: string[]; globalSetupFor?: Record<string, string[]> } = {},
+): ViteUserConfig {
+  const byEnvironment = new Map<string, string[]>();
+  const ownGraph: string[] = [];
+  for (const file of testFiles(join(root, options.testDir ?? 'test'))) {
+    const source = readFileSync(file, 'utf8');
+    const path = relative(root, file).split('\\').join('/');
+    if (/\bvi\s*\.\s*(?:mock|doMock|unmock|doUnmock)\s*\(/.test(source)) ownGraph.push(path);
+    else {
+      const environment = /@vitest-environment\s+([\w-]+)/.exec(source)?.[1];
+      if (environment) byEnvironment.set(environment, [...(byEnvironment.get(environment) ?? []), path]);
+    }
+  }
+  const docblocked = [...byEnvironment.values()].flat();
+  const shared = { isolate: false, setupFiles: options.setupFiles ?? [] };
+  return {
+    test: {
+      projects: [
+        { extends: true as const, test: { name: 'shared', ...shared, exclude: ['**/node_modules/**', ...ownGraph, ...docblocked] } },
+        ...[...byEnvironment].map(([environment, include]) => ({
+          extends: true as const,
+          // A global setup (one Chromium) only for the environment whose files need it, not one per project.
+          test: { name: `shared-${environment}`, ...shared, environment, include, globalSetup: options.globalSetupFor?.[environment] ?? [] },
+        })),
+        ...(ownGraph.length > 0 ? [{ extends: true as const, test: { name: 'isolated', isolate: true, include: ownGraph } }] : []),
+      ],
+    },
+  };
+}
