@@ -1,8 +1,12 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig, mergeConfig } from 'vitest/config';
-import { sharedTestConfig } from '../../vitest.shared.ts';
+import { sharedModuleGraph, sharedTestConfig } from '../../vitest.shared.ts';
 
+// The files render into one happy-dom page and share one module graph: each unmounts what it
+// rendered (cleanup) and its client is its own; test/support/fresh-page.ts empties storage and
+// resets the URL before each file.
 export default mergeConfig(
-  sharedTestConfig,
+  mergeConfig(sharedTestConfig, sharedModuleGraph(fileURLToPath(new URL('.', import.meta.url)), { setupFiles: ['test/support/fresh-page.ts'] })),
   defineConfig({
     test: {
       environment: 'happy-dom',
