@@ -5,7 +5,15 @@
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
-export async function bundleSdkFromSources(): Promise<string> {
+let bundle: Promise<string> | undefined;
+
+/** The bundle, built once per run: the files that drive Chromium share one module graph. */
+export function bundleSdkFromSources(): Promise<string> {
+  bundle ??= buildSdk();
+  return bundle;
+}
+
+async function buildSdk(): Promise<string> {
   const bundled = await build({
     entryPoints: [fileURLToPath(new URL('../../src/index.ts', import.meta.url))],
     alias: {
