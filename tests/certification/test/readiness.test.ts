@@ -54,7 +54,13 @@ describe('the certification plan data', () => {
   });
 
   it('probes capabilities that answer: today’s response types and modes are found', async () => {
-    expect(await probeControls()).toEqual({ nodeFormPost: 'code id_token', browserCode: 'code', browserImplicit: 'id_token token', serverHybrid: true });
+    expect(await probeControls()).toEqual({
+      nodeFormPost: 'code id_token',
+      browserCode: 'code',
+      browserImplicit: 'id_token token',
+      serverHybrid: true,
+      nodeUserinfo: { method: 'GET', body: '', authorization: 'Bearer probe-token' },
+    });
   });
 
   it('marks a run pending exactly when a fault or capability it needs is missing (wire the modules of what lands)', () => {

@@ -25,7 +25,7 @@ export function rejectionPoint(run: ModuleRun): 'discovery' | 'authorization' | 
   const { step, fault } = run.definition;
   if (step === 'discovery') return 'discovery';
   if (step === 'userinfo') return 'userinfo';
-  if (fault?.startsWith('redirect_') || fault === 'authorization_error_form_post') return 'authorization';
+  if (fault?.startsWith('redirect_') || fault === 'authorize_error_login_required') return 'authorization';
   return run.responseType.includes('id_token') ? 'authorization' : 'token';
 }
 
