@@ -6,15 +6,16 @@
  * fault. Judged by the outcome the app sees and by the provider's request journal.
  */
 import { clearJwksCache, isOidcError } from '@oidc-rp/core';
-import { MemorySessionStore, createNodeClient, createSessionAuth, dpop, fapi2, type NodeClientOptions, type ResponseType as SdkResponseType } from '@oidc-rp/node';
+import { MemorySessionStore, createNodeClient, createSessionAuth, dpop, fapi2, type NodeClientOptions } from '@oidc-rp/node';
 import type { ClientConfig, ReferenceServer } from '@oidc-rp/reference-server';
 import { CLIENT_PRIVATE_JWK, CLIENT_SECRET, NODE_REDIRECT, SCOPE } from '@oidc-rp/conformance/support/config';
 import { runNodeFlow, type NodeFlow } from '@oidc-rp/conformance/support/node-flow';
 import { startSessionApp, type SessionApp } from '@oidc-rp/conformance/support/session-app';
 import { expect } from 'vitest';
-import { tenantOf, type ResponseType } from '../../src/modules';
+import { tenantOf } from '../../src/modules';
 import type { ModuleRun } from '../../src/runs';
 import { expectStoppedAfter, journalled, type RunJournal } from './journal';
+import { hasAccessToken, sdkResponseType } from './response-types';
 import { MISMATCH_CLIENT } from './server-config';
 import { expectAccepted, expectChecks, rejectionPoint } from './verdict';
 
@@ -28,9 +29,6 @@ const SESSION_SECRET = 'certification-session-Zt4qW8nRk2VbY7cLx5mJp3sD';
 const { d: _private, ...CLIENT_PUBLIC_JWK } = CLIENT_PRIVATE_JWK;
 let clients = 0;
 
-/** Core names the three-part hybrid type in this word order. */
-export const sdkResponseType = (t: ResponseType): SdkResponseType => (t === 'code id_token token' ? 'code token id_token' : t) as SdkResponseType;
-export const hasAccessToken = (t: ResponseType): boolean => t !== 'id_token';
 const isFapi = (run: ModuleRun) => tenantOf(run.module).startsWith('fapi');
 
 /** Registers the run's client at the provider (a new one per run, with the module's fault) and returns its id. */

@@ -5,6 +5,7 @@
 import { expect } from 'vitest';
 import type { ModuleRun } from '../../src/runs';
 import type { RunJournal } from './journal';
+import { hasAccessToken } from './response-types';
 
 /** What the app ended up with. */
 export interface AppVerdict {
@@ -14,7 +15,6 @@ export interface AppVerdict {
   userinfo?: Record<string, unknown>;
 }
 
-const hasAccessToken = (run: ModuleRun) => run.responseType !== 'id_token';
 
 /**
  * Where the bad response reached the RP, and so after which request nothing may follow: the
@@ -40,11 +40,11 @@ export function expectAccepted(run: ModuleRun, verdict: AppVerdict, journal: Run
   expect(verdict.error, `the RP refused: ${String(verdict.error)}`).toBeUndefined();
   expect(verdict.signedIn).toBe(true);
   expect(verdict.tokens?.claims?.sub).toBe('alice');
-  if (hasAccessToken(run)) expect(verdict.userinfo?.sub).toBe('alice');
+  if (hasAccessToken(run.responseType)) expect(verdict.userinfo?.sub).toBe('alice');
   if (!journal) return;
   const codeFlow = run.responseType.includes('code');
   expect(journal.calls('token').filter((c) => c.status === 200), 'token requests answered').toHaveLength(codeFlow ? 1 : 0);
-  expect(journal.calls('userinfo').at(-1)?.status).toBe(hasAccessToken(run) ? 200 : undefined);
+  expect(journal.calls('userinfo').at(-1)?.status).toBe(hasAccessToken(run.responseType) ? 200 : undefined);
 }
 
 function idTokenHeader(idToken: string | undefined): Record<string, unknown> {
