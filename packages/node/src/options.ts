@@ -268,22 +268,19 @@ export function resolveOptions(options: NodeClientOptions): ResolvedOptions {
 }
 
 /**
- * Checks a response type and mode for a backend: a server never sees a URL fragment,
- * so anything but `code` needs `form_post`, and `fragment` is refused.
+ * Checks a response type and mode for a backend: tokens never come in the query, so anything but
+ * `code` needs `form_post` or `fragment` (which reaches the server through the relay page).
  */
 export function checkResponse(responseType: ResponseType, responseMode: ResponseMode | undefined): void {
   if (!RESPONSE_TYPES.includes(responseType)) {
     fail(`Unsupported response type "${String(responseType)}"; use one of: ${RESPONSE_TYPES.join(', ')}.`);
   }
   if (responseMode === undefined) return;
-  if (responseMode !== 'query' && responseMode !== 'form_post') {
-    fail(
-      `Response mode "${String(responseMode)}" cannot reach a backend (a server never sees a URL fragment); ` +
-        'use "form_post", or "query" with response type "code".',
-    );
+  if (responseMode !== 'query' && responseMode !== 'form_post' && responseMode !== 'fragment') {
+    fail(`Unsupported response mode "${String(responseMode)}"; use "query" (code only), "form_post" or "fragment" (relayed by the callback page).`);
   }
   if (responseMode === 'query' && responseType !== 'code') {
-    fail(`Response type "${responseType}" returns tokens from the authorize endpoint: use response mode "form_post".`);
+    fail(`Response type "${responseType}" returns tokens from the authorize endpoint: use response mode "form_post" or "fragment".`);
   }
 }
 

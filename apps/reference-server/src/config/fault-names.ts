@@ -70,6 +70,9 @@ export const FAULTS = [
   'client_assertion_wrong_aud',
   'client_assertion_expired',
   'client_assertion_unknown_key',
+  // Response types and delivery (certification): every valid authorize request of the client
+  // answered with `error=login_required`, delivered in the request's response mode (form_post too).
+  'authorize_error_login_required',
   // Certification harness (tests/certification): logout tokens of the OpenID suite's
   // back-channel logout modules, sent at RP-initiated logout (faults/logout-token-claims.ts).
   'logout_token_alg_none',
