@@ -355,7 +355,6 @@ export const OIDCC_MODULES: Record<string, CertModule> = {
     code: 'authorization_error',
     fault: 'authorize_error_login_required',
     notApplicableModes: ['default'],
-    pending: 'cert-flows: reference-server fault authorize_error_login_required (an error delivered by form_post)',
   },
   'oidcc-client-test-mtls-endpoint-aliases': {
     javaClass: 'OIDCCClientTestMtlsEndpointAliases',
