@@ -11,7 +11,7 @@ export type Runner = 'node' | 'browser';
 export type ResponseType = 'code' | 'id_token' | 'id_token token' | 'code id_token' | 'code token' | 'code id_token token';
 
 /** Reference-server tenants of the suite's config (test/support/config.ts). */
-export type Tenant = 'oidcc' | 'oidcc-mismatch' | 'fapi' | 'fapi-no-nonce' | 'fapi-mismatch';
+export type Tenant = 'oidcc' | 'oidcc-mismatch' | 'oidcc-kid-absent' | 'oidcc-kid-absent-many' | 'oidcc-es256' | 'fapi' | 'fapi-no-nonce' | 'fapi-mismatch';
 
 /** The flow a module runs through. */
 export type Step =
@@ -45,7 +45,11 @@ export type Check =
   | 'jwksFetched' // the JWKS (from discovery's jwks_uri) was fetched
   | 'noExpiresIn' // the token response had no expires_in, and the app still got a session
   | 'logoutState' // end_session was called with id_token_hint, a registered post_logout_redirect_uri and state
-  | 'dpopNonce'; // the token request was retried once with the server's DPoP nonce
+  | 'dpopNonce' // the token request was retried once with the server's DPoP nonce
+  | 'userinfoDpopRetry' // userinfo was answered 401 (the nonce challenge) and then 200
+  | 'bearerBody' // userinfo was called by POST with the access token in the form body, no Authorization header
+  | 'aggregatedClaims' // the aggregated claims (address, phone_number) were verified and added
+  | 'distributedClaims'; // the distributed claim (credit_score) was fetched from its endpoint and added
 
 /** SDK and reference-server capabilities a run can need, probed at test time (test/support/capabilities.ts). */
 export type Feature =
@@ -164,6 +168,7 @@ export const OIDCC_MODULES: Record<string, CertModule> = {
     step: 'login',
     outcome: 'accept',
     fault: 'id_token_no_kid',
+    tenant: 'oidcc-kid-absent', // exactly one key of the algorithm in its JWKS
     pending: `${CLAIMS} id_token_kid_absent_single`,
   },
   'oidcc-client-test-kid-absent-multiple-jwks': {
@@ -173,6 +178,7 @@ export const OIDCC_MODULES: Record<string, CertModule> = {
     step: 'login',
     outcome: 'either',
     fault: 'id_token_no_kid_multiple_keys',
+    tenant: 'oidcc-kid-absent-many', // its kid-less keys are published tenant-wide
     pending: `${CLAIMS} id_token_kid_absent_multiple`,
   },
   'oidcc-client-test-idtoken-sig-rs256': {
@@ -220,6 +226,7 @@ export const OIDCC_MODULES: Record<string, CertModule> = {
     step: 'login',
     outcome: 'reject',
     fault: 'id_token_bad_signature_es256',
+    tenant: 'oidcc-es256', // an ES256 provider, its RP registered for ES256
     pending: `${CLAIMS} id_token_bad_es256_signature`,
   },
   'oidcc-client-test-userinfo-invalid-sub': {
@@ -322,6 +329,7 @@ export const OIDCC_MODULES: Record<string, CertModule> = {
     rule: 'Call userinfo with the access token in a form-encoded POST body.',
     step: 'login',
     outcome: 'accept',
+    checks: ['bearerBody'],
     notApplicable: NO_ACCESS_TOKEN,
     needs: { node: ['node.userinfoInBody'] },
     pending: 'cert-claims: userinfo token in the request body (SDK option)',
@@ -332,6 +340,8 @@ export const OIDCC_MODULES: Record<string, CertModule> = {
     rule: 'Complete the flow; the aggregated claims are verified and used.',
     step: 'login',
     outcome: 'accept',
+    fault: 'userinfo_aggregated_claims',
+    checks: ['aggregatedClaims'],
     notApplicable: ['id_token'],
     needs: { node: ['node.claimSources'] },
     pending: 'cert-claims: aggregated claims (verified JWT claim sources)',
@@ -342,6 +352,8 @@ export const OIDCC_MODULES: Record<string, CertModule> = {
     rule: 'Fetch the distributed claims from the claims endpoint with its access token.',
     step: 'login',
     outcome: 'accept',
+    fault: 'userinfo_distributed_claims',
+    checks: ['distributedClaims'],
     notApplicable: ['id_token'],
     needs: { node: ['node.claimSources'] },
     pending: 'cert-claims: distributed claims (fetching claim sources)',
@@ -790,6 +802,9 @@ export const FAPI2_MODULES: Record<string, CertModule> = {
     step: 'login',
     outcome: 'accept',
     fault: 'userinfo_dpop_challenge_odd_case',
+    // Without server nonces at the token endpoint, the first userinfo proof has none: the challenge comes.
+    tenant: 'fapi-no-nonce',
+    checks: ['userinfoDpopRetry'],
     pending: `${CLAIMS} userinfo_dpop_challenge_odd_case`,
   },
   'fapi2-security-profile-final-client-test-ensure-jarm-without-iss-fails': {

@@ -12,7 +12,7 @@ import { tenantOf } from '../../src/modules';
 import type { ModuleRun } from '../../src/runs';
 import { expectStoppedAfter, journalled, type RunJournal } from './journal';
 import { sdkResponseType } from './response-types';
-import { SCOPE_LIST, USER } from './server-config';
+import { SCOPE_LIST, USER, signingAlgorithmOf } from './server-config';
 import { expectAccepted, expectChecks, rejectionPoint, type AppVerdict } from './verdict';
 
 declare global {
@@ -153,7 +153,7 @@ async function logIn(page: Page, ctx: BrowserRunContext, settings?: AppSettings)
  */
 export async function runInBrowser(run: ModuleRun, ctx: BrowserRunContext): Promise<void> {
   const clientId = await registerClient(run, ctx);
-  const settings: AppSettings = { issuer: `${ctx.origin}/${tenantOf(run.module)}`, clientId, responseType: sdkResponseType(run.responseType), signingAlgorithm: 'RS256' };
+  const settings: AppSettings = { issuer: `${ctx.origin}/${tenantOf(run.module)}`, clientId, responseType: sdkResponseType(run.responseType), signingAlgorithm: signingAlgorithmOf(tenantOf(run.module)) };
   // No provider session of an earlier run: this person signs in on the login page.
   await ctx.page.context().clearCookies();
   switch (run.definition.step) {

@@ -14,9 +14,9 @@ import { startSessionApp, type SessionApp } from '@oidc-rp/conformance/support/s
 import { expect } from 'vitest';
 import { tenantOf } from '../../src/modules';
 import type { ModuleRun } from '../../src/runs';
-import { expectStoppedAfter, journalled, type RunJournal } from './journal';
+import { expectStoppedAfter, journalled, RunJournal } from './journal';
 import { hasAccessToken, sdkResponseType } from './response-types';
-import { MISMATCH_CLIENT } from './server-config';
+import { MISMATCH_CLIENT, signingAlgorithmOf } from './server-config';
 import { expectAccepted, expectChecks, rejectionPoint } from './verdict';
 
 export interface NodeRunContext {
@@ -71,7 +71,7 @@ async function clientOptions(run: ModuleRun, ctx: NodeRunContext, clientId: stri
     scope: SCOPE,
     responseType: sdkResponseType(run.responseType),
     responseMode: run.responseMode,
-    signingAlgorithm: 'RS256',
+    signingAlgorithm: signingAlgorithmOf(tenantOf(run.module)),
     cookieSecret: COOKIE_SECRET,
   };
 }
@@ -111,15 +111,35 @@ export async function runOnNode(run: ModuleRun, ctx: NodeRunContext): Promise<vo
     case 'backchannelLogout':
     case 'rpInitiatedLogout':
       return logoutRun(run, ctx);
+    case 'thirdPartyLogin':
+      return thirdPartyLoginRun(run, ctx);
     default:
       throw new Error(`${run.module}: no node runner for step ${run.definition.step}`);
   }
 }
 
+/** The claim modules' extra step: the app resolves the aggregated and distributed claims of its userinfo. */
+type ClaimSourcesClient = { resolveClaimSources(claims: Record<string, unknown>): Promise<{ claims: Record<string, unknown> }> };
+
 async function loginRun(run: ModuleRun, ctx: NodeRunContext): Promise<void> {
   const m = run.definition;
-  const { value: flow, journal } = await journalled(ctx.server, () => login(run, ctx, hasAccessToken(run.responseType)));
+  const inBody = m.checks?.includes('bearerBody') === true;
+  const claimSources = m.checks?.some((c) => c === 'aggregatedClaims' || c === 'distributedClaims') === true;
+  const { value: flow, journal: loginJournal } = await journalled(ctx.server, async () => {
+    const flow = await login(run, ctx, hasAccessToken(run.responseType) && !inBody);
+    if (inBody && flow.tokens) {
+      // RFC 6750 2.2: the access token as a form field of a POST, no Authorization header.
+      flow.userinfo = await flow.client.getUserInfo(flow.tokens.accessToken, { expectedSubject: 'alice', tokenIn: 'body' } as never);
+    }
+    return flow;
+  });
   const verdict = verdictOf(flow);
+  let journal = loginJournal;
+  if (claimSources && flow.userinfo) {
+    const { value, journal: sources } = await journalled(ctx.server, () => (flow.client as unknown as ClaimSourcesClient).resolveClaimSources(flow.userinfo as Record<string, unknown>));
+    Object.assign(verdict, { resolved: value.claims });
+    journal = new RunJournal([...loginJournal.entries, ...sources.entries]);
+  }
   if (m.outcome === 'accept' || (m.outcome === 'either' && flow.error === undefined)) {
     expectAccepted(run, verdict, journal);
     expectChecks(run, verdict, journal);
@@ -248,6 +268,42 @@ async function logoutRun(run: ModuleRun, ctx: NodeRunContext): Promise<void> {
       expect(await back.answer.text()).toContain(m.code ?? '');
       expect(back.answer.headers.get('location')).toBeNull();
     }
+  } finally {
+    app.close();
+  }
+}
+
+/**
+ * Third-party initiated login (OIDC Core 4) through the session layer's initiation route: the
+ * provider's `/oidc/initiate-login` sends the person to the client's `initiate_login_uri` with
+ * `iss`, `login_hint` and `target_link_uri`; the app starts its login there, and after the
+ * callback the person lands on the target. No authorization request before the initiation.
+ */
+async function thirdPartyLoginRun(run: ModuleRun, ctx: NodeRunContext): Promise<void> {
+  let clientId = '';
+  const app = await startSessionApp(async (origin) => {
+    clientId = await registerClient(run, ctx, { redirect_uris: [`${origin}/auth/callback`], initiate_login_uri: `${origin}/auth/initiate-login` } as Partial<ClientConfig>);
+    const client = createNodeClient(await clientOptions(run, ctx, clientId, `${origin}/auth/callback`));
+    return createSessionAuth({ client, secret: SESSION_SECRET, routes: { initiateLogin: '/auth/initiate-login' } } as Parameters<typeof createSessionAuth>[0]);
+  });
+  try {
+    const issuer = `${ctx.origin}/${tenantOf(run.module)}`;
+    const { value: landed, journal } = await journalled(ctx.server, async () => {
+      const target = `${app.origin}/state`;
+      const initiation = await fetch(`${issuer}/oidc/initiate-login?${new URLSearchParams({ client_id: clientId, login_hint: 'alice', target_link_uri: target })}`, { redirect: 'manual' });
+      expect(initiation.status).toBe(303);
+      const at = new URL(initiation.headers.get('location') ?? '');
+      expect(`${at.origin}${at.pathname}`).toBe(`${app.origin}/auth/initiate-login`);
+      expect(at.searchParams.get('iss')).toBe(issuer);
+      return app.signIn(`${at.pathname}${at.search}`);
+    });
+    expect(landed.status).toBe(303);
+    expect(landed.headers.get('location')).toBe(`${app.origin}/state`);
+    expect((await app.state()).signedIn).toBe(true);
+    const [initiate] = journal.entries.filter((e) => e.endpoint === '/oidc/initiate-login');
+    expect(initiate?.seq).toBeLessThan(journal.first('authorize'));
+    expect(journal.calls('authorize')[0]?.params.login_hint).toBe('alice');
+    expect(journal.calls('token').map((c) => c.status)).toEqual([200]);
   } finally {
     app.close();
   }

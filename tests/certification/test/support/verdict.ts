@@ -13,6 +13,8 @@ export interface AppVerdict {
   signedIn: boolean;
   tokens?: { idToken?: string | undefined; expiresAt?: number | undefined; claims?: Record<string, unknown> | undefined };
   userinfo?: Record<string, unknown>;
+  /** Userinfo with its aggregated and distributed claims resolved (the claim modules). */
+  resolved?: Record<string, unknown>;
 }
 
 
@@ -95,6 +97,21 @@ export function expectChecks(run: ModuleRun, verdict: AppVerdict, journal: RunJo
         break;
       case 'dpopNonce':
         expect(journal.calls('token').map((c) => c.status)).toEqual([400, 200]);
+        break;
+      case 'userinfoDpopRetry':
+        expect(journal.calls('userinfo').map((c) => c.status)).toEqual([401, 200]);
+        break;
+      case 'bearerBody':
+        expect(journal.calls('userinfo').map((c) => ({ method: c.method, authorization: c.authorization, token: c.params.access_token }))).toEqual([
+          { method: 'POST', authorization: undefined, token: '[redacted]' },
+        ]);
+        break;
+      case 'aggregatedClaims':
+        expect(verdict.resolved).toMatchObject({ sub: 'alice', address: expect.anything(), phone_number: expect.anything() });
+        break;
+      case 'distributedClaims':
+        expect(verdict.resolved).toMatchObject({ sub: 'alice', credit_score: expect.anything() });
+        expect(journal.entries.filter((e) => e.endpoint === '/oidc/claims-source' && e.method !== 'OPTIONS').map((e) => e.status)).toEqual([200]);
         break;
       case 'logoutState':
         break; // checked by the logout runner
