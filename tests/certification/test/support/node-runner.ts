@@ -113,6 +113,8 @@ export async function runOnNode(run: ModuleRun, ctx: NodeRunContext): Promise<vo
       return logoutRun(run, ctx);
     case 'thirdPartyLogin':
       return thirdPartyLoginRun(run, ctx);
+    case 'frontChannelLogout':
+      return frontChannelLogoutRun(run, ctx);
     default:
       throw new Error(`${run.module}: no node runner for step ${run.definition.step}`);
   }
@@ -304,6 +306,72 @@ async function thirdPartyLoginRun(run: ModuleRun, ctx: NodeRunContext): Promise<
     expect(initiate?.seq).toBeLessThan(journal.first('authorize'));
     expect(journal.calls('authorize')[0]?.params.login_hint).toBe('alice');
     expect(journal.calls('token').map((c) => c.status)).toEqual([200]);
+  } finally {
+    app.close();
+  }
+}
+
+/**
+ * Front-Channel Logout 1.0 through the session layer's front-channel route: at logout the
+ * provider's page frames each client's `frontchannel_logout_uri` (with `iss` and `sid`); the
+ * person's browser loads the frame (a third-party frame: no app cookie goes with it) and the app
+ * ends the sessions of that `sid`. RP-initiated: the app's own logout goes to end_session, then
+ * the person comes back to the post-logout route. OP-initiated: the logout starts at the
+ * provider, and only the frame can end the app's session.
+ */
+async function frontChannelLogoutRun(run: ModuleRun, ctx: NodeRunContext): Promise<void> {
+  const opInitiated = run.module.endsWith('-opinitlogout');
+  let clientId = '';
+  const app: SessionApp = await startSessionApp(async (origin) => {
+    clientId = await registerClient(run, ctx, {
+      redirect_uris: [`${origin}/auth/callback`],
+      post_logout_redirect_uris: [`${origin}/auth/post-logout`],
+      frontchannel_logout_uri: `${origin}/auth/frontchannel-logout`,
+      frontchannel_logout_session_required: true,
+    } as Partial<ClientConfig>);
+    const client = createNodeClient(await clientOptions(run, ctx, clientId, `${origin}/auth/callback`));
+    return createSessionAuth({
+      client,
+      secret: SESSION_SECRET,
+      store: new MemorySessionStore(),
+      routes: { postLogout: '/auth/post-logout' },
+      backchannelLogout: { clientId },
+      frontchannelLogout: { path: '/auth/frontchannel-logout' },
+    } as Parameters<typeof createSessionAuth>[0]);
+  });
+  try {
+    expect((await app.signIn()).status).toBe(303);
+    const { idToken } = await app.state();
+    const issuer = `${ctx.origin}/${tenantOf(run.module)}`;
+    const { value, journal } = await journalled(ctx.server, async () => {
+      let endSession: URL;
+      if (opInitiated) {
+        endSession = new URL(`${issuer}/oidc/logout`);
+        endSession.searchParams.set('id_token_hint', idToken ?? '');
+      } else endSession = new URL((await app.logout()).headers.get('location') ?? '');
+      const page = await fetch(endSession, { headers: { cookie: app.providerCookies.header(endSession) ?? '' }, redirect: 'manual' });
+      const html = await page.text();
+      const data = JSON.parse(/<script type="application\/json" id="frontchannel">([^<]*)<\/script>/.exec(html)?.[1] ?? '{}') as { frames?: string[]; next?: string };
+      const frames = await Promise.all((data.frames ?? []).map((src) => fetch(src, { redirect: 'manual' })));
+      const afterFrames = await app.state();
+      const next = data.next === undefined ? undefined : new URL(data.next);
+      return { page, data, frames: frames.map((f) => f.status), afterFrames, back: next ? await app.get(`${next.pathname}${next.search}`) : undefined };
+    });
+    expect(value.page.status).toBe(200);
+    expect(value.data.frames).toHaveLength(1);
+    const frame = new URL(value.data.frames?.[0] ?? '');
+    expect(`${frame.origin}${frame.pathname}`).toBe(`${app.origin}/auth/frontchannel-logout`);
+    expect(frame.searchParams.get('iss')).toBe(issuer);
+    expect(frame.searchParams.get('sid')).toEqual(expect.any(String));
+    expect(value.frames).toEqual([200]);
+    expect(value.afterFrames.signedIn).toBe(false);
+    expect(journal.calls('logout')).toHaveLength(1);
+    if (opInitiated) {
+      expect(value.back).toBeUndefined();
+      return;
+    }
+    expect(value.back?.status).toBe(303);
+    expect(value.back?.headers.get('location')).toBe(`${app.origin}/`);
   } finally {
     app.close();
   }
