@@ -106,6 +106,9 @@ const NO_ACCESS_TOKEN: readonly ResponseType[] = ['id_token'];
 const WITHOUT_AT_HASH: readonly ResponseType[] = ['code', 'id_token', 'code id_token', 'code token'];
 const WITHOUT_C_HASH: readonly ResponseType[] = ['code', 'id_token', 'id_token token', 'code token'];
 const CLAIMS = 'cert-claims: reference-server fault';
+/** A run whose capabilities exist but whose runner this suite does not have yet (see the readiness test). */
+export const HARNESS_PENDING = 'tests/certification:';
+const HARNESS_DYNAMIC = `${HARNESS_PENDING} the Dynamic chain runner (WebFinger, registration, request_uri, signed userinfo) is not written yet`;
 
 /** The OIDCC modules (Basic, Implicit, Hybrid, Config, Form Post, Dynamic, comprehensive, refresh, 3rd party). */
 export const OIDCC_MODULES: Record<string, CertModule> = {
@@ -455,7 +458,7 @@ export const OIDCC_MODULES: Record<string, CertModule> = {
     step: 'dynamic',
     outcome: 'accept',
     needs: { node: ['node.webfinger'] },
-    pending: 'jar: WebFinger issuer discovery',
+    pending: HARNESS_DYNAMIC,
   },
   'oidcc-client-test-discovery-webfinger-url': {
     javaClass: 'config.OIDCCClientTestDiscoveryWebfingerURL',
@@ -464,7 +467,7 @@ export const OIDCC_MODULES: Record<string, CertModule> = {
     step: 'dynamic',
     outcome: 'accept',
     needs: { node: ['node.webfinger'] },
-    pending: 'jar: WebFinger issuer discovery',
+    pending: HARNESS_DYNAMIC,
   },
   'oidcc-client-test-dynamic-registration': {
     javaClass: 'config.OIDCCClientTestDynamicRegistration',
@@ -473,7 +476,7 @@ export const OIDCC_MODULES: Record<string, CertModule> = {
     step: 'dynamic',
     outcome: 'accept',
     needs: { node: ['node.webfinger', 'node.requestObject'] },
-    pending: 'jar: the Dynamic chain (WebFinger, registration, request_uri) runs whole',
+    pending: HARNESS_DYNAMIC,
   },
   'oidcc-client-test-request-uri-signed-rs256': {
     javaClass: 'OIDCCClientTestRequestUriSignedWithRS256',
@@ -482,7 +485,7 @@ export const OIDCC_MODULES: Record<string, CertModule> = {
     step: 'dynamic',
     outcome: 'accept',
     needs: { node: ['node.requestObject'] },
-    pending: 'jar: request objects by request_uri',
+    pending: HARNESS_DYNAMIC,
   },
   'oidcc-client-test-request-uri-signed-none': {
     javaClass: 'OIDCCClientTestRequestUriSignedWithNone',
@@ -491,7 +494,7 @@ export const OIDCC_MODULES: Record<string, CertModule> = {
     step: 'dynamic',
     outcome: 'accept',
     needs: { node: ['node.requestObject'] },
-    pending: 'jar: request objects by request_uri',
+    pending: HARNESS_DYNAMIC,
   },
   'oidcc-client-test-userinfo-signed': {
     javaClass: 'OIDCCClientTestSignedUserinfo',
@@ -501,7 +504,7 @@ export const OIDCC_MODULES: Record<string, CertModule> = {
     outcome: 'accept',
     notApplicable: ['id_token'],
     needs: { node: ['node.signedUserinfo'] },
-    pending: 'jar: signed userinfo (application/jwt)',
+    pending: HARNESS_DYNAMIC,
   },
   'oidcc-client-test-3rd-party-init-login': {
     javaClass: 'OIDCCClient3rdPartyInitiatedLoginTest',
