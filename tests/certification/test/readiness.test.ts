@@ -33,13 +33,14 @@ const FAULTS_OUTSIDE_THE_PLANS: Record<string, string> = {
   client_assertion_wrong_aud: 'RFC 7523',
   client_assertion_expired: 'RFC 7523',
   client_assertion_unknown_key: 'RFC 7523',
-  request_object_refused: 'RFC 9101 refusals (issue 32); no module of the plans',
-  userinfo_signed_wrong_alg: 'signed userinfo refusals (issue 32); the Dynamic module signs userinfo correctly',
-  userinfo_signed_unknown_key: 'signed userinfo refusals (issue 32)',
-  userinfo_signed_wrong_iss: 'signed userinfo refusals (issue 32)',
-  userinfo_signed_wrong_aud: 'signed userinfo refusals (issue 32)',
-  userinfo_signed_alg_none: 'signed userinfo refusals (issue 32)',
-  userinfo_encrypted: 'encrypted userinfo refused (issue 32)',
+  // The Dynamic plan's request_uri and userinfo-sig modules are happy paths; these faults test refusals beside them.
+  request_object_refused: 'RFC 9101 6.2',
+  userinfo_signed_wrong_alg: 'OIDC Core 5.3.2 (the registered userinfo_signed_response_alg)',
+  userinfo_signed_unknown_key: 'OIDC Core 5.3.2',
+  userinfo_signed_wrong_iss: 'OIDC Core 5.3.2',
+  userinfo_signed_wrong_aud: 'OIDC Core 5.3.2',
+  userinfo_signed_alg_none: 'OIDC Core 5.3.2',
+  userinfo_encrypted: 'OIDC Core 5.3.2 (encryption unsupported)',
 };
 
 const runs = allRuns();
