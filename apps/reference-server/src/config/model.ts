@@ -88,6 +88,8 @@ export interface Client {
   token_endpoint_auth_method: ClientAuthMethod | undefined;
   /** Authorize requests must come through the PAR endpoint (RFC 9126). */
   require_pushed_authorization_requests: boolean;
+  /** Third-party initiated login (OIDC Core 4): where `/oidc/initiate-login` sends the browser; undefined: nowhere. */
+  initiate_login_uri: string | undefined;
 }
 
 /**

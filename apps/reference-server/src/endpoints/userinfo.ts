@@ -4,7 +4,8 @@
  * (`Authorization: DPoP` with a proof). Failures carry `WWW-Authenticate`.
  */
 import { clientFaults } from '../config/model';
-import { faultyProofRefusal } from '../faults/dpop';
+import { withClaimSources } from '../faults/claims';
+import { faultyProofRefusal, oddCaseNonceChallenge } from '../faults/dpop';
 import { faultyUserinfoClaims } from '../faults/responses';
 import { OAuthError, errorResponse, jsonResponse } from '../http/errors';
 import { BodyError, queryParams, readStrictForm } from '../http/params';
@@ -82,6 +83,8 @@ async function checkBinding(ctx: RequestContext, presented: Presented, record: A
   const faults = clientFaults(ctx.tenant, record.clientId);
   const refusal = faults && faultyProofRefusal(ctx, faults, result.nonce);
   if (refusal) throw dpopError(ctx, refusal.error, refusal.description, refusal.headers);
+  const oddCase = faults && oddCaseNonceChallenge(ctx, faults, result.nonce);
+  if (oddCase) throw new OAuthError(oddCase.error, oddCase.description, 401, oddCase.headers);
   return nonceHeader(ctx, result.nonce);
 }
 
@@ -107,7 +110,8 @@ export async function userinfo(ctx: RequestContext): Promise<Response> {
     }
     const claims = releasedClaims(ctx.tenant, user, record.scopes);
     const faults = clientFaults(ctx.tenant, record.clientId);
-    return jsonResponse(faults ? faultyUserinfoClaims(faults, claims) : claims, 200, { ...ctx.corsHeaders, ...headers });
+    const body = faults ? await withClaimSources(ctx, faults, faultyUserinfoClaims(faults, claims), presented.token) : claims;
+    return jsonResponse(body, 200, { ...ctx.corsHeaders, ...headers });
   } catch (error) {
     if (error instanceof OAuthError) return errorResponse(error, ctx.corsHeaders);
     throw error;

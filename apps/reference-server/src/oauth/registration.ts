@@ -100,6 +100,10 @@ export function readClientMetadata(input: unknown, policy: RegistrationPolicy): 
     if (problem) throw invalidMetadata(`post_logout_redirect_uris: ${JSON.stringify(uri.slice(0, 200))} ${problem}`);
   }
 
+  const initiateLoginUri = optionalString(m.initiate_login_uri, 'initiate_login_uri', 2000);
+  const initiateProblem = initiateLoginUri === undefined ? undefined : redirectUriProblem(initiateLoginUri);
+  if (initiateProblem) throw invalidMetadata(`initiate_login_uri: ${JSON.stringify(initiateLoginUri?.slice(0, 200))} ${initiateProblem}`);
+
   const rawScope = optionalString(m.scope, 'scope', 1000);
   const scopes = rawScope === undefined ? [...policy.scopes] : [...new Set(rawScope.split(' ').filter((s) => s !== ''))];
   const refused = scopes.find((s) => !policy.scopes.includes(s));
@@ -129,6 +133,7 @@ export function readClientMetadata(input: unknown, policy: RegistrationPolicy): 
     ...(dpop ? { require_dpop: true } : {}),
     ...(jwks ? { jwks } : {}),
     ...(jwksUri !== undefined ? { jwks_uri: jwksUri } : {}),
+    ...(initiateLoginUri !== undefined ? { initiate_login_uri: initiateLoginUri } : {}),
   };
   const metadata: Record<string, unknown> = {
     redirect_uris: redirectUris,
@@ -141,6 +146,7 @@ export function readClientMetadata(input: unknown, policy: RegistrationPolicy): 
     ...(m.dpop_bound_access_tokens !== undefined ? { dpop_bound_access_tokens: dpop } : {}),
     ...(jwks ? { jwks } : {}),
     ...(jwksUri !== undefined ? { jwks_uri: jwksUri } : {}),
+    ...(initiateLoginUri !== undefined ? { initiate_login_uri: initiateLoginUri } : {}),
   };
   return { config, needsSecret: method.startsWith('client_secret'), metadata };
 }
