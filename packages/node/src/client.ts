@@ -15,6 +15,8 @@ import {
   completeAuthorization,
   discovery,
   fetchUserInfo,
+  readInitiateLogin,
+  resolveClaimSources,
   providerMetadata,
   pushAuthorizationRequest,
   refreshTokens,
@@ -243,8 +245,16 @@ export function createNodeClient(options: NodeClientOptions): NodeClient {
     async getUserInfo(accessToken, userInfoOptions) {
       const provider = await getProvider();
       // Core refuses a missing subject with invalid_options before any request.
-      return fetchUserInfo({ provider, accessToken, expectedSubject: userInfoOptions?.expectedSubject as string, http, ...withDpop });
+      const tokenIn = userInfoOptions?.tokenIn;
+      return fetchUserInfo({ provider, accessToken, expectedSubject: userInfoOptions?.expectedSubject as string, http, ...withDpop, ...(tokenIn ? { tokenIn } : {}) });
     },
+
+    async resolveClaimSources(claims, claimsOptions = {}) {
+      const provider = await getProvider();
+      return resolveClaimSources(claims, { provider, http, ...(claimsOptions.claimsProviders ? { claimsProviders: claimsOptions.claimsProviders } : {}) });
+    },
+
+    readInitiateLogin: (params, initiateOptions) => readInitiateLogin(params, { issuer, targetOrigins: initiateOptions.targetOrigins }),
 
     invalidate: (invalidateOptions) => cc.invalidate(invalidateOptions),
 
