@@ -19,6 +19,8 @@ export { crossTab, type CrossTabOptions, type CrossTabPart } from './cross-tab';
 export { dpop, type BrowserDpop, type DpopPart } from './dpop';
 export { par, type ParPart } from './par';
 export { getUserInfo } from './userinfo';
+export { loginFromInitiation, type LoginFromInitiationOptions } from './initiate-login';
+export { resolveClaims } from './claim-sources';
 export {
   OidcError,
   discovery,
@@ -35,4 +37,8 @@ export {
   type OidcErrorCode,
   type ProviderMetadata,
   type UserInfo,
+  type ClaimsProvider,
+  type InitiatedLogin,
+  type ResolvedClaims,
+  type UnresolvedClaim,
 } from '@oidc-rp/core';
