@@ -44,7 +44,7 @@ export interface UnresolvedClaim {
   error: OidcError;
 }
 
-/** What {@link resolveClaimSources} resolves. */
+/** What `resolveClaimSources` resolves. */
 export interface ResolvedClaims {
   /** The claims with each verified source's claims added, without `_claim_names` and `_claim_sources`. */
   claims: Record<string, unknown>;
