@@ -34,6 +34,12 @@ export type OidcErrorCode =
   | 'id_token_missing'
   // Pushed authorization requests (RFC 9126).
   | 'par_response_invalid'
+  // Request objects (RFC 9101).
+  | 'request_object_key_unsupported'
+  | 'request_object_alg_not_supported'
+  // WebFinger issuer discovery (OpenID Connect Discovery 2).
+  | 'webfinger_failed'
+  | 'webfinger_invalid'
   // Finding an API's authorization server (RFC 9728) and registering with it (RFC 7591/7592).
   | 'resource_challenge_missing'
   | 'resource_metadata_invalid'
@@ -107,6 +113,13 @@ export type OidcErrorCode =
   | 'initiate_login_invalid'
   | 'initiate_login_iss_mismatch'
   | 'initiate_login_target_not_allowed'
+  // Signed userinfo (application/jwt).
+  | 'userinfo_jwt_invalid'
+  | 'userinfo_alg_not_allowed'
+  | 'userinfo_signature_invalid'
+  | 'userinfo_iss_mismatch'
+  | 'userinfo_aud_mismatch'
+  | 'userinfo_encrypted_unsupported'
   // Stateful wrappers (browser, node).
   | 'transaction_not_found'
   | 'callback_replayed'
