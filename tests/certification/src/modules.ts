@@ -163,7 +163,7 @@ export const OIDCC_MODULES: Record<string, CertModule> = {
     rule: 'Verify with the one key and accept the ID token.',
     step: 'login',
     outcome: 'accept',
-    fault: 'id_token_kid_absent_single',
+    fault: 'id_token_no_kid',
     pending: `${CLAIMS} id_token_kid_absent_single`,
   },
   'oidcc-client-test-kid-absent-multiple-jwks': {
@@ -172,7 +172,7 @@ export const OIDCC_MODULES: Record<string, CertModule> = {
     rule: 'Either reject the ID token (no key can be chosen) or try the keys and accept it.',
     step: 'login',
     outcome: 'either',
-    fault: 'id_token_kid_absent_multiple',
+    fault: 'id_token_no_kid_multiple_keys',
     pending: `${CLAIMS} id_token_kid_absent_multiple`,
   },
   'oidcc-client-test-idtoken-sig-rs256': {
@@ -219,7 +219,7 @@ export const OIDCC_MODULES: Record<string, CertModule> = {
     rule: ID_TOKEN_REJECTED,
     step: 'login',
     outcome: 'reject',
-    fault: 'id_token_bad_es256_signature',
+    fault: 'id_token_bad_signature_es256',
     pending: `${CLAIMS} id_token_bad_es256_signature`,
   },
   'oidcc-client-test-userinfo-invalid-sub': {
@@ -708,7 +708,7 @@ export const FAPI2_MODULES: Record<string, CertModule> = {
     rule: 'Accept it and complete the flow.',
     step: 'login',
     outcome: 'accept',
-    fault: 'id_token_aud_array',
+    fault: 'id_token_aud_single_array',
     pending: `${CLAIMS} id_token_aud_array`,
   },
   'fapi2-security-profile-final-client-test-invalid-nonce': {
@@ -780,7 +780,7 @@ export const FAPI2_MODULES: Record<string, CertModule> = {
     rule: 'Accept it (case-insensitive) and complete the flow.',
     step: 'login',
     outcome: 'accept',
-    fault: 'token_response_token_type_odd_case',
+    fault: 'token_response_token_type_inverted_case',
     pending: `${CLAIMS} DPoP token_type in odd case (token_response_token_type_lowercase answers "bearer", a downgrade for DPoP)`,
   },
   'fapi2-security-profile-final-client-test-rs-dpop-auth-scheme-case-insensitivity': {
@@ -789,7 +789,7 @@ export const FAPI2_MODULES: Record<string, CertModule> = {
     rule: 'Retry with the nonce (the scheme is case-insensitive) and complete the flow.',
     step: 'login',
     outcome: 'accept',
-    fault: 'userinfo_dpop_scheme_odd_case',
+    fault: 'userinfo_dpop_challenge_odd_case',
     pending: `${CLAIMS} DPoP challenge scheme in odd case at the resource`,
   },
   'fapi2-security-profile-final-client-test-ensure-jarm-without-iss-fails': {
