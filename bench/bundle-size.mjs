@@ -51,6 +51,8 @@ const VARIANTS = [
   { name: '`dpop()` (DPoP, RFC 9449: tokens bound to a non-extractable key in IndexedDB)', entry: 'oidc-rp-browser-dpop.js', group: 'opt-in', ours: true },
   { name: "`resourceIndicators({ resources })` (RFC 8707: logins ask for your APIs; a token per API from the refresh token)", entry: 'oidc-rp-browser-resources.js', group: 'opt-in', ours: true },
   { name: '`par()` (pushed authorization requests, RFC 9126: the authorize URL carries client_id and request_uri only)', entry: 'oidc-rp-browser-par.js', group: 'opt-in', ours: true },
+  { name: '`loginFromInitiation(client)` (third-party initiated login, OIDC Core 4)', entry: 'oidc-rp-browser-initiate-login.js', group: 'opt-in', ours: true },
+  { name: '`getUserInfo(client)` + `resolveClaims(client, claims)` (aggregated and distributed claims, verified)', entry: 'oidc-rp-browser-claims.js', group: 'opt-in', ours: true },
 ];
 
 /** Budgets (issue 14), in bytes of min+gzip. */

@@ -15,6 +15,8 @@ import { authorize } from './endpoints/authorize';
 import { codeTokenEndpoint } from './endpoints/code-token';
 import { showConsent, submitConsent } from './endpoints/consent';
 import { authorizationServerMetadata, discovery, WELL_KNOWN_INSERTED } from './endpoints/discovery';
+import { claimsSource } from './endpoints/claims-source';
+import { initiateLogin } from './endpoints/initiate-login';
 import { jwks } from './endpoints/jwks';
 import { showLogin, submitLogin } from './endpoints/login';
 import { logout } from './endpoints/logout';
@@ -64,6 +66,8 @@ const ENDPOINTS: readonly Endpoint[] = [
   { path: '/oauth/register', kind: 'json', cors: false, methods: { POST: register } },
   { path: '/oauth/register/:client_id', kind: 'json', cors: false, methods: { GET: manageRegistration, PUT: manageRegistration, DELETE: manageRegistration } },
   { path: '/oidc/logout', kind: 'html', cors: false, methods: { GET: logout, POST: logout } },
+  { path: '/oidc/claims-source', kind: 'json', cors: true, methods: { GET: claimsSource, POST: claimsSource } },
+  { path: '/oidc/initiate-login', kind: 'html', cors: false, methods: { GET: initiateLogin } },
 ];
 
 /**

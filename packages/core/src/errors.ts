@@ -102,6 +102,17 @@ export type OidcErrorCode =
   // UserInfo.
   | 'userinfo_error'
   | 'userinfo_sub_mismatch'
+  // Aggregated and distributed claims (OIDC Core 5.6.2): why a claim source was not used.
+  | 'claims_source_invalid'
+  | 'claims_source_insecure'
+  | 'claims_source_not_trusted'
+  | 'claims_source_error'
+  | 'claims_source_unsigned'
+  | 'claims_signature_invalid'
+  // Third-party initiated login (OIDC Core 4).
+  | 'initiate_login_invalid'
+  | 'initiate_login_iss_mismatch'
+  | 'initiate_login_target_not_allowed'
   // Signed userinfo (application/jwt).
   | 'userinfo_jwt_invalid'
   | 'userinfo_alg_not_allowed'

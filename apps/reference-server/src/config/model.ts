@@ -96,6 +96,8 @@ export interface Client {
   token_endpoint_auth_method: ClientAuthMethod | undefined;
   /** Authorize requests must come through the PAR endpoint (RFC 9126). */
   require_pushed_authorization_requests: boolean;
+  /** Third-party initiated login (OIDC Core 4): where `/oidc/initiate-login` sends the browser; undefined: nowhere. */
+  initiate_login_uri: string | undefined;
   /** The one algorithm of this client's request objects (RFC 9101); `none` only when set so. Undefined: any asymmetric one. */
   request_object_signing_alg: string | undefined;
   /** Every authorize and PAR request must carry a signed request object. */

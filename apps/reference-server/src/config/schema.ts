@@ -63,6 +63,12 @@ export interface ClientConfig {
    * introspect as a resource server, besides its own tokens. Default none.
    */
   introspection_audiences?: string[];
+  /**
+   * Third-party initiated login (OIDC Core 4): the client's login-initiation URI, where
+   * `{base}/oidc/initiate-login?client_id=...` sends the browser with `iss`, `login_hint` and
+   * `target_link_uri`. https, or http on a loopback host in a development tenant.
+   */
+  initiate_login_uri?: string;
   /** Back-Channel Logout 1.0: where logout tokens are POSTed when a user's session ends (https, or http on loopback in a development tenant). */
   backchannel_logout_uri?: string;
   /**
@@ -323,6 +329,7 @@ function readClient(o: ClientConfig, field: string, development: boolean, tenant
     jwks_uri: readJwksUri(o.jwks_uri, `${field}.jwks_uri`, development),
     token_endpoint_auth_method: o.token_endpoint_auth_method,
     require_pushed_authorization_requests: o.require_pushed_authorization_requests ?? false,
+    initiate_login_uri: readInitiateLoginUri(o.initiate_login_uri, `${field}.initiate_login_uri`, development),
     request_object_signing_alg: o.request_object_signing_alg,
     require_signed_request_object: o.require_signed_request_object ?? false,
     request_uris: o.request_uris ?? [],
@@ -336,6 +343,26 @@ function readClient(o: ClientConfig, field: string, development: boolean, tenant
   checkClientConsistency(client, field);
   checkRequestObjectSettings(client, field);
   return client;
+}
+
+/**
+ * An `initiate_login_uri` (OIDC Registration 2): absolute, no fragment, https, or http on a
+ * loopback host in a development tenant (the browser is sent there with the issuer's name).
+ */
+function readInitiateLoginUri(uri: string | undefined, field: string, development: boolean): string | undefined {
+  if (uri === undefined) return undefined;
+  let url: URL;
+  try {
+    url = new URL(uri);
+  } catch {
+    throw new ConfigError(field, 'must be an absolute https URI');
+  }
+  if (uri.includes('#')) throw new ConfigError(field, 'must not contain a fragment');
+  const loopback = url.hostname === 'localhost' || url.hostname === '127.0.0.1' || url.hostname === '[::1]';
+  if (!(url.protocol === 'https:' || (url.protocol === 'http:' && loopback && development))) {
+    throw new ConfigError(field, 'must be an https URI (http only on localhost, 127.0.0.1 or [::1], in a tenant with "development": true)');
+  }
+  return uri;
 }
 
 /**

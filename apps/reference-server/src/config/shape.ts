@@ -160,6 +160,10 @@ function buildConfigFileSchema() {
       list(text),
       'RFC 7662: audiences (RFC 8707 resources) of the tokens this confidential client may introspect as a resource server, besides its own tokens. Default none.',
     ),
+    initiate_login_uri: optional(
+      text,
+      'Third-party initiated login (OIDC Core 4): where {base}/oidc/initiate-login?client_id=... sends the browser, with iss, login_hint and target_link_uri. https, or http on a loopback host in a development tenant.',
+    ),
     backchannel_logout_uri: optional(
       text,
       "Back-Channel Logout 1.0: where logout tokens are POSTed when the user's session ends. https, or http on a loopback host in a development tenant.",

@@ -101,6 +101,10 @@ export function readClientMetadata(input: unknown, policy: RegistrationPolicy, s
     if (problem) throw invalidMetadata(`post_logout_redirect_uris: ${JSON.stringify(uri.slice(0, 200))} ${problem}`);
   }
 
+  const initiateLoginUri = optionalString(m.initiate_login_uri, 'initiate_login_uri', 2000);
+  const initiateProblem = initiateLoginUri === undefined ? undefined : redirectUriProblem(initiateLoginUri);
+  if (initiateProblem) throw invalidMetadata(`initiate_login_uri: ${JSON.stringify(initiateLoginUri?.slice(0, 200))} ${initiateProblem}`);
+
   const rawScope = optionalString(m.scope, 'scope', 1000);
   const scopes = rawScope === undefined ? [...policy.scopes] : [...new Set(rawScope.split(' ').filter((s) => s !== ''))];
   const refused = scopes.find((s) => !policy.scopes.includes(s));
@@ -150,6 +154,7 @@ export function readClientMetadata(input: unknown, policy: RegistrationPolicy, s
     ...(dpop ? { require_dpop: true } : {}),
     ...(jwks ? { jwks } : {}),
     ...(jwksUri !== undefined ? { jwks_uri: jwksUri } : {}),
+    ...(initiateLoginUri !== undefined ? { initiate_login_uri: initiateLoginUri } : {}),
     ...(requestObjectAlg !== undefined ? { request_object_signing_alg: requestObjectAlg } : {}),
     ...(requireSigned ? { require_signed_request_object: true } : {}),
     ...(requestUris ? { request_uris: requestUris } : {}),
@@ -166,6 +171,7 @@ export function readClientMetadata(input: unknown, policy: RegistrationPolicy, s
     ...(m.dpop_bound_access_tokens !== undefined ? { dpop_bound_access_tokens: dpop } : {}),
     ...(jwks ? { jwks } : {}),
     ...(jwksUri !== undefined ? { jwks_uri: jwksUri } : {}),
+    ...(initiateLoginUri !== undefined ? { initiate_login_uri: initiateLoginUri } : {}),
     ...(requestObjectAlg !== undefined ? { request_object_signing_alg: requestObjectAlg } : {}),
     ...(m.require_signed_request_object !== undefined ? { require_signed_request_object: requireSigned } : {}),
     ...(requestUris ? { request_uris: requestUris } : {}),
