@@ -18,6 +18,7 @@ import { authorizationServerMetadata, discovery, WELL_KNOWN_INSERTED } from './e
 import { jwks } from './endpoints/jwks';
 import { showLogin, submitLogin } from './endpoints/login';
 import { logout } from './endpoints/logout';
+import { checkSession } from './endpoints/check-session';
 import { oauthTokenEndpoint } from './endpoints/oauth-token';
 import { pushedAuthorizationRequest } from './endpoints/par';
 import { manageRegistration, register } from './endpoints/register';
@@ -63,6 +64,7 @@ const ENDPOINTS: readonly Endpoint[] = [
   { path: '/oauth/register', kind: 'json', cors: false, methods: { POST: register } },
   { path: '/oauth/register/:client_id', kind: 'json', cors: false, methods: { GET: manageRegistration, PUT: manageRegistration, DELETE: manageRegistration } },
   { path: '/oidc/logout', kind: 'html', cors: false, methods: { GET: logout, POST: logout } },
+  { path: '/oidc/check-session', kind: 'html', cors: false, methods: { GET: checkSession } },
 ];
 
 /**

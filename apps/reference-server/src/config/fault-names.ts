@@ -70,6 +70,8 @@ export const FAULTS = [
   'client_assertion_wrong_aud',
   'client_assertion_expired',
   'client_assertion_unknown_key',
+  // Logout and session (Front-Channel Logout 1.0, Session Management 1.0): the check_session_iframe answers "changed" to the client.
+  'check_session_changed',
 ] as const;
 
 /**

@@ -23,6 +23,7 @@ import type { Interaction } from '../store/store';
 import { CANCELLED_DESCRIPTION, TOO_MANY_ATTEMPTS_DESCRIPTION } from './descriptions';
 import { complete, endWithError, load, readForm, renderLogin } from './interaction';
 import { lockedError, lockedPage, RETURN_ACTION } from './locked-page';
+import { browserStateCookie } from '../oauth/browser-state';
 
 /** Wrong passwords allowed before the flow ends with an error redirect. */
 export const MAX_FAILED_LOGINS = 3;
@@ -112,6 +113,7 @@ export function attemptsLeft(inThisSignIn: number, beforeLockout: number): strin
 async function signIn(ctx: RequestContext, id: string, interaction: Interaction, user: User): Promise<Response> {
   const authentication = { username: user.username, sub: user.claims.sub, sid: randomToken(16), authTime: nowSeconds(ctx.server) };
   const headers = new Headers({ 'Set-Cookie': await startSession(ctx, authentication) });
+  headers.append('Set-Cookie', browserStateCookie(ctx, authentication.sid));
   const binding = await rotateBinding(ctx);
   headers.append('Set-Cookie', binding.setCookie);
   await ctx.server.store.saveInteraction(id, { ...interaction, browser: binding.key, user: authentication }, INTERACTION_SECONDS);

@@ -100,6 +100,17 @@ export function readClientMetadata(input: unknown, policy: RegistrationPolicy): 
     if (problem) throw invalidMetadata(`post_logout_redirect_uris: ${JSON.stringify(uri.slice(0, 200))} ${problem}`);
   }
 
+  // Front-Channel Logout 1.0 §2: the page loaded in an iframe at logout; same URI rules.
+  const frontchannelUri = optionalString(m.frontchannel_logout_uri, 'frontchannel_logout_uri', 2000);
+  if (frontchannelUri !== undefined) {
+    const problem = redirectUriProblem(frontchannelUri);
+    if (problem) throw invalidMetadata(`frontchannel_logout_uri ${problem}`);
+  }
+  if (m.frontchannel_logout_session_required !== undefined && typeof m.frontchannel_logout_session_required !== 'boolean') {
+    throw invalidMetadata('frontchannel_logout_session_required must be true or false (Front-Channel Logout 1.0 §2)');
+  }
+  const frontchannelSid = m.frontchannel_logout_session_required === true;
+
   const rawScope = optionalString(m.scope, 'scope', 1000);
   const scopes = rawScope === undefined ? [...policy.scopes] : [...new Set(rawScope.split(' ').filter((s) => s !== ''))];
   const refused = scopes.find((s) => !policy.scopes.includes(s));
@@ -129,6 +140,7 @@ export function readClientMetadata(input: unknown, policy: RegistrationPolicy): 
     ...(dpop ? { require_dpop: true } : {}),
     ...(jwks ? { jwks } : {}),
     ...(jwksUri !== undefined ? { jwks_uri: jwksUri } : {}),
+    ...(frontchannelUri !== undefined ? { frontchannel_logout_uri: frontchannelUri, frontchannel_logout_session_required: frontchannelSid } : {}),
   };
   const metadata: Record<string, unknown> = {
     redirect_uris: redirectUris,
@@ -141,6 +153,7 @@ export function readClientMetadata(input: unknown, policy: RegistrationPolicy): 
     ...(m.dpop_bound_access_tokens !== undefined ? { dpop_bound_access_tokens: dpop } : {}),
     ...(jwks ? { jwks } : {}),
     ...(jwksUri !== undefined ? { jwks_uri: jwksUri } : {}),
+    ...(frontchannelUri !== undefined ? { frontchannel_logout_uri: frontchannelUri, frontchannel_logout_session_required: frontchannelSid } : {}),
   };
   return { config, needsSecret: method.startsWith('client_secret'), metadata };
 }
