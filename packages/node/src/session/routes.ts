@@ -10,6 +10,7 @@ import { type CookieShape, parseCookies } from './cookies';
 import { checkLoginOrigin, isLoopbackHost } from './login-origin';
 import { checkLogoutState, newLogoutState } from './logout-state';
 import type { Backchannel } from './backchannel-logout';
+import type { Frontchannel } from './frontchannel-logout';
 import type { ResolvedSessionOptions } from './options';
 import { type ErrorPageInfo, type SignedOutPageInfo, customPage, errorPage, logoutConfirmPage, logoutStateMismatchPage, refusedPage, signedOutPage, unavailablePage } from './pages';
 import { crossSiteRefusal, safeReturnTo, wantsHtml } from './request-checks';
@@ -24,9 +25,11 @@ export interface RoutesContext {
   shapeOf(request: Request, pairs: Array<[string, string]>): CookieShape;
   /** Back-channel logout, when configured. */
   backchannel?: Backchannel | undefined;
+  /** Front-channel logout, when configured. */
+  frontchannel?: Frontchannel | undefined;
 }
 
-export function createAuthRoutes({ options: o, io, originOf, shapeOf, backchannel }: RoutesContext) {
+export function createAuthRoutes({ options: o, io, originOf, shapeOf, backchannel, frontchannel }: RoutesContext) {
   const routes = {
     async handle(request: Request): Promise<Response | undefined> {
       const { pathname } = new URL(request.url);
@@ -35,6 +38,7 @@ export function createAuthRoutes({ options: o, io, originOf, shapeOf, backchanne
       if (pathname === o.routes.logout) return routes.logout(request);
       if (pathname === o.routes.postLogout) return routes.postLogout(request);
       if (backchannel && pathname === backchannel.path) return backchannel.handle(request);
+      if (frontchannel && pathname === frontchannel.path) return frontchannel.handle(request);
       return undefined;
     },
 
