@@ -48,6 +48,8 @@ const VARIANTS = [
   { name: '`authorizedFetch(client)` (fetch with a 401 retry)', entry: 'oidc-rp-browser-fetch.js', group: 'opt-in', ours: true },
   { name: '`dpop()` (DPoP, RFC 9449: tokens bound to a non-extractable key in IndexedDB)', entry: 'oidc-rp-browser-dpop.js', group: 'opt-in', ours: true },
   { name: '`par()` (pushed authorization requests, RFC 9126: the authorize URL carries client_id and request_uri only)', entry: 'oidc-rp-browser-par.js', group: 'opt-in', ours: true },
+  { name: '`frontChannelLogout(client)` (Front-Channel Logout 1.0: the logout page ends the session in every tab)', entry: 'oidc-rp-browser-frontchannel.js', group: 'opt-in', ours: true },
+  { name: '`sessionManagement(client, options)` (Session Management 1.0: polls the check_session_iframe)', entry: 'oidc-rp-browser-session-management.js', group: 'opt-in', ours: true },
 ];
 
 /** Budgets (issue 14), in bytes of min+gzip. */
@@ -63,6 +65,7 @@ const SOURCE_ALIASES = {
   '@oidc-rp/core/api': join(here, '../packages/core/src/api/index.ts'),
   '@oidc-rp/core/internal': join(here, '../packages/core/src/internal.ts'),
   '@oidc-rp/browser': join(here, '../packages/browser/src/index.ts'),
+  '@oidc-rp/browser/session': join(here, '../packages/browser/src/session.ts'),
   '@oidc-rp/react': join(here, '../packages/react/src/index.ts'),
 };
 

@@ -27,8 +27,6 @@ export { validateIdToken } from './client/id-token';
 export type { IdTokenValidationOptions } from './client/id-token';
 export { validateLogoutToken, logoutTokenReplayWindow, BACKCHANNEL_LOGOUT_EVENT } from './client/logout-token';
 export type { LogoutTokenValidationOptions, LogoutTokenClaims } from './client/logout-token';
-export { readFrontChannelLogoutRequest, type FrontChannelLogoutRequest } from './client/front-channel-logout';
-export { readSessionState, checkSessionMessage, readCheckSessionAnswer, type CheckSessionAnswer } from './client/session-management';
 export { fetchUserInfo } from './client/userinfo';
 export type { UserInfo, UserInfoParams } from './client/userinfo';
 export { revokeToken } from './client/revocation';
@@ -53,3 +51,4 @@ export {
   updateClientRegistration,
 } from './client/client-registration';
 export type { ClientMetadata, RegisterClientParams, RegisteredClient } from './client/client-registration';
+export { readFrontChannelLogoutRequest, type FrontChannelLogoutRequest } from './client/front-channel-logout';
