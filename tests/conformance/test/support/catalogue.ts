@@ -97,6 +97,9 @@ export const CASES: readonly FaultCase[] = [
   { fault: 'client_assertion_wrong_aud', mirrors: 'RFC 7523 3 (3): aud reported as another', wrappers: ['node'], clientAssertion: true, node: 'token_endpoint_error', oauthError: 'invalid_client' },
   { fault: 'client_assertion_expired', mirrors: 'RFC 7523 3 (4): exp reported as past', wrappers: ['node'], clientAssertion: true, node: 'token_endpoint_error', oauthError: 'invalid_client' },
   { fault: 'client_assertion_unknown_key', mirrors: 'RFC 7523 3 (9): signature reported as by an unregistered key', wrappers: ['node'], clientAssertion: true, node: 'token_endpoint_error', oauthError: 'invalid_client' },
+  // Session Management 1.0: the fault answers "changed" from the check_session_iframe, which only the browser's
+  // @oidc-rp/browser/session entry frames (proven in Chromium in packages/browser/test/chromium/logout-and-session.test.ts).
+  { fault: 'check_session_changed', mirrors: 'oidcc-client-test-session-management (the OP iframe says changed); a login never reads the iframe', node: 'accepted', browser: { notApplicable: 'the login flow never frames check_session_iframe: sessionManagement() (@oidc-rp/browser/session) does, and ends the session on "changed" in packages/browser/test/chromium/logout-and-session.test.ts' } },
 ];
 
 /**
