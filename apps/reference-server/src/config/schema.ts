@@ -338,18 +338,8 @@ function readClient(o: ClientConfig, field: string, development: boolean, tenant
  * sets `backchannel_logout_private_network`; loopback is allowed as before.
  */
 function readBackchannelUri(uri: string | undefined, field: string, development: boolean, privateNetwork: boolean): string | undefined {
-  if (uri === undefined) return undefined;
-  let url: URL;
-  try {
-    url = new URL(uri);
-  } catch {
-    throw new ConfigError(field, 'must be an absolute https URI');
-  }
-  if (uri.includes('#')) throw new ConfigError(field, 'must not contain a fragment');
-  const loopback = url.hostname === 'localhost' || url.hostname === '127.0.0.1' || url.hostname === '[::1]';
-  if (!(url.protocol === 'https:' || (url.protocol === 'http:' && loopback && development))) {
-    throw new ConfigError(field, 'must be an https URI (http only on localhost, 127.0.0.1 or [::1], in a tenant with "development": true)');
-  }
+  if (readFrontchannelUri(uri, field, development) === undefined) return undefined;
+  const url = new URL(uri as string);
   const privateAddress = privateAddressProblem(url.hostname);
   if (privateAddress !== undefined && !privateNetwork) {
     throw new ConfigError(
@@ -362,7 +352,8 @@ function readBackchannelUri(uri: string | undefined, field: string, development:
 
 /**
  * A `frontchannel_logout_uri` (Front-Channel Logout 1.0 §2): absolute, no fragment, https, or
- * http on a loopback host in a development tenant. The browser loads it, never the server.
+ * http on a loopback host in a development tenant. The browser loads it, never the server. The
+ * back-channel URI starts with the same rules.
  */
 function readFrontchannelUri(uri: string | undefined, field: string, development: boolean): string | undefined {
   if (uri === undefined) return undefined;
