@@ -113,9 +113,10 @@ export function attemptsLeft(inThisSignIn: number, beforeLockout: number): strin
 async function signIn(ctx: RequestContext, id: string, interaction: Interaction, user: User): Promise<Response> {
   const authentication = { username: user.username, sub: user.claims.sub, sid: randomToken(16), authTime: nowSeconds(ctx.server) };
   const headers = new Headers({ 'Set-Cookie': await startSession(ctx, authentication) });
-  headers.append('Set-Cookie', browserStateCookie(ctx, authentication.sid));
   const binding = await rotateBinding(ctx);
   headers.append('Set-Cookie', binding.setCookie);
+  // Session Management 1.0: the browser state the check_session_iframe reads.
+  headers.append('Set-Cookie', browserStateCookie(ctx, authentication.sid));
   await ctx.server.store.saveInteraction(id, { ...interaction, browser: binding.key, user: authentication }, INTERACTION_SECONDS);
   const client = ctx.tenant.clients.get(interaction.request.clientId);
   if (client && (await needsConsent(ctx, client, authentication.sub, interaction.request.scopes, interaction.request.prompt))) {
