@@ -24,9 +24,11 @@ import {
   secretAuthMethodFor,
   usesPushedAuthorization,
 } from '@oidc-rp/core';
-import { normaliseScope } from '@oidc-rp/core/internal';
+import { fetchSignedUserInfo } from '@oidc-rp/core/signed';
+import { checkSigningAlgorithm, normaliseScope } from '@oidc-rp/core/internal';
 import type { AuthorizationTransaction, ClientAuth, GrantType, HttpOptions, ProviderMetadata, TokenSet } from '@oidc-rp/core';
 import { assertCallbackMode, readCallbackRequest } from './callback-input';
+import { assertRelayedFromOwnOrigin, relayedFragmentUrl } from './fragment-relay';
 import { createClientCredentialsSource } from './client-credentials';
 import { checkFapi2Algorithm, fapi2Provider, isFapi2 } from './fapi2';
 import { type NodeClientOptions, checkResponse, resolveOptions } from './options';
@@ -35,6 +37,7 @@ import { sealTransaction, unsealTransaction } from './sealed-transaction';
 import { MemoryTokenCache } from './token-cache';
 import type { NodeClient } from './client-types';
 import { createWebHandlers } from './web-handlers';
+import { checkRequestObjectOptions, toRequestObject } from './request-objects';
 
 /**
  * Creates a confidential client. Options are checked at once: a missing secret, an
@@ -86,6 +89,9 @@ export function createNodeClient(options: NodeClientOptions): NodeClient {
     const metadata = await providerMetadata(provider, http);
     return fapi ? fapi2Provider(metadata) : metadata;
   };
+  const requestObject = checkRequestObjectOptions(options.requestObject);
+  const userinfoAlgorithm = options.userinfoSigningAlgorithm;
+  if (userinfoAlgorithm !== undefined) checkSigningAlgorithm(userinfoAlgorithm);
   // One switch: with a DPoP handle every token call, userinfo and login use its key.
   const dpop = opts.dpop;
   const withDpop = dpop ? { dpop } : {};
@@ -129,11 +135,14 @@ export function createNodeClient(options: NodeClientOptions): NodeClient {
     transaction: AuthorizationTransaction,
   ): Promise<TokenSet> {
     const provider = await getProvider();
+    // A fragment response reaches a server as the fields its relay page posted (or as given).
+    const input =
+      transaction.responseMode === 'fragment' && params instanceof URLSearchParams ? relayedFragmentUrl(params, transaction.redirectUri) : params;
     return completeAuthorization({
       provider,
       client: clientConfig,
       clientAuth,
-      input: params,
+      input,
       transaction,
       http,
       ...(opts.clockTolerance !== undefined ? { clockTolerance: opts.clockTolerance } : {}),
@@ -143,6 +152,7 @@ export function createNodeClient(options: NodeClientOptions): NodeClient {
 
   const client: NodeClient = {
     getProvider,
+    resources: opts.resources,
     ...withDpop,
     ...(opts.signingAlgorithm !== undefined ? { signingAlgorithm: opts.signingAlgorithm } : {}),
 
@@ -190,8 +200,11 @@ export function createNodeClient(options: NodeClientOptions): NodeClient {
         ...(login.extra !== undefined || dpop ? { extra: { ...login.extra, ...(dpop ? { dpop_jkt: dpop.jkt } : {}) } } : {}),
       }), login.resources ?? opts.resources);
       // RFC 9126: pushed, the browser carries client_id and request_uri only.
-      if (!usesPushedAuthorization(provider, opts.par)) return request;
-      return pushAuthorizationRequest({ provider, client: clientConfig, clientAuth, request, http });
+      const pushed = usesPushedAuthorization(provider, opts.par);
+      // RFC 9101: the parameters signed as one request object (in the PAR body when pushed).
+      const sent = requestObject ? await toRequestObject(requestObject, provider, request, pushed) : request;
+      if (!pushed) return sent;
+      return pushAuthorizationRequest({ provider, client: clientConfig, clientAuth, request: sent, http });
     },
 
     async finishLogin(input, transaction) {
@@ -200,6 +213,7 @@ export function createNodeClient(options: NodeClientOptions): NodeClient {
       if (input instanceof Request) {
         const { params, mode } = await readCallbackRequest(input);
         assertCallbackMode(mode, transaction.responseMode);
+        if (mode === 'form_post' && transaction.responseMode === 'fragment') assertRelayedFromOwnOrigin(input, transaction.redirectUri);
         return finish(params, transaction);
       }
       return finish(input, transaction);
@@ -243,7 +257,10 @@ export function createNodeClient(options: NodeClientOptions): NodeClient {
     async getUserInfo(accessToken, userInfoOptions) {
       const provider = await getProvider();
       // Core refuses a missing subject with invalid_options before any request.
-      return fetchUserInfo({ provider, accessToken, expectedSubject: userInfoOptions?.expectedSubject as string, http, ...withDpop });
+      const params = { provider, accessToken, expectedSubject: userInfoOptions?.expectedSubject as string, http, ...withDpop };
+      // OIDC Core 5.3.2: a client registered for signed userinfo takes nothing else.
+      if (userinfoAlgorithm !== undefined) return fetchSignedUserInfo({ ...params, clientId: opts.clientId, signingAlgorithm: userinfoAlgorithm });
+      return fetchUserInfo(params);
     },
 
     invalidate: (invalidateOptions) => cc.invalidate(invalidateOptions),
@@ -272,9 +289,10 @@ export function createNodeClient(options: NodeClientOptions): NodeClient {
 
   const web = createWebHandlers({
     client,
-    finish: async (callback, transaction) => {
+    finish: async (callback, transaction, request) => {
       checkTransaction(transaction, opts.clientId, issuer);
       assertCallbackMode(callback.mode, transaction.responseMode);
+      if (callback.mode === 'form_post' && transaction.responseMode === 'fragment') assertRelayedFromOwnOrigin(request, transaction.redirectUri);
       return finish(callback.params, transaction);
     },
     redirectUri: () => opts.redirectUri,

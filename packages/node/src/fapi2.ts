@@ -10,6 +10,7 @@ import { OidcError, privateKeyJwt } from '@oidc-rp/core';
 import { invalidOptions } from '@oidc-rp/core/internal';
 import type { ClientAuth, DpopHandle, ProviderMetadata } from '@oidc-rp/core';
 import type { NodeClientOptions } from './options';
+import { messageSigningOptions } from './fapi2-message-signing';
 
 /** The signing algorithms FAPI 2.0 allows (FAPI 2.0 Security Profile 5.4). */
 export type Fapi2Algorithm = 'PS256' | 'ES256' | 'EdDSA';
@@ -31,6 +32,11 @@ export interface Fapi2Options extends Omit<NodeClientOptions, (typeof FIXED)[num
   alg?: Fapi2Algorithm;
   /** Sender-constrained tokens (FAPI 2.0 5.3.2.2): a handle from `dpop()`, its key PS256, ES256 or EdDSA. */
   dpop: DpopHandle;
+  /**
+   * FAPI 2.0 Message Signing: every login's parameters go in a request object signed with
+   * `privateKey` (PS256, ES256 or EdDSA), pushed as the PAR body's `request`. Default false.
+   */
+  messageSigning?: boolean;
 }
 
 /**
@@ -64,7 +70,8 @@ export function fapi2(options: Fapi2Options): NodeClientOptions {
   }
   if (options.alg !== undefined && !ALGORITHMS.includes(options.alg)) throw invalidOptions('FAPI 2.0 allows alg PS256, ES256 or EdDSA only.');
   checkDpop(options.dpop);
-  const { privateKey, kid, alg, ...rest } = options;
+  const { privateKey, kid, alg, messageSigning, ...rest } = options;
+  if (messageSigning !== undefined && typeof messageSigning !== 'boolean') throw invalidOptions('messageSigning must be true or false.');
   const sign = privateKeyJwt(privateKey, { ...(kid !== undefined ? { kid } : {}), ...(alg !== undefined ? { alg } : {}) });
   const clientAuth: ClientAuth = async (request) => {
     await sign(request);
@@ -75,7 +82,8 @@ export function fapi2(options: Fapi2Options): NodeClientOptions {
     }
   };
   made.add(clientAuth);
-  const preset = { ...rest, clientAuth, par: true, pkce: true, responseType: 'code', responseMode: 'query', [FAPI2]: true };
+  const signing = messageSigning ? messageSigningOptions(privateKey, kid, alg) : {};
+  const preset = { ...rest, ...signing, clientAuth, par: true, pkce: true, responseType: 'code', responseMode: 'query', [FAPI2]: true };
   return preset as NodeClientOptions;
 }
 

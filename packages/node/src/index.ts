@@ -25,12 +25,19 @@ export type { CallbackResult, HandleLoginOptions } from './client-types';
 export type { ClientCredentialsOptions, InvalidateOptions } from './client-credentials';
 export { MemoryTokenCache } from './token-cache';
 export type { CachedToken, MemoryTokenCacheOptions, TokenCache, TokenCacheLock } from './token-cache';
+export { fragmentRelayPage } from './fragment-relay';
 export { sealTransaction, unsealTransaction } from './sealed-transaction';
 export type { SealOptions } from './sealed-transaction';
 export { isRetryableError } from './retry';
 export { fapi2 } from './fapi2';
+export { createRequestObjectStore } from './request-objects';
+export type { NodeRequestObjectOptions, RequestObjectStore, RequestObjectStoreOptions } from './request-objects';
 export type { Fapi2Algorithm, Fapi2Options } from './fapi2';
 export * from './session/index';
+
+// Signed requests (RFC 9101), signed userinfo and WebFinger issuer discovery, from core's `signed` entry.
+export { discoverByIdentifier, fetchSignedUserInfo, requestObjectSigner, webFingerIssuer } from '@oidc-rp/core/signed';
+export type { RequestObjectAlgorithm, RequestObjectSigner, RequestObjectSignerOptions, WebFingerOptions } from '@oidc-rp/core/signed';
 
 // The core pieces a backend meets directly, so one import is enough.
 export {

@@ -8,6 +8,7 @@ import { checkResources } from '@oidc-rp/core';
 import type { ClientAuth, ClientAuthMethod, DpopHandle, GrantType, ProviderMetadata, ResponseMode, ResponseType } from '@oidc-rp/core';
 import { checkSecrets } from './secret-strength';
 import type { TokenCache } from './token-cache';
+import type { NodeRequestObjectOptions } from './request-objects';
 
 /**
  * Retry policy for client-credentials requests (network errors and HTTP 5xx only).
@@ -141,6 +142,19 @@ export interface NodeClientOptions {
    * keeps its own cache entries.
    */
   dpop?: DpopHandle;
+  /**
+   * Request objects (RFC 9101): every login's parameters signed as one JWT by
+   * `requestObject.signer` (core's `requestObjectSigner`), sent by value, inside the pushed
+   * request with `par`, or by `request_uri` from `requestObject.store` (`createRequestObjectStore`).
+   * Default: none, the parameters go in the URL (or the PAR body).
+   */
+  requestObject?: NodeRequestObjectOptions;
+  /**
+   * The client's registered `userinfo_signed_response_alg` (e.g. `'RS256'`): `getUserInfo` then
+   * expects a JWT signed with it by the provider (`iss`, `aud` and `sub` checked); plain JSON, an
+   * encrypted answer or another algorithm is refused. Default: unset, plain JSON userinfo.
+   */
+  userinfoSigningAlgorithm?: string;
 }
 
 /** Options after validation, with every default applied. Internal. */
@@ -268,22 +282,19 @@ export function resolveOptions(options: NodeClientOptions): ResolvedOptions {
 }
 
 /**
- * Checks a response type and mode for a backend: a server never sees a URL fragment,
- * so anything but `code` needs `form_post`, and `fragment` is refused.
+ * Checks a response type and mode for a backend: tokens never come in the query, so anything but
+ * `code` needs `form_post` or `fragment` (which reaches the server through the relay page).
  */
 export function checkResponse(responseType: ResponseType, responseMode: ResponseMode | undefined): void {
   if (!RESPONSE_TYPES.includes(responseType)) {
     fail(`Unsupported response type "${String(responseType)}"; use one of: ${RESPONSE_TYPES.join(', ')}.`);
   }
   if (responseMode === undefined) return;
-  if (responseMode !== 'query' && responseMode !== 'form_post') {
-    fail(
-      `Response mode "${String(responseMode)}" cannot reach a backend (a server never sees a URL fragment); ` +
-        'use "form_post", or "query" with response type "code".',
-    );
+  if (responseMode !== 'query' && responseMode !== 'form_post' && responseMode !== 'fragment') {
+    fail(`Unsupported response mode "${String(responseMode)}"; use "query" (code only), "form_post" or "fragment" (relayed by the callback page).`);
   }
   if (responseMode === 'query' && responseType !== 'code') {
-    fail(`Response type "${responseType}" returns tokens from the authorize endpoint: use response mode "form_post".`);
+    fail(`Response type "${responseType}" returns tokens from the authorize endpoint: use response mode "form_post" or "fragment".`);
   }
 }
 

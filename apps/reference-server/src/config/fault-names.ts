@@ -70,6 +70,26 @@ export const FAULTS = [
   'client_assertion_wrong_aud',
   'client_assertion_expired',
   'client_assertion_unknown_key',
+  // Response types and delivery (certification): every valid authorize request of the client
+  // answered with `error=login_required`, delivered in the request's response mode (form_post too).
+  'authorize_error_login_required',
+  // Certification harness (tests/certification): logout tokens of the OpenID suite's
+  // back-channel logout modules, sent at RP-initiated logout (faults/logout-token-claims.ts).
+  'logout_token_alg_none',
+  'logout_token_missing_events',
+  'logout_token_with_nonce',
+  'logout_token_wrong_aud',
+  'logout_token_wrong_events',
+  'logout_token_wrong_iss',
+  // Request objects (RFC 9101) and signed userinfo (OIDC Core 5.3.2): a valid request object refused
+  // (invalid_request_object) as if a check failed; signed userinfo broken in one rule each.
+  'request_object_refused',
+  'userinfo_signed_wrong_alg',
+  'userinfo_signed_unknown_key',
+  'userinfo_signed_wrong_iss',
+  'userinfo_signed_wrong_aud',
+  'userinfo_signed_alg_none',
+  'userinfo_encrypted',
   // Logout and session (Front-Channel Logout 1.0, Session Management 1.0): the check_session_iframe answers "changed" to the client.
   'check_session_changed',
 ] as const;

@@ -13,7 +13,7 @@ export type SigningAlg = 'RS256' | 'ES256';
 /** Grant types a client may be registered for. */
 export type GrantType = 'authorization_code' | 'refresh_token' | 'client_credentials' | 'implicit';
 /** Response types the authorize endpoint serves, in their canonical spelling. */
-export type ResponseType = 'code' | 'code id_token' | 'code token id_token' | 'token' | 'id_token token' | 'id_token';
+export type ResponseType = 'code' | 'code id_token' | 'code token' | 'code token id_token' | 'token' | 'id_token token' | 'id_token';
 
 /** Lifetimes in seconds. */
 export interface Lifetimes {
@@ -24,7 +24,15 @@ export interface Lifetimes {
 }
 
 /** All response types, canonical spelling; the authorize endpoint accepts any word order. */
-export const RESPONSE_TYPES: readonly ResponseType[] = ['code', 'code id_token', 'code token id_token', 'token', 'id_token token', 'id_token'];
+export const RESPONSE_TYPES: readonly ResponseType[] = [
+  'code',
+  'code id_token',
+  'code token',
+  'code token id_token',
+  'token',
+  'id_token token',
+  'id_token',
+];
 
 /**
  * The canonical spelling of a response type given in any word order, or undefined.
@@ -92,6 +100,14 @@ export interface Client {
   token_endpoint_auth_method: ClientAuthMethod | undefined;
   /** Authorize requests must come through the PAR endpoint (RFC 9126). */
   require_pushed_authorization_requests: boolean;
+  /** The one algorithm of this client's request objects (RFC 9101); `none` only when set so. Undefined: any asymmetric one. */
+  request_object_signing_alg: string | undefined;
+  /** Every authorize and PAR request must carry a signed request object. */
+  require_signed_request_object: boolean;
+  /** Where this client's request objects may be fetched from (`request_uri`); empty: any URL the fetch rules allow. */
+  request_uris: readonly string[];
+  /** Userinfo answered as a JWT signed with the tenant's key (OIDC Core 5.3.2); undefined: plain JSON. */
+  userinfo_signed_response_alg: SigningAlg | undefined;
 }
 
 /**

@@ -133,7 +133,7 @@ function buildConfigFileSchema() {
     grant_types: optional(list(grantType), 'Default ["authorization_code"].'),
     response_types: optional(
       list(text),
-      'Default ["code"] with the authorization_code grant. One of "code", "code id_token", "code token id_token", "token", "id_token token", "id_token" (any word order).',
+      'Default ["code"] with the authorization_code grant. One of "code", "code id_token", "code token", "code token id_token", "token", "id_token token", "id_token" (any word order).',
     ),
     scopes: optional(list(scopeToken), 'Scopes the client may request. Default ["openid"].'),
     skip_consent: optional(flag, 'Never show the consent page for this client. Default false.'),
@@ -188,6 +188,16 @@ function buildConfigFileSchema() {
       'The one authentication method the client may use at the token, revocation and PAR endpoints. Default: any it has credentials for.',
     ),
     require_pushed_authorization_requests: optional(flag, 'Authorize requests of this client must come through the PAR endpoint (RFC 9126). Default false.'),
+    request_object_signing_alg: optional(
+      oneOf(['ES256', 'ES384', 'ES512', 'PS256', 'PS384', 'PS512', 'RS256', 'RS384', 'RS512', 'EdDSA', 'none']),
+      'RFC 9101: the one algorithm of the client\'s request objects, verified with its jwks or jwks_uri; "none" accepts unsigned ones. Default: any asymmetric algorithm.',
+    ),
+    require_signed_request_object: optional(flag, 'RFC 9101: every authorize and PAR request of this client must carry a signed request object. Default false.'),
+    request_uris: optional(list(text), 'RFC 9101: the only URLs the client\'s request objects may be fetched from by request_uri (https; http on loopback). Default: any https URL of a public host.'),
+    userinfo_signed_response_alg: optional(
+      oneOf(['RS256', 'ES256']),
+      "OIDC Core 5.3.2: userinfo answered as a JWT (application/jwt) signed with the tenant's key; must be the tenant's signing_alg. Default: plain JSON.",
+    ),
   });
 
   const registration = strict({

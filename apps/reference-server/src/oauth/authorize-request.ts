@@ -89,9 +89,6 @@ export function validateAuthorizeRequest(params: Params, clients: ReadonlyMap<st
   if (requestedMode === 'query' && type !== 'code') {
     return error(fail('invalid_request', 'tokens are never sent in the query; use response_mode fragment or form_post'));
   }
-  if (type === 'id_token' && mode !== 'form_post') {
-    return error(fail('invalid_request', 'response_type id_token is served only with response_mode=form_post'));
-  }
 
   const rawScope = values.get('scope');
   if (rawScope === undefined) return error(fail('invalid_request', 'scope is required'));

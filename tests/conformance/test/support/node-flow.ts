@@ -4,7 +4,7 @@
  * provider's real HTML forms (`completeLogin`, real HTTP), and the browser comes back to the
  * callback with that cookie, where `handleCallback` finishes the login.
  */
-import { type ClientAuth, type DpopHandle, MemoryTokenCache, createNodeClient, type NodeClient, type ResponseType, type TokenSet, type UserInfo } from '@oidc-rp/node';
+import { type ClientAuth, type DpopHandle, MemoryTokenCache, type NodeRequestObjectOptions, createNodeClient, type NodeClient, type NodeClientOptions, type ResponseMode, type ResponseType, type TokenSet, type UserInfo } from '@oidc-rp/node';
 import { completeLogin } from '@oidc-rp/reference-server/testing';
 import { CLIENT_SECRET, NODE_REDIRECT, SCOPE } from './config';
 
@@ -49,6 +49,16 @@ export interface NodeFlowOptions {
   clientAuth?: ClientAuth;
   /** The client's pinned signing algorithm (`createNodeClient({ signingAlgorithm })`). */
   signingAlgorithm?: string;
+  /** Default: `query` for `code`, `form_post` otherwise. */
+  responseMode?: ResponseMode;
+  /** Authenticate with the client secret by this method (e.g. `client_secret_basic`) instead of the client's choice. */
+  authMethod?: NodeClientOptions['authMethod'];
+  /** Options that replace the flow's own client options (e.g. a `fapi2()` preset); the recording fetch and cache stay. */
+  clientOptions?: NodeClientOptions;
+  /** Logins as request objects (`createNodeClient({ requestObject })`). */
+  requestObject?: NodeRequestObjectOptions;
+  /** The client's registered userinfo algorithm (`createNodeClient({ userinfoSigningAlgorithm })`). */
+  userinfoSigningAlgorithm?: string;
 }
 
 /** A fetch that records each request's path, status, DPoP proof and Authorization scheme. */
@@ -84,21 +94,27 @@ export async function runNodeFlow(options: NodeFlowOptions): Promise<NodeFlow> {
   const cacheWrites: string[] = [];
   const sent: SentRequest[] = [];
   const responseType = options.responseType ?? 'code';
-  const client = createNodeClient({
+  const base: NodeClientOptions = options.clientOptions ?? {
     issuer: options.issuer,
     clientId: options.clientId,
     ...(options.clientAuth ? { clientAuth: options.clientAuth } : { clientSecret: CLIENT_SECRET }),
+    ...(options.authMethod ? { authMethod: options.authMethod } : {}),
     redirectUri: NODE_REDIRECT,
     scope: SCOPE,
     responseType,
-    responseMode: responseType === 'code' ? 'query' : 'form_post',
+    responseMode: options.responseMode ?? (responseType === 'code' ? 'query' : 'form_post'),
     cookieSecret: 'conformance-OV0rZnPlj-o9ioSgs8cfPBGlwSm6kqjT',
+  };
+  const client = createNodeClient({
+    ...base,
     tokenCache: recordingCache(cacheWrites),
     fetch: recordingFetch(sent),
     ...(options.timeout !== undefined ? { timeout: options.timeout } : {}),
     ...(options.dpop ? { dpop: options.dpop } : {}),
     ...(options.par !== undefined ? { par: options.par } : {}),
     ...(options.signingAlgorithm !== undefined ? { signingAlgorithm: options.signingAlgorithm } : {}),
+    ...(options.requestObject ? { requestObject: options.requestObject } : {}),
+    ...(options.userinfoSigningAlgorithm !== undefined ? { userinfoSigningAlgorithm: options.userinfoSigningAlgorithm } : {}),
   });
   const flow: NodeFlow = { client, callback: new URLSearchParams(), cacheWrites, sent };
   try {
