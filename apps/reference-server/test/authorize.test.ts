@@ -224,7 +224,7 @@ describe('authorize: responses of every response type and mode', () => {
   it('code token → fragment with code and Bearer access token, no ID token; the code redeems as for hybrid', async () => {
     const { location, fragment } = await login(h, webParams({ response_type: 'code token' }));
     expect(location.search).toBe('');
-    expect([...fragment.keys()].sort()).toEqual(['access_token', 'code', 'expires_in', 'iss', 'state', 'token_type']);
+    expect([...fragment.keys()].sort()).toEqual(['access_token', 'code', 'expires_in', 'iss', 'session_state', 'state', 'token_type']);
     expect(fragment.get('token_type')).toBe('Bearer');
     const exchanged = await exchangeWebCode(h, fragment.get('code') ?? '');
     expect(exchanged.status).toBe(200);
@@ -237,7 +237,7 @@ describe('authorize: responses of every response type and mode', () => {
   it('id_token → the fragment by default (OIDC Core 3.2.2.5), the ID token alone, no access token', async () => {
     const { location, fragment } = await login(h, webParams({ response_type: 'id_token', nonce: 'n-frag' }));
     expect(location.search).toBe('');
-    expect([...fragment.keys()].sort()).toEqual(['id_token', 'iss', 'state']);
+    expect([...fragment.keys()].sort()).toEqual(['id_token', 'iss', 'session_state', 'state']);
     const claims = await verifyJwt(h, fragment.get('id_token') ?? '', { audience: 'web' });
     expect(claims.nonce).toBe('n-frag');
     expect(claims.at_hash).toBeUndefined();
