@@ -53,6 +53,8 @@ const VARIANTS = [
   { name: '`par()` (pushed authorization requests, RFC 9126: the authorize URL carries client_id and request_uri only)', entry: 'oidc-rp-browser-par.js', group: 'opt-in', ours: true },
   { name: '`loginFromInitiation(client)` (third-party initiated login, OIDC Core 4)', entry: 'oidc-rp-browser-initiate-login.js', group: 'opt-in', ours: true },
   { name: '`getUserInfo(client)` + `resolveClaims(client, claims)` (aggregated and distributed claims, verified)', entry: 'oidc-rp-browser-claims.js', group: 'opt-in', ours: true },
+  { name: '`frontChannelLogout(client)` (Front-Channel Logout 1.0: the logout page ends the session in every tab)', entry: 'oidc-rp-browser-frontchannel.js', group: 'opt-in', ours: true },
+  { name: '`sessionManagement(client, options)` (Session Management 1.0: polls the check_session_iframe)', entry: 'oidc-rp-browser-session-management.js', group: 'opt-in', ours: true },
 ];
 
 /** Budgets (issue 14), in bytes of min+gzip. */
@@ -68,6 +70,7 @@ const SOURCE_ALIASES = {
   '@oidc-rp/core/api': join(here, '../packages/core/src/api/index.ts'),
   '@oidc-rp/core/internal': join(here, '../packages/core/src/internal.ts'),
   '@oidc-rp/browser': join(here, '../packages/browser/src/index.ts'),
+  '@oidc-rp/browser/session': join(here, '../packages/browser/src/session.ts'),
   '@oidc-rp/react': join(here, '../packages/react/src/index.ts'),
 };
 

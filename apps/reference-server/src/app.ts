@@ -20,6 +20,7 @@ import { initiateLogin } from './endpoints/initiate-login';
 import { jwks } from './endpoints/jwks';
 import { showLogin, submitLogin } from './endpoints/login';
 import { logout } from './endpoints/logout';
+import { checkSession } from './endpoints/check-session';
 import { oauthTokenEndpoint } from './endpoints/oauth-token';
 import { pushedAuthorizationRequest } from './endpoints/par';
 import { manageRegistration, register } from './endpoints/register';
@@ -68,6 +69,7 @@ const ENDPOINTS: readonly Endpoint[] = [
   { path: '/oidc/logout', kind: 'html', cors: false, methods: { GET: logout, POST: logout } },
   { path: '/oidc/claims-source', kind: 'json', cors: true, methods: { GET: claimsSource, POST: claimsSource } },
   { path: '/oidc/initiate-login', kind: 'html', cors: false, methods: { GET: initiateLogin } },
+  { path: '/oidc/check-session', kind: 'html', cors: false, methods: { GET: checkSession } },
 ];
 
 /**

@@ -99,6 +99,10 @@ export type OidcErrorCode =
   // RP-initiated logout: the post-logout redirect's `state` is not the one the logout sent.
   | 'logout_state_mismatch'
   | 'logout_token_replayed'
+  // Front-channel logout (Front-Channel Logout 1.0) and session management (Session Management 1.0).
+  | 'frontchannel_logout_iss_mismatch'
+  | 'frontchannel_logout_sid_missing'
+  | 'session_state_invalid'
   // UserInfo.
   | 'userinfo_error'
   | 'userinfo_sub_mismatch'

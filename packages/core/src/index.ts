@@ -55,3 +55,4 @@ export {
   updateClientRegistration,
 } from './client/client-registration';
 export type { ClientMetadata, RegisterClientParams, RegisteredClient } from './client/client-registration';
+export { readFrontChannelLogoutRequest, type FrontChannelLogoutRequest } from './client/front-channel-logout';

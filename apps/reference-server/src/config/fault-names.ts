@@ -114,6 +114,8 @@ export const FAULTS = [
   'userinfo_signed_wrong_aud',
   'userinfo_signed_alg_none',
   'userinfo_encrypted',
+  // Logout and session (Front-Channel Logout 1.0, Session Management 1.0): the check_session_iframe answers "changed" to the client.
+  'check_session_changed',
 ] as const;
 
 /**

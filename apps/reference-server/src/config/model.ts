@@ -86,6 +86,10 @@ export interface Client {
   backchannel_logout_uri: string | undefined;
   /** Logout tokens carry `sid`. */
   backchannel_logout_session_required: boolean;
+  /** Front-Channel Logout 1.0: the page the logout page loads in an iframe; undefined: none. */
+  frontchannel_logout_uri: string | undefined;
+  /** The front-channel logout URI gets `iss` and `sid` query parameters. */
+  frontchannel_logout_session_required: boolean;
   /** Empty unless the config asks for faults. */
   faults: ReadonlySet<Fault>;
   /** Public keys for `private_key_jwt` (RFC 7523), given in the config. */

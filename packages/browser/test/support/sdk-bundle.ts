@@ -5,16 +5,16 @@
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
-export async function bundleSdkFromSources(): Promise<string> {
+export async function bundleSdkFromSources(entry = 'index.ts', globalName = 'oidcRp'): Promise<string> {
   const bundled = await build({
-    entryPoints: [fileURLToPath(new URL('../../src/index.ts', import.meta.url))],
+    entryPoints: [fileURLToPath(new URL(`../../src/${entry}`, import.meta.url))],
     alias: {
       '@oidc-rp/core': fileURLToPath(new URL('../../../core/src/index.ts', import.meta.url)),
       '@oidc-rp/core/internal': fileURLToPath(new URL('../../../core/src/internal.ts', import.meta.url)),
     },
     bundle: true,
     format: 'iife',
-    globalName: 'oidcRp',
+    globalName,
     write: false,
     logLevel: 'silent',
   });

@@ -4,6 +4,7 @@ import { invalidOptions } from '@oidc-rp/core/internal';
 import type { NodeClient, StartLoginOptions } from '../client-types';
 import { checkSecrets } from '../secret-strength';
 import type { BackchannelLogoutOptions } from './backchannel-logout';
+import type { FrontchannelLogoutOptions } from './frontchannel-logout';
 import type { SessionPages } from './pages';
 import type { SessionStore } from './session-store';
 
@@ -96,6 +97,13 @@ export interface SessionAuthOptions {
    * `backchannelLogout.store` for cookie-only sessions). Default: off.
    */
   backchannelLogout?: BackchannelLogoutOptions;
+  /**
+   * Front-channel logout (OpenID Connect Front-Channel Logout 1.0): a page the provider loads in
+   * an iframe at logout, ending the sessions of the `sid` it names (`iss` must be the issuer).
+   * Needs `backchannelLogout` (its sid index). Default: off. Prefer back-channel logout: browsers
+   * that block third-party cookies still load the page, but see the README for the limits.
+   */
+  frontchannelLogout?: FrontchannelLogoutOptions;
 }
 
 /** Options with defaults applied. Internal. */

@@ -12,6 +12,7 @@ import { checkLoginOrigin, isLoopbackHost } from './login-origin';
 import { readSessionInitiation } from './initiate-login';
 import { checkLogoutState, newLogoutState } from './logout-state';
 import type { Backchannel } from './backchannel-logout';
+import type { Frontchannel } from './frontchannel-logout';
 import type { ResolvedSessionOptions } from './options';
 import { type ErrorPageInfo, type SignedOutPageInfo, customPage, errorPage, logoutConfirmPage, logoutStateMismatchPage, refusedPage, signedOutPage, unavailablePage } from './pages';
 import { crossSiteRefusal, safeReturnTo, wantsHtml } from './request-checks';
@@ -26,9 +27,11 @@ export interface RoutesContext {
   shapeOf(request: Request, pairs: Array<[string, string]>): CookieShape;
   /** Back-channel logout, when configured. */
   backchannel?: Backchannel | undefined;
+  /** Front-channel logout, when configured. */
+  frontchannel?: Frontchannel | undefined;
 }
 
-export function createAuthRoutes({ options: o, io, originOf, shapeOf, backchannel }: RoutesContext) {
+export function createAuthRoutes({ options: o, io, originOf, shapeOf, backchannel, frontchannel }: RoutesContext) {
   const routes = {
     async handle(request: Request): Promise<Response | undefined> {
       const { pathname } = new URL(request.url);
@@ -38,6 +41,7 @@ export function createAuthRoutes({ options: o, io, originOf, shapeOf, backchanne
       if (pathname === o.routes.postLogout) return routes.postLogout(request);
       if (pathname === o.routes.initiateLogin) return routes.initiateLogin(request);
       if (backchannel && pathname === backchannel.path) return backchannel.handle(request);
+      if (frontchannel && pathname === frontchannel.path) return frontchannel.handle(request);
       return undefined;
     },
 

@@ -141,6 +141,9 @@ export const CASES: readonly FaultCase[] = [
   { fault: 'userinfo_distributed_claims_other_origin', mirrors: 'OIDC Core 5.6.2: a claims endpoint of an untrusted origin', step: 'userinfo', node: 'accepted', browser: 'accepted' },
   { fault: 'userinfo_distributed_claims_insecure_endpoint', mirrors: 'OIDC Core 5.6.2: a claims endpoint over plain http', step: 'userinfo', node: 'accepted', browser: 'accepted' },
   { fault: 'initiate_login_wrong_iss', mirrors: 'oidcc-client-test-3rd-party-init-login (a forged iss)', step: 'initiateLogin', node: 'initiate_login_iss_mismatch', browser: 'initiate_login_iss_mismatch' },
+  // Session Management 1.0: the fault answers "changed" from the check_session_iframe, which only the browser's
+  // @oidc-rp/browser/session entry frames (proven in Chromium in packages/browser/test/chromium/logout-and-session.test.ts).
+  { fault: 'check_session_changed', mirrors: 'oidcc-client-test-session-management (the OP iframe says changed); a login never reads the iframe', node: 'accepted', browser: { notApplicable: 'the login flow never frames check_session_iframe: sessionManagement() (@oidc-rp/browser/session) does, and ends the session on "changed" in packages/browser/test/chromium/logout-and-session.test.ts' } },
 ];
 
 /**
