@@ -51,6 +51,10 @@ const VARIANTS = [
   { name: '`dpop()` (DPoP, RFC 9449: tokens bound to a non-extractable key in IndexedDB)', entry: 'oidc-rp-browser-dpop.js', group: 'opt-in', ours: true },
   { name: "`resourceIndicators({ resources })` (RFC 8707: logins ask for your APIs; a token per API from the refresh token)", entry: 'oidc-rp-browser-resources.js', group: 'opt-in', ours: true },
   { name: '`par()` (pushed authorization requests, RFC 9126: the authorize URL carries client_id and request_uri only)', entry: 'oidc-rp-browser-par.js', group: 'opt-in', ours: true },
+  { name: '`loginFromInitiation(client)` (third-party initiated login, OIDC Core 4)', entry: 'oidc-rp-browser-initiate-login.js', group: 'opt-in', ours: true },
+  { name: '`getUserInfo(client)` + `resolveClaims(client, claims)` (aggregated and distributed claims, verified)', entry: 'oidc-rp-browser-claims.js', group: 'opt-in', ours: true },
+  { name: '`frontChannelLogout(client)` (Front-Channel Logout 1.0: the logout page ends the session in every tab)', entry: 'oidc-rp-browser-frontchannel.js', group: 'opt-in', ours: true },
+  { name: '`sessionManagement(client, options)` (Session Management 1.0: polls the check_session_iframe)', entry: 'oidc-rp-browser-session-management.js', group: 'opt-in', ours: true },
 ];
 
 /** Budgets (issue 14), in bytes of min+gzip. */
@@ -66,6 +70,7 @@ const SOURCE_ALIASES = {
   '@oidc-rp/core/api': join(here, '../packages/core/src/api/index.ts'),
   '@oidc-rp/core/internal': join(here, '../packages/core/src/internal.ts'),
   '@oidc-rp/browser': join(here, '../packages/browser/src/index.ts'),
+  '@oidc-rp/browser/session': join(here, '../packages/browser/src/session.ts'),
   '@oidc-rp/react': join(here, '../packages/react/src/index.ts'),
 };
 

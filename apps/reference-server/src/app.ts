@@ -15,9 +15,12 @@ import { authorize } from './endpoints/authorize';
 import { codeTokenEndpoint } from './endpoints/code-token';
 import { showConsent, submitConsent } from './endpoints/consent';
 import { authorizationServerMetadata, discovery, WELL_KNOWN_INSERTED } from './endpoints/discovery';
+import { claimsSource } from './endpoints/claims-source';
+import { initiateLogin } from './endpoints/initiate-login';
 import { jwks } from './endpoints/jwks';
 import { showLogin, submitLogin } from './endpoints/login';
 import { logout } from './endpoints/logout';
+import { checkSession } from './endpoints/check-session';
 import { oauthTokenEndpoint } from './endpoints/oauth-token';
 import { pushedAuthorizationRequest } from './endpoints/par';
 import { manageRegistration, register } from './endpoints/register';
@@ -64,6 +67,9 @@ const ENDPOINTS: readonly Endpoint[] = [
   { path: '/oauth/register', kind: 'json', cors: false, methods: { POST: register } },
   { path: '/oauth/register/:client_id', kind: 'json', cors: false, methods: { GET: manageRegistration, PUT: manageRegistration, DELETE: manageRegistration } },
   { path: '/oidc/logout', kind: 'html', cors: false, methods: { GET: logout, POST: logout } },
+  { path: '/oidc/claims-source', kind: 'json', cors: true, methods: { GET: claimsSource, POST: claimsSource } },
+  { path: '/oidc/initiate-login', kind: 'html', cors: false, methods: { GET: initiateLogin } },
+  { path: '/oidc/check-session', kind: 'html', cors: false, methods: { GET: checkSession } },
 ];
 
 /**

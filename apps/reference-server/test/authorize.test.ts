@@ -167,10 +167,10 @@ describe('authorize: a valid request goes to the login page', () => {
 });
 
 describe('authorize: responses of every response type and mode', () => {
-  it('code → query with code, state, iss and nothing else', async () => {
+  it('code → query with code, state, iss, session_state and nothing else', async () => {
     const { location, query } = await login(h, webParams());
     expect(location.hash).toBe('');
-    expect([...query.keys()].sort()).toEqual(['code', 'iss', 'state']);
+    expect([...query.keys()].sort()).toEqual(['code', 'iss', 'session_state', 'state']);
     expect(query.get('state')).toBe('st-1');
     expect(query.get('iss')).toBe(ISSUER);
   });
@@ -193,7 +193,7 @@ describe('authorize: responses of every response type and mode', () => {
     expect(result.type).toBe('form_post');
     if (result.type !== 'form_post') return;
     expect(result.action).toBe(WEB_REDIRECT);
-    expect([...result.body.keys()].sort()).toEqual(['code', 'iss', 'state']);
+    expect([...result.body.keys()].sort()).toEqual(['code', 'iss', 'session_state', 'state']);
   });
 
   it('code id_token → fragment only, ID token with c_hash and nonce', async () => {
@@ -224,7 +224,7 @@ describe('authorize: responses of every response type and mode', () => {
   it('code token → fragment with code and Bearer access token, no ID token; the code redeems as for hybrid', async () => {
     const { location, fragment } = await login(h, webParams({ response_type: 'code token' }));
     expect(location.search).toBe('');
-    expect([...fragment.keys()].sort()).toEqual(['access_token', 'code', 'expires_in', 'iss', 'state', 'token_type']);
+    expect([...fragment.keys()].sort()).toEqual(['access_token', 'code', 'expires_in', 'iss', 'session_state', 'state', 'token_type']);
     expect(fragment.get('token_type')).toBe('Bearer');
     const exchanged = await exchangeWebCode(h, fragment.get('code') ?? '');
     expect(exchanged.status).toBe(200);
@@ -237,7 +237,7 @@ describe('authorize: responses of every response type and mode', () => {
   it('id_token → the fragment by default (OIDC Core 3.2.2.5), the ID token alone, no access token', async () => {
     const { location, fragment } = await login(h, webParams({ response_type: 'id_token', nonce: 'n-frag' }));
     expect(location.search).toBe('');
-    expect([...fragment.keys()].sort()).toEqual(['id_token', 'iss', 'state']);
+    expect([...fragment.keys()].sort()).toEqual(['id_token', 'iss', 'session_state', 'state']);
     const claims = await verifyJwt(h, fragment.get('id_token') ?? '', { audience: 'web' });
     expect(claims.nonce).toBe('n-frag');
     expect(claims.at_hash).toBeUndefined();
@@ -252,7 +252,7 @@ describe('authorize: responses of every response type and mode', () => {
   it('hybrid with form_post puts everything in the form', async () => {
     const result = await completeLogin(authorizeUrl(webParams({ response_type: 'code id_token', response_mode: 'form_post' })), { fetch: h.fetch });
     expect(result.type).toBe('form_post');
-    if (result.type === 'form_post') expect([...result.body.keys()].sort()).toEqual(['code', 'id_token', 'iss', 'state']);
+    if (result.type === 'form_post') expect([...result.body.keys()].sort()).toEqual(['code', 'id_token', 'iss', 'session_state', 'state']);
   });
 
   it('token → fragment with access token, no ID token, never a refresh token', async () => {
@@ -279,7 +279,7 @@ describe('authorize: responses of every response type and mode', () => {
     const result = await completeLogin(authorizeUrl(webParams({ response_type: 'id_token', response_mode: 'form_post', nonce: 'n-f' })), { fetch: h.fetch });
     expect(result.type).toBe('form_post');
     if (result.type !== 'form_post') return;
-    expect([...result.body.keys()].sort()).toEqual(['id_token', 'iss', 'state']);
+    expect([...result.body.keys()].sort()).toEqual(['id_token', 'iss', 'session_state', 'state']);
     const claims = await verifyJwt(h, result.body.get('id_token') ?? '', { audience: 'web' });
     expect(claims.nonce).toBe('n-f');
   });

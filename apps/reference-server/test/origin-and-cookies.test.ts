@@ -133,6 +133,8 @@ describe('cookies behind a TLS-terminating proxy', () => {
     const cookies = signedIn.headers.getSetCookie();
     expect(cookies[0]).toMatch(/^__Host-rs_session\.demo=[A-Za-z0-9_-]{43}; Path=\/; HttpOnly; SameSite=Lax; Secure$/);
     expect(cookies[1]).toMatch(/^__Host-rs_browser\.demo=.*; Secure$/);
+    // The session-management browser state: readable by the check_session_iframe (no HttpOnly), __Host- and Secure too.
+    expect(cookies[2]).toMatch(/^__Host-rs_opbs\.demo=[A-Za-z0-9_-]{43}; Path=\/; SameSite=Lax; Secure$/);
     const consent = await b.go(signedIn.headers.get('location') ?? '');
     const done = await b.go('https://login.example.com/demo/oidc/consent', { form: { ...hiddenFields(await consent.text()), decision: 'allow' } });
     expect(redirectTo(done).searchParams.get('code')).toBeTruthy();

@@ -205,6 +205,21 @@ describe('managing a registration (RFC 7592)', () => {
   });
 });
 
+describe('front-channel logout metadata (Front-Channel Logout 1.0 §2)', () => {
+  it('registers frontchannel_logout_uri and frontchannel_logout_session_required and reads them back', async () => {
+    const body = await registered({ ...publicClient, frontchannel_logout_uri: 'http://127.0.0.1:8976/fcl', frontchannel_logout_session_required: true });
+    expect(body.frontchannel_logout_uri).toBe('http://127.0.0.1:8976/fcl');
+    expect(body.frontchannel_logout_session_required).toBe(true);
+  });
+
+  it('refuses a frontchannel_logout_uri off https/loopback or with a fragment, and a non-boolean flag', async () => {
+    for (const uri of ['http://app.example/fcl', 'https://app.example/fcl#x', 'nope']) {
+      await expectError(await registerAt('demo', { ...publicClient, frontchannel_logout_uri: uri }), 400, 'invalid_client_metadata');
+    }
+    await expectError(await registerAt('demo', { ...publicClient, frontchannel_logout_uri: 'https://app.example/fcl', frontchannel_logout_session_required: 'yes' }), 400, 'invalid_client_metadata');
+  });
+});
+
 describe('the registration cap', () => {
   it('refuses registrations past max_clients with 403 access_denied, and a deletion frees a place', async () => {
     const made: Record<string, unknown>[] = [];
@@ -222,3 +237,4 @@ describe('the registration cap', () => {
     expect((await registerAt('demo', publicClient)).status).toBe(201);
   });
 });
+

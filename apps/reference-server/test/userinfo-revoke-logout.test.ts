@@ -123,7 +123,7 @@ describe('/oidc/logout (RP-initiated)', () => {
     const res = await logout(cookies, { id_token_hint: idToken, post_logout_redirect_uri: 'http://127.0.0.1:3000/', state: 'bye' });
     expect(res.status).toBe(302);
     expect(res.headers.get('location')).toBe('http://127.0.0.1:3000/?state=bye');
-    expect(res.headers.get('set-cookie')).toMatch(/^rs_session=; Path=\/demo\/; HttpOnly; SameSite=Lax; Max-Age=0$/);
+    expect(res.headers.getSetCookie()).toEqual(['rs_session=; Path=/demo/; HttpOnly; SameSite=Lax; Max-Age=0', 'rs_opbs=; Path=/demo/; SameSite=Lax; Max-Age=0']);
     expect(await isSignedIn(cookies)).toBe(false);
   });
 

@@ -21,6 +21,8 @@ export { dpop, type BrowserDpop, type DpopPart } from './dpop';
 export { par, type ParPart } from './par';
 export { resourceIndicators, type BrowserResources, type ResourceIndicatorsOptions, type ResourcesPart } from './resources';
 export { getUserInfo } from './userinfo';
+export { loginFromInitiation, type LoginFromInitiationOptions } from './initiate-login';
+export { resolveClaims } from './claim-sources';
 export {
   OidcError,
   discovery,
@@ -37,4 +39,8 @@ export {
   type OidcErrorCode,
   type ProviderMetadata,
   type UserInfo,
+  type ClaimsProvider,
+  type InitiatedLogin,
+  type ResolvedClaims,
+  type UnresolvedClaim,
 } from '@oidc-rp/core';

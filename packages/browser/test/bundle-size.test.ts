@@ -28,7 +28,7 @@ const budget = JSON.parse(readFileSync(bench('lib/bundle-budget.json'), 'utf8'))
 /** `shipped`: the packages' built dist, as an app installs them; otherwise their sources. */
 async function bundle(entry: string, { shipped = false } = {}): Promise<{ gzip: number; code: string; inputs: string[] }> {
   const fromSources = {
-    alias: { ...coreSources, '@oidc-rp/browser': source('browser'), '@oidc-rp/react': source('react') },
+    alias: { ...coreSources, '@oidc-rp/browser': source('browser'), '@oidc-rp/browser/session': source('browser', 'session.ts'), '@oidc-rp/react': source('react') },
     plugins: [productionMessagesPlugin], // as the packages' production build does
     mangleProps, // likewise
   };

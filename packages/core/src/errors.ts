@@ -99,9 +99,24 @@ export type OidcErrorCode =
   // RP-initiated logout: the post-logout redirect's `state` is not the one the logout sent.
   | 'logout_state_mismatch'
   | 'logout_token_replayed'
+  // Front-channel logout (Front-Channel Logout 1.0) and session management (Session Management 1.0).
+  | 'frontchannel_logout_iss_mismatch'
+  | 'frontchannel_logout_sid_missing'
+  | 'session_state_invalid'
   // UserInfo.
   | 'userinfo_error'
   | 'userinfo_sub_mismatch'
+  // Aggregated and distributed claims (OIDC Core 5.6.2): why a claim source was not used.
+  | 'claims_source_invalid'
+  | 'claims_source_insecure'
+  | 'claims_source_not_trusted'
+  | 'claims_source_error'
+  | 'claims_source_unsigned'
+  | 'claims_signature_invalid'
+  // Third-party initiated login (OIDC Core 4).
+  | 'initiate_login_invalid'
+  | 'initiate_login_iss_mismatch'
+  | 'initiate_login_target_not_allowed'
   // Signed userinfo (application/jwt).
   | 'userinfo_jwt_invalid'
   | 'userinfo_alg_not_allowed'

@@ -29,6 +29,10 @@ export { validateLogoutToken, logoutTokenReplayWindow, BACKCHANNEL_LOGOUT_EVENT 
 export type { LogoutTokenValidationOptions, LogoutTokenClaims } from './client/logout-token';
 export { fetchUserInfo } from './client/userinfo';
 export type { UserInfo, UserInfoParams } from './client/userinfo';
+export { resolveClaimSources } from './client/claim-sources';
+export type { ClaimsProvider, ResolveClaimSourcesOptions, ResolvedClaims, UnresolvedClaim } from './client/claim-sources';
+export { readInitiateLogin } from './client/initiate-login';
+export type { InitiateLoginOptions, InitiatedLogin } from './client/initiate-login';
 export { revokeToken } from './client/revocation';
 export type { RevokeTokenParams } from './client/revocation';
 export { buildEndSessionUrl } from './client/end-session';
@@ -51,3 +55,4 @@ export {
   updateClientRegistration,
 } from './client/client-registration';
 export type { ClientMetadata, RegisterClientParams, RegisteredClient } from './client/client-registration';
+export { readFrontChannelLogoutRequest, type FrontChannelLogoutRequest } from './client/front-channel-logout';

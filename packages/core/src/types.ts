@@ -40,6 +40,12 @@ export interface ProviderMetadata {
   /** RFC 7662 token introspection, for resource servers with opaque access tokens. */
   introspection_endpoint?: string;
   end_session_endpoint?: string;
+  /** Session Management 1.0: the provider's iframe that answers whether the session changed. */
+  check_session_iframe?: string;
+  /** Front-Channel Logout 1.0: the provider loads `frontchannel_logout_uri`s at logout. */
+  frontchannel_logout_supported?: boolean;
+  /** Front-Channel Logout 1.0: it sends them `iss` and `sid`. */
+  frontchannel_logout_session_supported?: boolean;
   authorization_response_iss_parameter_supported?: boolean;
   id_token_signing_alg_values_supported?: string[];
   token_endpoint_auth_methods_supported?: string[];

@@ -4,7 +4,7 @@
  * name them without importing the client (imports point one way).
  */
 
-import type { AuthorizationRequestParams, AuthorizationTransaction, DpopHandle, ProviderMetadata, TokenSet, UserInfo } from '@oidc-rp/core';
+import type { AuthorizationRequestParams, AuthorizationTransaction, ClaimsProvider, DpopHandle, InitiatedLogin, ProviderMetadata, ResolvedClaims, TokenSet, UserInfo } from '@oidc-rp/core';
 import type { CallbackInput } from './callback-input';
 import type { ClientCredentialsOptions, InvalidateOptions } from './client-credentials';
 
@@ -71,6 +71,11 @@ export interface RefreshOptions {
 export interface UserInfoOptions {
   /** The `sub` of the user's validated ID token: userinfo about anyone else is refused. */
   expectedSubject: string;
+  /**
+   * Where the access token goes: `header` (`Authorization: Bearer`, default) or `body` (a POST
+   * with the `access_token` form field, RFC 6750 2.2). Not with `dpop`.
+   */
+  tokenIn?: 'header' | 'body';
 }
 
 /**
@@ -109,6 +114,20 @@ export interface NodeClient {
   getClientCredentialsToken(options?: ClientCredentialsOptions): Promise<TokenSet>;
   /** The provider's userinfo claims for the user's access token; `userinfo_sub_mismatch` when they are about another user. */
   getUserInfo(accessToken: string, options: UserInfoOptions): Promise<UserInfo>;
+  /**
+   * Aggregated and distributed claims (OIDC Core 5.6.2) of a userinfo answer (or ID token
+   * claims): adds each source's claims once its JWT verifies with the keys of the provider or of
+   * one of `claimsProviders`; fetches distributed ones only over https from a trusted provider's
+   * origin. Claims not used are listed in `unresolved` with a typed error.
+   */
+  resolveClaimSources(claims: Record<string, unknown>, options?: { claimsProviders?: readonly ClaimsProvider[] }): Promise<ResolvedClaims>;
+  /**
+   * Checks a third-party login initiation (OIDC Core 4; the query or form sent to the client's
+   * `initiate_login_uri`): `iss` must be this client's issuer, `target_link_uri` on one of
+   * `targetOrigins`. Start the login with the resulting `loginHint` (the session layer's
+   * `routes.initiateLogin` does all this).
+   */
+  readInitiateLogin(params: URLSearchParams, options: { targetOrigins: readonly string[] }): InitiatedLogin;
   /** Drops a cached client-credentials token (call it when a resource server answers 401). */
   invalidate(options?: InvalidateOptions): Promise<void>;
   /** Seals a transaction with `cookieSecret` into a compact encrypted string. */

@@ -15,6 +15,8 @@ import {
   completeAuthorization,
   discovery,
   fetchUserInfo,
+  readInitiateLogin,
+  resolveClaimSources,
   providerMetadata,
   pushAuthorizationRequest,
   refreshTokens,
@@ -257,11 +259,19 @@ export function createNodeClient(options: NodeClientOptions): NodeClient {
     async getUserInfo(accessToken, userInfoOptions) {
       const provider = await getProvider();
       // Core refuses a missing subject with invalid_options before any request.
-      const params = { provider, accessToken, expectedSubject: userInfoOptions?.expectedSubject as string, http, ...withDpop };
+      const tokenIn = userInfoOptions?.tokenIn;
+      const params = { provider, accessToken, expectedSubject: userInfoOptions?.expectedSubject as string, http, ...withDpop, ...(tokenIn ? { tokenIn } : {}) };
       // OIDC Core 5.3.2: a client registered for signed userinfo takes nothing else.
       if (userinfoAlgorithm !== undefined) return fetchSignedUserInfo({ ...params, clientId: opts.clientId, signingAlgorithm: userinfoAlgorithm });
       return fetchUserInfo(params);
     },
+
+    async resolveClaimSources(claims, claimsOptions = {}) {
+      const provider = await getProvider();
+      return resolveClaimSources(claims, { provider, http, ...(claimsOptions.claimsProviders ? { claimsProviders: claimsOptions.claimsProviders } : {}) });
+    },
+
+    readInitiateLogin: (params, initiateOptions) => readInitiateLogin(params, { issuer, targetOrigins: initiateOptions.targetOrigins }),
 
     invalidate: (invalidateOptions) => cc.invalidate(invalidateOptions),
 

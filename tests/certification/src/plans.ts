@@ -6,7 +6,7 @@
  * so does this suite. Each variant names the packages that run it and, where a capability of
  * the variant is missing, what (`pending`).
  */
-import type { ResponseType, Runner } from './modules';
+import { HARNESS_PENDING, type ResponseType, type Runner } from './modules';
 
 /** `default`: the response type's own (query for code, fragment otherwise). */
 export type ResponseMode = 'default' | 'form_post';
@@ -237,11 +237,6 @@ const FAPI2_MS_MODULES = [
   'fapi2-security-profile-final-client-test-ensure-jarm-signature-is-not-none',
 ];
 
-// What a variant lacks, by runner (checked against the capabilities by test/readiness.test.ts).
-const NODE_FRAGMENT = 'cert-flows: responses in the fragment for a server-side app (relay page in the session layer)';
-const CODE_TOKEN = "cert-flows: the 'code token' response type (reference server and SDK)";
-const BROWSER_ID_TOKEN = "cert-flows: the browser's implicit part with response type 'id_token'";
-const BROWSER_HYBRID = 'cert-flows: hybrid response types in the browser (opt-in part)';
 
 const basic = (responseType: ResponseType, responseMode: ResponseMode, modules: readonly string[], runners: PlanVariant['runners']): PlanVariant => ({
   responseType,
@@ -258,17 +253,7 @@ const logoutVariants = (modules: readonly string[], types: readonly ResponseType
     responseMode: responseType === 'code' ? 'default' : 'form_post',
     clientAuth: 'client_secret_basic',
     modules,
-    runners: {
-      node: responseType === 'code token' ? { pending: CODE_TOKEN } : {},
-      ...(browser
-        ? {
-            browser:
-              responseType === 'code' || responseType === 'id_token token'
-                ? {}
-                : { pending: responseType === 'id_token' ? BROWSER_ID_TOKEN : BROWSER_HYBRID },
-          }
-        : {}),
-    },
+    runners: { node: {}, ...(browser ? { browser: {} } : {}) },
   }));
 
 const HYBRID_TYPES = ['code id_token', 'code token', 'code id_token token'] as const;
@@ -302,8 +287,8 @@ export const PLANS: readonly Plan[] = [
     javaClass: 'OIDCCClientImplicitTestPlan',
     certification: 'Implicit RP',
     variants: [
-      basic('id_token', 'default', IMPLICIT_ID_TOKEN_MODULES, { node: { pending: NODE_FRAGMENT }, browser: { pending: BROWSER_ID_TOKEN } }),
-      basic('id_token token', 'default', IMPLICIT_ID_TOKEN_TOKEN_MODULES, { node: { pending: NODE_FRAGMENT }, browser: {} }),
+      basic('id_token', 'default', IMPLICIT_ID_TOKEN_MODULES, { node: {}, browser: {} }),
+      basic('id_token token', 'default', IMPLICIT_ID_TOKEN_TOKEN_MODULES, { node: {}, browser: {} }),
     ],
   },
   {
@@ -311,9 +296,7 @@ export const PLANS: readonly Plan[] = [
     name: 'Hybrid',
     javaClass: 'OIDCCClientHybridTestPlan',
     certification: 'Hybrid RP',
-    variants: HYBRID_TYPES.map((t) =>
-      basic(t, 'default', HYBRID_MODULES[t], { node: { pending: t === 'code token' ? `${NODE_FRAGMENT}; ${CODE_TOKEN}` : NODE_FRAGMENT } }),
-    ),
+    variants: HYBRID_TYPES.map((t) => basic(t, 'default', HYBRID_MODULES[t], { node: {} })),
   },
   {
     id: 'oidcc-client-formpost-implicit-certification-test-plan',
@@ -330,7 +313,7 @@ export const PLANS: readonly Plan[] = [
     name: 'Form Post Hybrid',
     javaClass: 'OIDCCClientFormPostHybridTestPlan',
     certification: 'Form Post RP',
-    variants: HYBRID_TYPES.map((t) => basic(t, 'form_post', HYBRID_MODULES[t], { node: t === 'code token' ? { pending: CODE_TOKEN } : {} })),
+    variants: HYBRID_TYPES.map((t) => basic(t, 'form_post', HYBRID_MODULES[t], { node: {} })),
   },
   {
     id: 'oidcc-client-test-3rd-party-init-login-test-plan',
@@ -402,7 +385,7 @@ export const PLANS: readonly Plan[] = [
         responseMode: 'default',
         clientAuth: 'private_key_jwt',
         modules: FAPI2_MS_MODULES,
-        runners: { node: { pending: 'jar: signed request objects pushed by PAR; jarm: JARM responses' } },
+        runners: { node: { pending: 'jarm: JARM responses (then the JAR-by-PAR and JARM runner of tests/certification)' } },
         settings: { fapi_profile: 'plain_fapi', fapi_client_type: 'oidc', sender_constrain: 'dpop', fapi_request_method: 'signed_non_repudiation', fapi_response_mode: 'jarm' },
       },
     ],
@@ -415,7 +398,7 @@ export const PLANS: readonly Plan[] = [
     note: 'Pinned to dynamic registration and request_uri: the plan cannot start without the whole chain, so every module waits for it.',
     variants: [
       {
-        ...basic('code', 'default', DYNAMIC_MODULES, { node: { pending: 'jar: WebFinger → discovery → dynamic registration → request_uri chain' } }),
+        ...basic('code', 'default', DYNAMIC_MODULES, { node: { pending: `${HARNESS_PENDING} the Dynamic chain runner (WebFinger, registration, request_uri, signed userinfo) is not written yet` } }),
         settings: { client_registration: 'dynamic_client', request_type: 'request_uri' },
       },
     ],

@@ -3,13 +3,14 @@
 // real HTTP (cross-origin, so the provider's CORS answers count): the login (or the step the
 // fault breaks) fails with the fault's own OidcError code, nothing is stored and the snapshot
 // is not authenticated; the same flow with a well-behaved client succeeds.
-import { createBrowserClient, memoryStorage, serviceProvider, type BrowserClientOptions } from '@oidc-rp/browser';
+import { createBrowserClient, discovery, loginFromInitiation, memoryStorage, serviceProvider, type BrowserClientOptions } from '@oidc-rp/browser';
+import { get } from 'node:http';
 import { clearJwksCache, isOidcError } from '@oidc-rp/core';
 import { CLIENT_ASSERTION_FAULTS, DPOP_FAULTS, FAULTS, PAR_FAULTS } from '@oidc-rp/reference-server';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runBrowserFlow, storedSessions, type BrowserFlow } from './support/browser-flow';
 import { CASES, caseName, casesFor, requestTimeoutFor, testTimeoutFor, type FaultCase } from './support/catalogue';
-import { MISMATCH_TENANT, SPA_REDIRECT, TENANT, clientId, conformanceConfig, tenantOf } from './support/config';
+import { SPA_INITIATE_LOGIN, SPA_ORIGIN, SPA_REDIRECT, TENANT, clientId, conformanceConfig, tenantIds, tenantOf, wellBehavedTenantOf } from './support/config';
 import { startServerProcess, type ServerProcess } from '@oidc-rp/reference-server/testing';
 
 let provider: ServerProcess;
@@ -17,7 +18,7 @@ beforeAll(async () => {
   provider = await startServerProcess(conformanceConfig());
   // Each tenant generates its RSA signing key in the background at start; its first token
   // request waits for it. Wait here (the JWKS publishes the key), so no case pays for it.
-  for (const tenant of [TENANT, MISMATCH_TENANT]) {
+  for (const tenant of tenantIds()) {
     const response = await fetch(`${provider.origin}/${tenant}/oidc/jwks`);
     if (!response.ok) throw new Error(`the JWKS of tenant ${tenant} answered ${response.status}`);
   }
@@ -34,6 +35,8 @@ beforeEach(() => {
 });
 
 const issuerOf = (c?: FaultCase) => `${provider.origin}/${tenantOf(c?.fault)}`;
+/** The issuer of a row's well-behaved counterpart (the same algorithm's tenant). */
+const wellIssuerOf = (c: FaultCase) => `${provider.origin}/${wellBehavedTenantOf(c.fault)}`;
 const jwksRequests = async () => (await provider.requests()).filter((entry) => entry === `GET /${TENANT}/oidc/jwks`).length;
 
 async function expectLoggedIn(flow: BrowserFlow, c: FaultCase): Promise<void> {
@@ -82,7 +85,8 @@ describe('@oidc-rp/browser against the misbehaving reference server', () => {
     const logoutTokenFaults = FAULTS.filter((f) => f.startsWith('logout_token_'));
     // And the request-object and signed-userinfo ones: the browser client sends no request objects and asks for no signed userinfo.
     const confidentialOnly = ['request_object_refused', 'userinfo_signed_wrong_alg', 'userinfo_signed_unknown_key', 'userinfo_signed_wrong_iss', 'userinfo_signed_wrong_aud', 'userinfo_signed_alg_none', 'userinfo_encrypted'];
-    expect(skipped.map((c) => c.fault).sort()).toEqual([...DPOP_FAULTS, ...CLIENT_ASSERTION_FAULTS, ...logoutTokenFaults, ...confidentialOnly].sort());
+    const dpopOddCase = ['token_response_token_type_inverted_case', 'userinfo_dpop_challenge_odd_case'];
+    expect(skipped.map((c) => c.fault).sort()).toEqual([...DPOP_FAULTS, ...dpopOddCase, ...CLIENT_ASSERTION_FAULTS, ...logoutTokenFaults, ...confidentialOnly].sort());
     // The PAR rows run with the par() part.
     for (const fault of PAR_FAULTS) expect(casesFor('browser').find((c) => c.fault === fault)?.par).toBe(true);
   });
@@ -107,6 +111,18 @@ describe('@oidc-rp/browser against the misbehaving reference server', () => {
       });
       continue;
     }
+    if (c.step === 'initiateLogin') {
+      it(caseName(c, outcome), async () => {
+        // The faulty client's initiation is refused before any navigation; the well-behaved one's starts the login with its hint.
+        const faulty = await initiateAt(issuerOf(c), clientId('spa', c.fault));
+        await expect(faulty.started).rejects.toMatchObject({ code: outcome });
+        expect(faulty.redirects).toEqual([]);
+        const wellBehaved = await initiateAt(wellIssuerOf(c), clientId('spa'));
+        await expect(wellBehaved.started).resolves.toEqual({ loginHint: 'alice' });
+        expect(wellBehaved.redirects.map((url) => new URL(url).searchParams.get('login_hint'))).toEqual(['alice']);
+      });
+      continue;
+    }
     if (c.step === 'refresh') {
       it(caseName(c, outcome), async () => {
         // The login is untouched; the refreshed ID token is refused and the session ends.
@@ -122,7 +138,7 @@ describe('@oidc-rp/browser against the misbehaving reference server', () => {
     if (outcome === 'accepted') {
       it(caseName(c, outcome), async () => {
         // A well-behaved login first: the JWKS is cached before the faulty client's token comes.
-        await expectLoggedIn(await runBrowserFlow(provider, { issuer: issuerOf(), clientId: clientId('spa') }), c);
+        await expectLoggedIn(await runBrowserFlow(provider, { issuer: wellIssuerOf(c), clientId: clientId('spa'), userinfo: c.step === 'userinfo' }), c);
         sessionStorage.clear();
         const before = await jwksRequests();
         const flow = await runBrowserFlow(provider, { issuer: issuerOf(c), clientId: clientId('spa', c.fault), userinfo: c.step === 'userinfo', par: c.par, signingAlgorithm: c.signingAlgorithm, ...timeoutOf(c) });
@@ -138,11 +154,39 @@ describe('@oidc-rp/browser against the misbehaving reference server', () => {
       await expectNothingKept(flow, c);
 
       sessionStorage.clear();
-      const wellBehaved = await runBrowserFlow(provider, { issuer: issuerOf(), clientId: clientId('spa'), userinfo: c.step === 'userinfo', signingAlgorithm: c.signingAlgorithm });
+      const wellBehaved = await runBrowserFlow(provider, { issuer: wellIssuerOf(c), clientId: clientId('spa'), userinfo: c.step === 'userinfo', signingAlgorithm: c.signingAlgorithm });
       await expectLoggedIn(wellBehaved, c);
     }, testTimeoutFor(c));
   }
 });
+
+/** Where the provider's `/oidc/initiate-login` sends the browser for `id` (read with node:http: no CORS there). */
+function initiationRedirect(issuer: string, id: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    get(`${issuer}/oidc/initiate-login?client_id=${encodeURIComponent(id)}&login_hint=alice`, (response) => {
+      response.resume();
+      if (response.statusCode === 303 && response.headers.location) resolve(response.headers.location);
+      else reject(new Error(`initiate-login answered ${response.statusCode}`));
+    }).on('error', reject);
+  });
+}
+
+/** `loginFromInitiation` on the SPA's initiate_login_uri page, the navigations it made recorded. */
+async function initiateAt(issuer: string, id: string): Promise<{ started: Promise<unknown>; redirects: string[] }> {
+  const location = await initiationRedirect(issuer, id);
+  expect(`${new URL(location).origin}${new URL(location).pathname}`).toBe(SPA_INITIATE_LOGIN);
+  const redirects: string[] = [];
+  const client = createBrowserClient({
+    provider: discovery(issuer),
+    clientId: id,
+    redirectUri: SPA_REDIRECT,
+    transactionStorage: memoryStorage(),
+    navigate: { currentUrl: () => location, replaceUrl: () => undefined, redirect: (url) => void redirects.push(url), openPopup: () => null },
+  });
+  const started = loginFromInitiation(client, { url: location, targetOrigins: [SPA_ORIGIN] });
+  await started.catch(() => undefined);
+  return { started, redirects };
+}
 
 // The deprecated implicit flow: the ID token and access token come in the fragment, so the
 // front-channel checks (at_hash required and matching) are the ones that hold the line.
@@ -150,6 +194,7 @@ describe('@oidc-rp/browser, implicit flow (id_token token), against the misbehav
   const FRONT_CHANNEL = new Set([
     'id_token_bad_signature', 'id_token_alg_none', 'id_token_wrong_iss', 'id_token_wrong_aud', 'id_token_expired',
     'id_token_nonce_mismatch', 'id_token_missing_nonce', 'id_token_bad_at_hash', 'redirect_missing_state', 'redirect_wrong_iss', 'redirect_missing_iss',
+    'id_token_missing_at_hash', 'id_token_missing_iat', 'id_token_missing_aud', 'id_token_missing_iss', 'id_token_missing_exp',
   ]);
   for (const c of CASES.filter((entry) => FRONT_CHANNEL.has(entry.fault))) {
     const outcome = c.implicit ?? c.browser;

@@ -9,7 +9,7 @@ import { completeLogin } from '@oidc-rp/reference-server/testing';
 import { MemorySessionStore, createNodeClient, createSessionAuth, dpop, privateKeyJwt, requestObjectSigner } from '@oidc-rp/node';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CASES, caseName, casesFor, requestTimeoutFor, testTimeoutFor, type FaultCase } from './support/catalogue';
-import { CLIENT_PRIVATE_JWK, CLIENT_SECRET, MISMATCH_TENANT, NODE_REDIRECT, SCOPE, SIGNED_USERINFO_CLIENT, TENANT, clientId, conformanceConfig, tenantOf } from './support/config';
+import { CLIENT_PRIVATE_JWK, CLIENT_SECRET, NODE_INITIATE_LOGIN, NODE_REDIRECT, SCOPE, SIGNED_USERINFO_CLIENT, TENANT, clientId, conformanceConfig, tenantIds, tenantOf, wellBehavedTenantOf } from './support/config';
 import { runNodeFlow, type NodeFlow } from './support/node-flow';
 import { startSessionApp } from './support/session-app';
 
@@ -23,7 +23,7 @@ beforeAll(async () => {
   // Each tenant generates its RSA signing key in the background at start, and its first token
   // request waits for it: wait here (the JWKS publishes the key), or whichever case runs first
   // pays seconds of key generation on a busy machine inside its client's request timeout.
-  for (const tenant of [TENANT, MISMATCH_TENANT]) {
+  for (const tenant of tenantIds()) {
     const response = await fetch(`${listening.origin}/${tenant}/oidc/jwks`);
     if (!response.ok) throw new Error(`the JWKS of tenant ${tenant} answered ${response.status}`);
   }
@@ -33,6 +33,8 @@ afterAll(() => listening.close());
 beforeEach(() => clearJwksCache());
 
 const issuerOf = (c?: FaultCase) => `${listening.origin}/${tenantOf(c?.fault)}`;
+/** The issuer of a row's well-behaved counterpart (the same algorithm's tenant). */
+const wellIssuerOf = (c: FaultCase) => `${listening.origin}/${wellBehavedTenantOf(c.fault)}`;
 const jwksRequests = () => requests.filter((r) => r.method === 'GET' && r.path === `/${TENANT}/oidc/jwks`).length;
 
 async function flowOptions(c: FaultCase) {
@@ -98,6 +100,10 @@ describe('@oidc-rp/node against the misbehaving reference server', () => {
       it(caseName(c, c.node), () => runBackchannelCase(c));
       continue;
     }
+    if (c.step === 'initiateLogin') {
+      it(caseName(c, c.node), () => runInitiateLoginCase(c));
+      continue;
+    }
     if (c.step === 'refresh') {
       it(caseName(c, c.node), async () => {
         // The login is untouched; the refresh answers with an ID token the client must refuse.
@@ -112,12 +118,16 @@ describe('@oidc-rp/node against the misbehaving reference server', () => {
     if (c.node === 'accepted') {
       it(caseName(c, 'accepted'), async () => {
         // A well-behaved login first: the JWKS is cached before the faulty client's token comes.
-        expectLoggedIn(await runNodeFlow({ issuer: issuerOf(), clientId: clientId('node'), ...(await flowOptions(c)) }), c);
+        expectLoggedIn(await runNodeFlow({ issuer: wellIssuerOf(c), clientId: clientId('node'), ...(await flowOptions(c)) }), c);
         const before = jwksRequests();
         const flow = await runNodeFlow({ issuer: issuerOf(c), clientId: clientId('node', c.fault), ...(await faultyFlowOptions(c)) });
         expectLoggedIn(flow, c);
         if (c.fault === 'jwks_key_rotated') expect(jwksRequests() - before).toBe(1); // one refetch found the new key
         if (c.fault === 'token_response_token_type_lowercase') expect(flow.tokens?.tokenType.toLowerCase()).toBe('bearer');
+        if (c.fault === 'userinfo_dpop_challenge_odd_case') {
+          // The `dPoP` challenge is read as DPoP: one 401 use_dpop_nonce at userinfo, one retry with the nonce.
+          expect(flow.sent.filter((s) => s.path.endsWith('/oidc/userinfo')).map((s) => s.status)).toEqual([401, 200]);
+        }
         if (c.fault === 'dpop_nonce_required') {
           // The demanded nonce: one 400 use_dpop_nonce, one retry with it; userinfo then needs no retry.
           expect(tokenRequests(flow).map((s) => s.status)).toEqual([400, 200]);
@@ -138,7 +148,7 @@ describe('@oidc-rp/node against the misbehaving reference server', () => {
       // A refused assertion is not retried (a new request would get a new assertion): one token request.
       if (c.clientAssertion) expect(tokenRequests(flow)).toEqual([expect.objectContaining({ status: 401 })]);
 
-      const wellBehaved = await runNodeFlow({ issuer: issuerOf(), clientId: c.signedUserinfo ? SIGNED_USERINFO_CLIENT : clientId('node'), ...(await flowOptions(c)) });
+      const wellBehaved = await runNodeFlow({ issuer: wellIssuerOf(c), clientId: c.signedUserinfo ? SIGNED_USERINFO_CLIENT : clientId('node'), ...(await flowOptions(c)) });
       expectLoggedIn(wellBehaved, c);
     }, testTimeoutFor(c));
   }
@@ -172,6 +182,33 @@ describe('@oidc-rp/node against the misbehaving reference server', () => {
     expect(requests.filter((r) => r.path.endsWith('/oidc/token')).length).toBe(tokenCalls); // the code was never redeemed
   });
 });
+
+/**
+ * A third-party login initiation row: the provider's `/oidc/initiate-login` sends the browser to
+ * the row's client's `initiate_login_uri`; `readInitiateLogin` refuses what the faulty client
+ * gets with the row's code, and accepts the well-behaved client's (its `login_hint` passed on).
+ */
+async function runInitiateLoginCase(c: FaultCase): Promise<void> {
+  const initiation = async (issuer: string, id: string) => {
+    const response = await fetch(`${issuer}/oidc/initiate-login?client_id=${encodeURIComponent(id)}&login_hint=alice`, { redirect: 'manual' });
+    expect(response.status).toBe(303);
+    const location = new URL(response.headers.get('location') ?? '');
+    expect(`${location.origin}${location.pathname}`).toBe(NODE_INITIATE_LOGIN);
+    const client = createNodeClient({ issuer, clientId: id, clientSecret: CLIENT_SECRET, redirectUri: NODE_REDIRECT, scope: SCOPE });
+    return () => client.readInitiateLogin(location.searchParams, { targetOrigins: [new URL(NODE_REDIRECT).origin] });
+  };
+  const faulty = await initiation(issuerOf(c), clientId('node', c.fault));
+  let refusal: unknown;
+  try {
+    faulty();
+  } catch (error) {
+    refusal = error;
+  }
+  expect(isOidcError(refusal)).toBe(true);
+  expect(refusal).toMatchObject({ code: c.node });
+  const wellBehaved = await initiation(wellIssuerOf(c), clientId('node'));
+  expect(wellBehaved()).toEqual({ loginHint: 'alice' });
+}
 
 /**
  * A back-channel row: the row's client, as an app on 127.0.0.1 with the session layer and its

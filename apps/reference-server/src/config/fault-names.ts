@@ -70,6 +70,30 @@ export const FAULTS = [
   'client_assertion_wrong_aud',
   'client_assertion_expired',
   'client_assertion_unknown_key',
+  // Claims, ID-token and DPoP faults of the certification plans (cert-claims): ID tokens missing a
+  // required claim, `aud` as a one-element array (accepted), no `kid` (one key: accepted; several
+  // kid-less keys: refused), no `at_hash` where the response type requires it, a broken ES256
+  // signature, the FAPI 2.0 alternate algorithm (RS256); odd-case DPoP (accepted); aggregated and
+  // distributed claims in userinfo; a third-party login initiation with a forged `iss`.
+  'id_token_missing_iat',
+  'id_token_missing_aud',
+  'id_token_missing_iss',
+  'id_token_missing_exp',
+  'id_token_aud_single_array',
+  'id_token_no_kid',
+  'id_token_no_kid_multiple_keys',
+  'id_token_missing_at_hash',
+  'id_token_bad_signature_es256',
+  'id_token_alternate_alg_rs256',
+  'token_response_token_type_inverted_case',
+  'userinfo_dpop_challenge_odd_case',
+  'userinfo_aggregated_claims',
+  'userinfo_aggregated_claims_unsigned',
+  'userinfo_aggregated_claims_bad_signature',
+  'userinfo_distributed_claims',
+  'userinfo_distributed_claims_other_origin',
+  'userinfo_distributed_claims_insecure_endpoint',
+  'initiate_login_wrong_iss',
   // Response types and delivery (certification): every valid authorize request of the client
   // answered with `error=login_required`, delivered in the request's response mode (form_post too).
   'authorize_error_login_required',
@@ -90,6 +114,8 @@ export const FAULTS = [
   'userinfo_signed_wrong_aud',
   'userinfo_signed_alg_none',
   'userinfo_encrypted',
+  // Logout and session (Front-Channel Logout 1.0, Session Management 1.0): the check_session_iframe answers "changed" to the client.
+  'check_session_changed',
 ] as const;
 
 /**

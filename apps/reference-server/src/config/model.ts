@@ -86,6 +86,10 @@ export interface Client {
   backchannel_logout_uri: string | undefined;
   /** Logout tokens carry `sid`. */
   backchannel_logout_session_required: boolean;
+  /** Front-Channel Logout 1.0: the page the logout page loads in an iframe; undefined: none. */
+  frontchannel_logout_uri: string | undefined;
+  /** The front-channel logout URI gets `iss` and `sid` query parameters. */
+  frontchannel_logout_session_required: boolean;
   /** Empty unless the config asks for faults. */
   faults: ReadonlySet<Fault>;
   /** Public keys for `private_key_jwt` (RFC 7523), given in the config. */
@@ -96,6 +100,8 @@ export interface Client {
   token_endpoint_auth_method: ClientAuthMethod | undefined;
   /** Authorize requests must come through the PAR endpoint (RFC 9126). */
   require_pushed_authorization_requests: boolean;
+  /** Third-party initiated login (OIDC Core 4): where `/oidc/initiate-login` sends the browser; undefined: nowhere. */
+  initiate_login_uri: string | undefined;
   /** The one algorithm of this client's request objects (RFC 9101); `none` only when set so. Undefined: any asymmetric one. */
   request_object_signing_alg: string | undefined;
   /** Every authorize and PAR request must carry a signed request object. */

@@ -63,6 +63,12 @@ export interface ClientConfig {
    * introspect as a resource server, besides its own tokens. Default none.
    */
   introspection_audiences?: string[];
+  /**
+   * Third-party initiated login (OIDC Core 4): the client's login-initiation URI, where
+   * `{base}/oidc/initiate-login?client_id=...` sends the browser with `iss`, `login_hint` and
+   * `target_link_uri`. https, or http on a loopback host in a development tenant.
+   */
+  initiate_login_uri?: string;
   /** Back-Channel Logout 1.0: where logout tokens are POSTed when a user's session ends (https, or http on loopback in a development tenant). */
   backchannel_logout_uri?: string;
   /**
@@ -72,6 +78,10 @@ export interface ClientConfig {
   backchannel_logout_private_network?: boolean;
   /** Logout tokens (and ID tokens) carry `sid` for this client. Default false. */
   backchannel_logout_session_required?: boolean;
+  /** Front-Channel Logout 1.0: the client page the logout page loads in an iframe (https, or http on loopback in a development tenant). */
+  frontchannel_logout_uri?: string;
+  /** The front-channel logout URI gets `iss` and `sid` query parameters. Default false. */
+  frontchannel_logout_session_required?: boolean;
   /** Conformance testing only: make the server misbehave for this client (see the README's fault table). */
   fault?: Fault | Fault[];
   /** Public keys for `private_key_jwt` (RFC 7523): a JWK Set. */
@@ -318,11 +328,14 @@ function readClient(o: ClientConfig, field: string, development: boolean, tenant
     introspection_audiences: o.introspection_audiences ?? [],
     backchannel_logout_uri: readBackchannelUri(o.backchannel_logout_uri, `${field}.backchannel_logout_uri`, development, o.backchannel_logout_private_network ?? false),
     backchannel_logout_session_required: o.backchannel_logout_session_required ?? false,
+    frontchannel_logout_uri: readFrontchannelUri(o.frontchannel_logout_uri, `${field}.frontchannel_logout_uri`, development),
+    frontchannel_logout_session_required: o.frontchannel_logout_session_required ?? false,
     faults: readFaults(o.fault, `${field}.fault`),
     jwks: o.jwks === undefined ? undefined : readJwks(o.jwks.keys, `${field}.jwks.keys`),
     jwks_uri: readJwksUri(o.jwks_uri, `${field}.jwks_uri`, development),
     token_endpoint_auth_method: o.token_endpoint_auth_method,
     require_pushed_authorization_requests: o.require_pushed_authorization_requests ?? false,
+    initiate_login_uri: readInitiateLoginUri(o.initiate_login_uri, `${field}.initiate_login_uri`, development),
     request_object_signing_alg: o.request_object_signing_alg,
     require_signed_request_object: o.require_signed_request_object ?? false,
     request_uris: o.request_uris ?? [],
@@ -339,12 +352,10 @@ function readClient(o: ClientConfig, field: string, development: boolean, tenant
 }
 
 /**
- * A `backchannel_logout_uri` (Back-Channel Logout 1.0 2.2): absolute, no fragment, https, or http
- * on a loopback host in a development tenant only (the server POSTs to it, so never elsewhere in clear).
- * Never an IP address of a private network (cloud metadata, internal services) unless the client
- * sets `backchannel_logout_private_network`; loopback is allowed as before.
+ * An `initiate_login_uri` (OIDC Registration 2): absolute, no fragment, https, or http on a
+ * loopback host in a development tenant (the browser is sent there with the issuer's name).
  */
-function readBackchannelUri(uri: string | undefined, field: string, development: boolean, privateNetwork: boolean): string | undefined {
+function readInitiateLoginUri(uri: string | undefined, field: string, development: boolean): string | undefined {
   if (uri === undefined) return undefined;
   let url: URL;
   try {
@@ -357,12 +368,45 @@ function readBackchannelUri(uri: string | undefined, field: string, development:
   if (!(url.protocol === 'https:' || (url.protocol === 'http:' && loopback && development))) {
     throw new ConfigError(field, 'must be an https URI (http only on localhost, 127.0.0.1 or [::1], in a tenant with "development": true)');
   }
+  return uri;
+}
+
+/**
+ * A `backchannel_logout_uri` (Back-Channel Logout 1.0 2.2): absolute, no fragment, https, or http
+ * on a loopback host in a development tenant only (the server POSTs to it, so never elsewhere in clear).
+ * Never an IP address of a private network (cloud metadata, internal services) unless the client
+ * sets `backchannel_logout_private_network`; loopback is allowed as before.
+ */
+function readBackchannelUri(uri: string | undefined, field: string, development: boolean, privateNetwork: boolean): string | undefined {
+  if (readFrontchannelUri(uri, field, development) === undefined) return undefined;
+  const url = new URL(uri as string);
   const privateAddress = privateAddressProblem(url.hostname);
   if (privateAddress !== undefined && !privateNetwork) {
     throw new ConfigError(
       field,
       `is ${privateAddress}: the server would POST logout tokens into a private network. Use the client's public https URL, or set "backchannel_logout_private_network": true on the client if it really is reached there`,
     );
+  }
+  return uri;
+}
+
+/**
+ * A `frontchannel_logout_uri` (Front-Channel Logout 1.0 §2): absolute, no fragment, https, or
+ * http on a loopback host in a development tenant. The browser loads it, never the server. The
+ * back-channel URI starts with the same rules.
+ */
+function readFrontchannelUri(uri: string | undefined, field: string, development: boolean): string | undefined {
+  if (uri === undefined) return undefined;
+  let url: URL;
+  try {
+    url = new URL(uri);
+  } catch {
+    throw new ConfigError(field, 'must be an absolute https URI');
+  }
+  if (uri.includes('#')) throw new ConfigError(field, 'must not contain a fragment');
+  const loopback = url.hostname === 'localhost' || url.hostname === '127.0.0.1' || url.hostname === '[::1]';
+  if (!(url.protocol === 'https:' || (url.protocol === 'http:' && loopback && development))) {
+    throw new ConfigError(field, 'must be an https URI (http only on localhost, 127.0.0.1 or [::1], in a tenant with "development": true)');
   }
   return uri;
 }

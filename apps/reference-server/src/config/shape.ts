@@ -160,6 +160,10 @@ function buildConfigFileSchema() {
       list(text),
       'RFC 7662: audiences (RFC 8707 resources) of the tokens this confidential client may introspect as a resource server, besides its own tokens. Default none.',
     ),
+    initiate_login_uri: optional(
+      text,
+      'Third-party initiated login (OIDC Core 4): where {base}/oidc/initiate-login?client_id=... sends the browser, with iss, login_hint and target_link_uri. https, or http on a loopback host in a development tenant.',
+    ),
     backchannel_logout_uri: optional(
       text,
       "Back-Channel Logout 1.0: where logout tokens are POSTed when the user's session ends. https, or http on a loopback host in a development tenant.",
@@ -169,6 +173,11 @@ function buildConfigFileSchema() {
       'Lets backchannel_logout_uri be an IP address of a private network (10/8, 172.16/12, 192.168/16, 100.64/10, link-local 169.254/16, fc00::/7, fe80::/10), refused otherwise: the server would POST wherever the config points, cloud metadata services included. Default false.',
     ),
     backchannel_logout_session_required: optional(flag, 'Logout tokens carry the session id (sid) for this client. Default false.'),
+    frontchannel_logout_uri: optional(
+      text,
+      "Front-Channel Logout 1.0: the client page the logout page loads in an iframe when the user's session ends. https, or http on a loopback host in a development tenant.",
+    ),
+    frontchannel_logout_session_required: optional(flag, 'The front-channel logout URI gets iss and sid query parameters. Default false.'),
     fault: optional(
       z.union([faultName, list(faultName)], { error: `must be one of ${FAULT_NAMES.map((f) => JSON.stringify(f)).join(', ')}, or a list of them` }),
       'Conformance testing only: make the server misbehave for this client.',

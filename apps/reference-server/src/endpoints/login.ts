@@ -23,6 +23,7 @@ import type { Interaction } from '../store/store';
 import { CANCELLED_DESCRIPTION, TOO_MANY_ATTEMPTS_DESCRIPTION } from './descriptions';
 import { complete, endWithError, load, readForm, renderLogin } from './interaction';
 import { lockedError, lockedPage, RETURN_ACTION } from './locked-page';
+import { browserStateCookie } from '../oauth/browser-state';
 
 /** Wrong passwords allowed before the flow ends with an error redirect. */
 export const MAX_FAILED_LOGINS = 3;
@@ -114,6 +115,8 @@ async function signIn(ctx: RequestContext, id: string, interaction: Interaction,
   const headers = new Headers({ 'Set-Cookie': await startSession(ctx, authentication) });
   const binding = await rotateBinding(ctx);
   headers.append('Set-Cookie', binding.setCookie);
+  // Session Management 1.0: the browser state the check_session_iframe reads.
+  headers.append('Set-Cookie', browserStateCookie(ctx, authentication.sid));
   await ctx.server.store.saveInteraction(id, { ...interaction, browser: binding.key, user: authentication }, INTERACTION_SECONDS);
   const client = ctx.tenant.clients.get(interaction.request.clientId);
   if (client && (await needsConsent(ctx, client, authentication.sub, interaction.request.scopes, interaction.request.prompt))) {

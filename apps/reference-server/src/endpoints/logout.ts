@@ -15,6 +15,8 @@ import { currentSession, endSession } from '../oauth/session';
 import type { RequestContext } from '../request/context';
 import { logoutConfirmation } from './logout-confirmation';
 import { signedOutPage } from './pages';
+import { browserStateCookie } from '../oauth/browser-state';
+import { frontchannelLogoutPage, frontchannelUrls } from '../backchannel/frontchannel-logout';
 
 /** What a valid hint says: the clients it was issued to, and whose it is. */
 interface Hint {
@@ -97,16 +99,28 @@ export async function logout(ctx: RequestContext): Promise<Response> {
   }
   const ended = await currentSession(ctx);
   const clearCookie = await endSession(ctx);
+  const clearState = browserStateCookie(ctx, undefined);
+  const sessionClients = ended && ctx.server.backchannel ? ctx.server.backchannel.take(ctx.tenant.id, ended.sid) : undefined;
   // Back-Channel Logout 1.0: tell the clients of this sign-in; the page waits a bounded time only.
-  if (ended && ctx.server.backchannel) {
+  if (sessionClients && ctx.server.backchannel) {
     const key = (await ctx.keys()).current;
     const signer = ctx.tenant.hasFaults ? logoutTokenSigner(ctx, key) : key;
     const tamper = ctx.tenant.hasFaults ? logoutTokenTamper(ctx) : undefined;
-    const deliveries = ctx.server.backchannel.notify(ctx.tenant, signer, ctx.server.backchannel.take(ctx.tenant.id, ended.sid), tamper);
+    const deliveries = ctx.server.backchannel.notify(ctx.tenant, signer, sessionClients, tamper);
     await waitAtMost(deliveries, LOGOUT_WAIT_MS);
   }
-  if (redirect === undefined) return signedOutPage(clearCookie);
   const state = values.get('state');
-  const location = state === undefined ? redirect : `${redirect}${redirect.includes('?') ? '&' : '?'}${new URLSearchParams({ state })}`;
-  return new Response(null, { status: 302, headers: { Location: location, 'Set-Cookie': clearCookie, 'Cache-Control': 'no-store' } });
+  const location =
+    redirect === undefined ? undefined : state === undefined ? redirect : `${redirect}${redirect.includes('?') ? '&' : '?'}${new URLSearchParams({ state })}`;
+  // Front-Channel Logout 1.0: the browser loads each client's logout page before going on.
+  const frames = frontchannelUrls(ctx.tenant, ctx.issuer, sessionClients);
+  if (frames.length > 0) return frontchannelLogoutPage(frames, location, [clearCookie, clearState]);
+  if (location === undefined) {
+    const page = signedOutPage(clearCookie);
+    page.headers.append('Set-Cookie', clearState);
+    return page;
+  }
+  const headers = new Headers({ Location: location, 'Set-Cookie': clearCookie, 'Cache-Control': 'no-store' });
+  headers.append('Set-Cookie', clearState);
+  return new Response(null, { status: 302, headers });
 }

@@ -4,7 +4,8 @@
  * (`Authorization: DPoP` with a proof). Failures carry `WWW-Authenticate`.
  */
 import { clientFaults } from '../config/model';
-import { faultyProofRefusal } from '../faults/dpop';
+import { withClaimSources } from '../faults/claims';
+import { faultyProofRefusal, oddCaseNonceChallenge } from '../faults/dpop';
 import { faultyUserinfoClaims } from '../faults/responses';
 import { SignJWT } from 'jose';
 import { NO_STORE, OAuthError, errorResponse, jsonResponse } from '../http/errors';
@@ -84,6 +85,8 @@ async function checkBinding(ctx: RequestContext, presented: Presented, record: A
   const faults = clientFaults(ctx.tenant, record.clientId);
   const refusal = faults && faultyProofRefusal(ctx, faults, result.nonce);
   if (refusal) throw dpopError(ctx, refusal.error, refusal.description, refusal.headers);
+  const oddCase = faults && oddCaseNonceChallenge(ctx, faults, result.nonce);
+  if (oddCase) throw new OAuthError(oddCase.error, oddCase.description, 401, oddCase.headers);
   return nonceHeader(ctx, result.nonce);
 }
 
@@ -109,7 +112,7 @@ export async function userinfo(ctx: RequestContext): Promise<Response> {
     }
     const claims = releasedClaims(ctx.tenant, user, record.scopes);
     const faults = clientFaults(ctx.tenant, record.clientId);
-    const body = faults ? faultyUserinfoClaims(faults, claims) : claims;
+    const body = faults ? await withClaimSources(ctx, faults, faultyUserinfoClaims(faults, claims), presented.token) : claims;
     // OIDC Core 5.3.2: a client registered for signed userinfo gets a JWT from this issuer, for it.
     if (ctx.tenant.clients.get(record.clientId)?.userinfo_signed_response_alg !== undefined) {
       const key = (await ctx.keys()).current;

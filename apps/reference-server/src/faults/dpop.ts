@@ -34,3 +34,24 @@ export function faultyProofRefusal(ctx: RequestContext, faults: ReadonlySet<Faul
   }
   return undefined;
 }
+
+/**
+ * `userinfo_dpop_challenge_odd_case` at a resource (userinfo): a valid proof without the
+ * current server nonce is answered 401 with the challenge scheme spelled `dPoP` (auth schemes
+ * are case-insensitive, RFC 9110 11.1) and a `DPoP-Nonce`; a correct client retries once with
+ * it. Undefined when the proof carries an accepted nonce or the client has no such fault.
+ *
+ * @example
+ * const odd = oddCaseNonceChallenge(ctx, faults, proof.nonce);
+ */
+export function oddCaseNonceChallenge(ctx: RequestContext, faults: ReadonlySet<Fault>, nonce: string | undefined): FaultyRefusal | undefined {
+  const nonces = ctx.server.dpopNonces;
+  if (nonce !== undefined && nonces.accepted(ctx.tenant.id).includes(nonce)) return undefined;
+  if (!faults.has('userinfo_dpop_challenge_odd_case')) return undefined;
+  const description = 'the DPoP proof must carry the server nonce of the DPoP-Nonce header';
+  return {
+    error: 'use_dpop_nonce',
+    description,
+    headers: { 'DPoP-Nonce': nonces.current(ctx.tenant.id), 'WWW-Authenticate': `dPoP error="use_dpop_nonce", error_description="${description}"` },
+  };
+}

@@ -36,9 +36,21 @@ export async function faultyIdToken(ctx: RequestContext, faults: ReadonlySet<Fau
       ? await rotatedKey(ctx)
       : faults.has('id_token_wrong_alg')
         ? await otherAlgorithmKey(ctx)
-        : key;
-  const jwt = await new SignJWT(claims).setProtectedHeader({ alg: signer.alg, kid: signer.kid, typ: 'JWT' }).sign(signer.privateKey);
-  return faults.has('id_token_bad_signature') ? breakSignature(jwt) : jwt;
+        : faults.has('id_token_bad_signature_es256')
+          ? await keyFor(ctx, 'ES256')
+          : faults.has('id_token_alternate_alg_rs256')
+            ? await keyFor(ctx, 'RS256')
+            : key;
+  // Without `kid`, a client must pick the key by algorithm: one fits (accepted), or several (`kidlessKeys`) do.
+  const kidless = faults.has('id_token_no_kid') || faults.has('id_token_no_kid_multiple_keys');
+  const header = kidless ? { alg: signer.alg, typ: 'JWT' } : { alg: signer.alg, kid: signer.kid, typ: 'JWT' };
+  const jwt = await new SignJWT(claims).setProtectedHeader(header).sign(signer.privateKey);
+  return faults.has('id_token_bad_signature') || faults.has('id_token_bad_signature_es256') ? breakSignature(jwt) : jwt;
+}
+
+/** The tenant's own key when it signs with `alg`, else the published key of the other algorithm. */
+async function keyFor(ctx: RequestContext, alg: 'RS256' | 'ES256'): Promise<SigningKey> {
+  return ctx.tenant.signing_alg === alg ? (await ctx.keys()).current : otherAlgorithmKey(ctx);
 }
 
 function faultyClaims(ctx: RequestContext, faults: ReadonlySet<Fault>, payload: Record<string, unknown>): Record<string, unknown> {
@@ -70,6 +82,13 @@ function faultyClaims(ctx: RequestContext, faults: ReadonlySet<Fault>, payload: 
   if (faults.has('id_token_bad_at_hash') && claims.at_hash !== undefined) claims.at_hash = leftHalfHash(randomToken());
   if (faults.has('id_token_bad_c_hash') && claims.c_hash !== undefined) claims.c_hash = leftHalfHash(randomToken());
   if (faults.has('id_token_missing_c_hash')) delete claims.c_hash;
+  if (faults.has('id_token_missing_at_hash')) delete claims.at_hash;
+  if (faults.has('id_token_missing_iat')) delete claims.iat;
+  if (faults.has('id_token_missing_aud')) delete claims.aud;
+  if (faults.has('id_token_missing_iss')) delete claims.iss;
+  if (faults.has('id_token_missing_exp')) delete claims.exp;
+  // RFC 7519 4.1.3: one audience may be an array of one; a correct client accepts it.
+  if (faults.has('id_token_aud_single_array')) claims.aud = [payload.aud];
   return claims;
 }
 
@@ -89,8 +108,8 @@ async function hmacWithPublicKey(claims: Record<string, unknown>, key: SigningKe
   return new SignJWT(claims).setProtectedHeader({ alg: 'HS256', kid: key.kid, typ: 'JWT' }).sign(new TextEncoder().encode(pem));
 }
 
-/** A valid token with one bit pattern of its signature flipped. */
-function breakSignature(jwt: string): string {
+/** A valid token with one byte of its signature flipped (also used for aggregated claims, faults/claims.ts). */
+export function breakSignature(jwt: string): string {
   const dot = jwt.lastIndexOf('.');
   const signature = Buffer.from(jwt.slice(dot + 1), 'base64url');
   signature.writeUInt8(signature.readUInt8(0) ^ 0xff, 0);
@@ -107,6 +126,8 @@ interface FaultKeys {
   otherAlgorithm?: Promise<SigningKey>;
   /** Keys of `jwks_key_rotated`, newest first; published from the moment they sign. */
   rotated: SigningKey[];
+  /** Published without `kid` for `id_token_no_kid_multiple_keys`, of the tenant's algorithm. */
+  kidless?: Promise<SigningKey[]>;
 }
 
 // Keyed by the tenant's server context, which the app builds once per tenant and keeps (the
@@ -136,8 +157,13 @@ async function rotatedKey(ctx: RequestContext): Promise<SigningKey> {
   return key;
 }
 
-/** The faults that sign with a published key of the other type and algorithm. */
-const WRONG_ALG_FAULTS: readonly Fault[] = ['id_token_wrong_alg', 'logout_token_wrong_alg'];
+/**
+ * The faults that may sign with a published key of the other type and algorithm (the ES256 and
+ * RS256 ones do on a tenant of the other algorithm).
+ */
+const WRONG_ALG_FAULTS: readonly Fault[] = ['id_token_wrong_alg', 'logout_token_wrong_alg', 'id_token_bad_signature_es256', 'id_token_alternate_alg_rs256'];
+/** How many kid-less keys `id_token_no_kid_multiple_keys` publishes besides the tenant's own. */
+const KIDLESS_KEYS = 2;
 /** The other algorithm of each the tenant may sign with: another key type too (RSA, EC). */
 const OTHER_ALGORITHM = { RS256: 'ES256', ES256: 'RS256' } as const;
 
@@ -156,14 +182,23 @@ export function otherAlgorithmKey(ctx: RequestContext): Promise<SigningKey> {
 }
 
 /**
- * Whether a client of the tenant has a wrong-algorithm fault. Read without counting a use
- * (iterating the set does not; `has` would spend one of a runtime fault's `times`).
+ * Whether a client of the tenant has one of `faults`. Read without counting a use (iterating the
+ * set does not; `has` would spend one of a runtime fault's `times`).
  */
-function tenantHasWrongAlg(ctx: RequestContext): boolean {
+function tenantHasAny(ctx: RequestContext, faults: readonly Fault[]): boolean {
   for (const client of ctx.tenant.clients.values()) {
-    if ([...client.faults].some((fault) => WRONG_ALG_FAULTS.includes(fault))) return true;
+    if ([...client.faults].some((fault) => faults.includes(fault))) return true;
   }
   return false;
+}
+
+const tenantHasWrongAlg = (ctx: RequestContext): boolean => tenantHasAny(ctx, WRONG_ALG_FAULTS);
+
+/** Keys of the tenant's algorithm published without `kid`: with the tenant's own, several fit a kid-less token. */
+function kidlessKeys(ctx: RequestContext): Promise<SigningKey[]> {
+  const keys = keysOf(ctx);
+  keys.kidless ??= Promise.all(Array.from({ length: KIDLESS_KEYS }, () => createSigningKey(ctx.tenant.signing_alg)));
+  return keys.kidless;
 }
 
 /**
@@ -181,14 +216,19 @@ export function advertisedSigningAlgorithms(ctx: RequestContext): string[] {
 }
 
 /**
- * Public keys the JWKS publishes for `jwks_key_rotated` and the wrong-algorithm faults, besides
- * the tenant's own. The other algorithm's key is published from the moment a client of the
- * tenant has such a fault, before it signs anything.
+ * Public keys the JWKS publishes for `jwks_key_rotated`, the wrong-algorithm faults and
+ * `id_token_no_kid_multiple_keys` (keys without `kid`), besides the tenant's own. The other
+ * algorithm's key and the kid-less ones are published from the moment a client of the tenant
+ * has such a fault, before it signs anything.
  *
  * @example
  * const published = ctx.tenant.hasFaults ? [...keys, ...(await faultJwks(ctx))] : keys;
  */
 export async function faultJwks(ctx: RequestContext): Promise<JWK[]> {
   const rotated = faultKeys.get(ctx.server)?.rotated.map((key) => key.publicJwk) ?? [];
-  return tenantHasWrongAlg(ctx) ? [...rotated, (await otherAlgorithmKey(ctx)).publicJwk] : rotated;
+  const other = tenantHasWrongAlg(ctx) ? [(await otherAlgorithmKey(ctx)).publicJwk] : [];
+  const kidless = tenantHasAny(ctx, ['id_token_no_kid_multiple_keys'])
+    ? (await kidlessKeys(ctx)).map(({ publicJwk: { kid: _kid, ...jwk } }) => jwk)
+    : [];
+  return [...rotated, ...other, ...kidless];
 }

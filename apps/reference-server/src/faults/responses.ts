@@ -52,10 +52,17 @@ export function faultyTokenResponse(ctx: RequestContext, faults: ReadonlySet<Fau
   if (faults.has('token_response_missing_access_token')) delete out.access_token;
   if (faults.has('token_response_token_type_lowercase') && out.token_type !== undefined) out.token_type = 'bearer';
   if (faults.has('token_response_unknown_token_type') && out.token_type !== undefined) out.token_type = 'mac';
+  // RFC 6749 5.1: case-insensitive, so `dpOp` / `bEARER` is accepted (the FAPI 2.0 case-insensitivity test).
+  if (faults.has('token_response_token_type_inverted_case') && typeof out.token_type === 'string') out.token_type = invertCase(out.token_type);
   if (faults.has('id_token_missing')) delete out.id_token;
   // Counted only on DPoP responses, the ones it bends.
   if (out.token_type === 'DPoP' && faults.has('token_response_token_type_bearer')) out.token_type = 'Bearer';
   return jsonResponse(out, 200, ctx.corsHeaders);
+}
+
+/** Every letter in the other case: `DPoP` → `dpOp`. */
+function invertCase(value: string): string {
+  return [...value].map((c) => (c === c.toUpperCase() ? c.toLowerCase() : c.toUpperCase())).join('');
 }
 
 /**

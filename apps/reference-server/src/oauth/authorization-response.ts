@@ -9,6 +9,7 @@ import { faultyRedirectParams } from '../faults/responses';
 import type { OAuthError } from '../http/errors';
 import { allowFormTargets, html, htmlPage } from '../http/html';
 import { SESSION_SECONDS } from './session';
+import { sessionState } from './browser-state';
 import { nowSeconds, type RequestContext } from '../request/context';
 import type { AuthorizationRequest, Authentication } from '../store/store';
 import type { ResponseTarget } from './authorize-request';
@@ -125,6 +126,8 @@ export async function finishAuthorization(
       ...(accessToken !== undefined ? { accessToken } : {}),
     });
   }
+  // Session Management 1.0 §3: the state the RP's iframe will post to the check_session_iframe.
+  if (new URL(request.redirectUri).origin !== 'null') params.session_state = sessionState(request.clientId, request.redirectUri, user.sid);
   // The sign-in's back-channel logout will tell this client (OpenID Connect Back-Channel Logout 1.0).
   ctx.server.backchannel?.signedIn(ctx.tenant.id, ctx.issuer, user, request.clientId, (user.authTime + SESSION_SECONDS) * 1000);
   ctx.server.logger.info(`tenant ${ctx.tenant.id}: authorized client ${request.clientId} (${request.responseType})`);

@@ -101,6 +101,20 @@ export function readClientMetadata(input: unknown, policy: RegistrationPolicy, s
     if (problem) throw invalidMetadata(`post_logout_redirect_uris: ${JSON.stringify(uri.slice(0, 200))} ${problem}`);
   }
 
+  const initiateLoginUri = optionalString(m.initiate_login_uri, 'initiate_login_uri', 2000);
+  const initiateProblem = initiateLoginUri === undefined ? undefined : redirectUriProblem(initiateLoginUri);
+  if (initiateProblem) throw invalidMetadata(`initiate_login_uri: ${JSON.stringify(initiateLoginUri?.slice(0, 200))} ${initiateProblem}`);
+  // Front-Channel Logout 1.0 §2: the page loaded in an iframe at logout; same URI rules.
+  const frontchannelUri = optionalString(m.frontchannel_logout_uri, 'frontchannel_logout_uri', 2000);
+  if (frontchannelUri !== undefined) {
+    const problem = redirectUriProblem(frontchannelUri);
+    if (problem) throw invalidMetadata(`frontchannel_logout_uri ${problem}`);
+  }
+  if (m.frontchannel_logout_session_required !== undefined && typeof m.frontchannel_logout_session_required !== 'boolean') {
+    throw invalidMetadata('frontchannel_logout_session_required must be true or false (Front-Channel Logout 1.0 §2)');
+  }
+  const frontchannelSid = m.frontchannel_logout_session_required === true;
+
   const rawScope = optionalString(m.scope, 'scope', 1000);
   const scopes = rawScope === undefined ? [...policy.scopes] : [...new Set(rawScope.split(' ').filter((s) => s !== ''))];
   const refused = scopes.find((s) => !policy.scopes.includes(s));
@@ -150,6 +164,8 @@ export function readClientMetadata(input: unknown, policy: RegistrationPolicy, s
     ...(dpop ? { require_dpop: true } : {}),
     ...(jwks ? { jwks } : {}),
     ...(jwksUri !== undefined ? { jwks_uri: jwksUri } : {}),
+    ...(initiateLoginUri !== undefined ? { initiate_login_uri: initiateLoginUri } : {}),
+    ...(frontchannelUri !== undefined ? { frontchannel_logout_uri: frontchannelUri, frontchannel_logout_session_required: frontchannelSid } : {}),
     ...(requestObjectAlg !== undefined ? { request_object_signing_alg: requestObjectAlg } : {}),
     ...(requireSigned ? { require_signed_request_object: true } : {}),
     ...(requestUris ? { request_uris: requestUris } : {}),
@@ -166,6 +182,8 @@ export function readClientMetadata(input: unknown, policy: RegistrationPolicy, s
     ...(m.dpop_bound_access_tokens !== undefined ? { dpop_bound_access_tokens: dpop } : {}),
     ...(jwks ? { jwks } : {}),
     ...(jwksUri !== undefined ? { jwks_uri: jwksUri } : {}),
+    ...(initiateLoginUri !== undefined ? { initiate_login_uri: initiateLoginUri } : {}),
+    ...(frontchannelUri !== undefined ? { frontchannel_logout_uri: frontchannelUri, frontchannel_logout_session_required: frontchannelSid } : {}),
     ...(requestObjectAlg !== undefined ? { request_object_signing_alg: requestObjectAlg } : {}),
     ...(m.require_signed_request_object !== undefined ? { require_signed_request_object: requireSigned } : {}),
     ...(requestUris ? { request_uris: requestUris } : {}),

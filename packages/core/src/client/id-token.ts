@@ -150,7 +150,13 @@ async function verifySignature(idToken: string, alg: string, kid: string | undef
     http: options.http,
     refetchCooldown_: seconds(options.jwksRefetchCooldown, DEV && 'jwksRefetchCooldown') ?? 30,
   });
-  if (!key) fail('id_token_unknown_kid', DEV && `the JWKS has no ${alg} key with "kid" ${show(kid)}`, DEV && 'retry later');
+  if (!key) {
+    fail(
+      'id_token_unknown_kid',
+      DEV && (kid === undefined ? `no "kid", and the JWKS has not exactly one ${alg} key to pick` : `the JWKS has no ${alg} key with "kid" ${show(kid)}`),
+      DEV && 'retry later',
+    );
+  }
   let cause: unknown;
   const valid = await verifyCompactJws(idToken, key, alg).catch((error: unknown) => {
     cause = error;

@@ -20,6 +20,12 @@ export interface UserInfoParams {
    * DPoP` and a proof (with one nonce retry), never `Bearer`.
    */
   dpop?: DpopHandle;
+  /**
+   * Where the access token goes: `header` (`Authorization: Bearer`, the default) or `body`
+   * (a POST with the `access_token` form field, RFC 6750 2.2, for providers that want it).
+   * Bearer tokens only: a DPoP-bound token always goes in the header.
+   */
+  tokenIn?: 'header' | 'body' | undefined;
 }
 
 /** UserInfo claims; `sub` is always present and equals the expected subject. */
@@ -29,7 +35,8 @@ export interface UserInfo {
 }
 
 /**
- * Fetches the user's claims with the access token (`Authorization: Bearer`, or `DPoP` with `dpop`). Non-2xx →
+ * Fetches the user's claims with the access token (`Authorization: Bearer`, or `DPoP` with `dpop`,
+ * or in a POST body with `tokenIn: 'body'`). Non-2xx →
  * `userinfo_error`; a `sub` other than `expectedSubject` → `userinfo_sub_mismatch`
  * (OIDC Core 5.3.2: the claims might belong to someone else).
  *
@@ -55,12 +62,19 @@ export async function fetchUserInfo(params: UserInfoParams): Promise<UserInfo> {
     throw invalidOptions(DEV && "expectedSubject is required: pass the ID token's sub.");
   }
   const dpop = params.dpop as DpopInternals | undefined;
+  const inBody = params.tokenIn === 'body';
+  if (params.tokenIn !== undefined && !inBody && params.tokenIn !== 'header') throw invalidOptions(DEV && 'tokenIn must be "header" or "body".');
+  if (inBody && dpop) throw invalidOptions(DEV && 'tokenIn "body" is for Bearer tokens: a DPoP-bound token goes in the Authorization header.');
   const headers = new Headers({ Accept: 'application/json' });
   // One scheme per token: a DPoP-bound token never goes as Bearer.
-  if (!dpop) headers.set('Authorization', `Bearer ${accessToken}`);
+  if (!dpop && !inBody) headers.set('Authorization', `Bearer ${accessToken}`);
+  if (inBody) headers.set('Content-Type', 'application/x-www-form-urlencoded');
+  const init: RequestInit = inBody
+    ? { method: 'POST', headers, redirect: 'manual', body: new URLSearchParams({ access_token: accessToken }).toString() }
+    : { method: 'GET', headers, redirect: 'manual' };
   const claims = await (dpop ? dpop.sender_(accessToken) : sendRequest)(
     endpoint,
-    { method: 'GET', headers, redirect: 'manual' },
+    init,
     params.http,
     DEV && 'The userinfo endpoint',
     async (response) => {

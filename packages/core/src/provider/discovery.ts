@@ -27,6 +27,7 @@ const ENDPOINTS = [
   'userinfo_endpoint',
   'revocation_endpoint',
   'end_session_endpoint',
+  'check_session_iframe',
 ] as const;
 const STRING_LISTS = [
   'id_token_signing_alg_values_supported',

@@ -61,6 +61,8 @@ export interface Backchannel {
   sessionStarted(record: SessionRecord): Promise<void>;
   /** Whether a cookie-only session was ended by a logout token since it started (store mode: false, no call). */
   revoked(record: SessionRecord): Promise<boolean>;
+  /** Ends every session of the provider session `sid` (front-channel logout); needs no cookie. */
+  endSid(sid: string): Promise<void>;
 }
 
 // A logout token is a few hundred bytes; a form with one is refused past this before it is read.
@@ -98,7 +100,7 @@ export function createBackchannel(
   const ttl = settings.absoluteDuration;
   const key = (kind: string, value: string) => `bcl.${kind}.${createHash('sha256').update(value).digest('base64url')}`;
 
-  async function endSessions(claims: LogoutTokenClaims): Promise<void> {
+  async function endSessions(claims: Pick<LogoutTokenClaims, 'sid' | 'sub'>): Promise<void> {
     // A sid names one provider session; without it, every session of the user ends.
     const [kind, value] = claims.sid !== undefined ? ['sid', claims.sid] : ['sub', claims.sub as string];
     if (sessions) {
@@ -147,6 +149,7 @@ export function createBackchannel(
   return {
     path,
     handle,
+    endSid: (sid) => endSessions({ sid }),
     async sessionStarted(record) {
       if (!sessions) return;
       const add = sessions.addToIndex as NonNullable<SessionStore['addToIndex']>;

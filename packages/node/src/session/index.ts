@@ -12,6 +12,7 @@ export type {
 } from './session-auth';
 export type { SessionAuthOptions } from './options';
 export type { BackchannelLogoutOptions } from './backchannel-logout';
+export type { FrontchannelLogoutOptions } from './frontchannel-logout';
 export type { ErrorPageInfo, SessionPages, SignedOutPageInfo } from './pages';
 export type { Session } from './session-record';
 export type { SignedOutReason } from './session-io';

@@ -4,6 +4,7 @@ import { invalidOptions } from '@oidc-rp/core/internal';
 import type { NodeClient, StartLoginOptions } from '../client-types';
 import { checkSecrets } from '../secret-strength';
 import type { BackchannelLogoutOptions } from './backchannel-logout';
+import type { FrontchannelLogoutOptions } from './frontchannel-logout';
 import type { SessionPages } from './pages';
 import type { SessionStore } from './session-store';
 
@@ -41,9 +42,13 @@ export interface SessionAuthOptions {
    * `/auth/logout`. `postLogout` (none by default) is where the provider sends the user back
    * after RP-initiated logout: register `{baseUrl}{postLogout}` as a post-logout redirect URI;
    * the logout then sends a `state`, which this route checks before sending the user on to
-   * `postLogoutRedirect` (else a 400 page, `logout_state_mismatch`).
+   * `postLogoutRedirect` (else a 400 page, `logout_state_mismatch`). `initiateLogin` (none by
+   * default) is the third-party initiated login route (OIDC Core 4): register
+   * `{baseUrl}{initiateLogin}` as the client's `initiate_login_uri`; a GET or POST there with
+   * the client's issuer as `iss` starts a login with its `login_hint`, returning to the path of
+   * its `target_link_uri` when that is on the app's origin (else a 400 page).
    */
-  routes?: { login?: string; callback?: string; logout?: string; postLogout?: string };
+  routes?: { login?: string; callback?: string; logout?: string; postLogout?: string; initiateLogin?: string };
   /** Base name of the session cookie(s). Default `oidc-rp.session` (`__Host-oidc-rp.session` over https). */
   cookieName?: string;
   /** Seconds without a request after which the session ends; `false`: only `absoluteDuration` counts. Default 86 400 (a day). */
@@ -92,6 +97,13 @@ export interface SessionAuthOptions {
    * `backchannelLogout.store` for cookie-only sessions). Default: off.
    */
   backchannelLogout?: BackchannelLogoutOptions;
+  /**
+   * Front-channel logout (OpenID Connect Front-Channel Logout 1.0): a page the provider loads in
+   * an iframe at logout, ending the sessions of the `sid` it names (`iss` must be the issuer).
+   * Needs `backchannelLogout` (its sid index). Default: off. Prefer back-channel logout: browsers
+   * that block third-party cookies still load the page, but see the README for the limits.
+   */
+  frontchannelLogout?: FrontchannelLogoutOptions;
 }
 
 /** Options with defaults applied. Internal. */
@@ -99,7 +111,7 @@ export interface ResolvedSessionOptions {
   client: NodeClient;
   secrets: string[];
   baseUrl: URL | undefined;
-  routes: { login: string; callback: string; logout: string; postLogout: string | undefined };
+  routes: { login: string; callback: string; logout: string; postLogout: string | undefined; initiateLogin: string | undefined };
   cookieName: string;
   rollingDuration: number | false;
   absoluteDuration: number;
@@ -137,6 +149,7 @@ export function resolveSessionOptions(options: SessionAuthOptions): ResolvedSess
     callback: path(options.routes?.callback, '/auth/callback', 'routes.callback'),
     logout: path(options.routes?.logout, '/auth/logout', 'routes.logout'),
     postLogout: options.routes?.postLogout === undefined ? undefined : path(options.routes.postLogout, '', 'routes.postLogout'),
+    initiateLogin: options.routes?.initiateLogin === undefined ? undefined : path(options.routes.initiateLogin, '', 'routes.initiateLogin'),
   };
   const cookieName = options.cookieName ?? 'oidc-rp.session';
   if (typeof cookieName !== 'string' || !/^[A-Za-z0-9._-]{1,64}$/.test(cookieName)) {

@@ -9,8 +9,10 @@ import { fragmentRelayPage } from '../fragment-relay';
 import { nowSeconds } from '../sealing';
 import { type CookieShape, parseCookies } from './cookies';
 import { checkLoginOrigin, isLoopbackHost } from './login-origin';
+import { readSessionInitiation } from './initiate-login';
 import { checkLogoutState, newLogoutState } from './logout-state';
 import type { Backchannel } from './backchannel-logout';
+import type { Frontchannel } from './frontchannel-logout';
 import type { ResolvedSessionOptions } from './options';
 import { type ErrorPageInfo, type SignedOutPageInfo, customPage, errorPage, logoutConfirmPage, logoutStateMismatchPage, refusedPage, signedOutPage, unavailablePage } from './pages';
 import { crossSiteRefusal, safeReturnTo, wantsHtml } from './request-checks';
@@ -25,9 +27,11 @@ export interface RoutesContext {
   shapeOf(request: Request, pairs: Array<[string, string]>): CookieShape;
   /** Back-channel logout, when configured. */
   backchannel?: Backchannel | undefined;
+  /** Front-channel logout, when configured. */
+  frontchannel?: Frontchannel | undefined;
 }
 
-export function createAuthRoutes({ options: o, io, originOf, shapeOf, backchannel }: RoutesContext) {
+export function createAuthRoutes({ options: o, io, originOf, shapeOf, backchannel, frontchannel }: RoutesContext) {
   const routes = {
     async handle(request: Request): Promise<Response | undefined> {
       const { pathname } = new URL(request.url);
@@ -35,7 +39,9 @@ export function createAuthRoutes({ options: o, io, originOf, shapeOf, backchanne
       if (pathname === o.routes.callback) return routes.callback(request);
       if (pathname === o.routes.logout) return routes.logout(request);
       if (pathname === o.routes.postLogout) return routes.postLogout(request);
+      if (pathname === o.routes.initiateLogin) return routes.initiateLogin(request);
       if (backchannel && pathname === backchannel.path) return backchannel.handle(request);
+      if (frontchannel && pathname === frontchannel.path) return frontchannel.handle(request);
       return undefined;
     },
 
@@ -45,6 +51,18 @@ export function createAuthRoutes({ options: o, io, originOf, shapeOf, backchanne
       const response = await o.client.handleLogin(request, { ...o.loginOptions, ...rest, appState: { returnTo } });
       // The redirect URI is read from the authorization request just built, so it is the one the provider gets.
       return checkLoginOrigin(request, response.headers.get('location'), o.baseUrl, o.routes.callback) ?? response;
+    },
+
+    /** Third-party initiated login (OIDC Core 4): the provider's request starts a login here. */
+    async initiateLogin(request: Request): Promise<Response> {
+      if (request.method !== 'GET' && request.method !== 'POST') return new Response(null, { status: 405, headers: { allow: 'GET, POST' } });
+      try {
+        const { loginHint, returnTo } = await readSessionInitiation(o.client, request, originOf(request));
+        return await routes.login(request, { ...(loginHint !== undefined ? { loginHint } : {}), returnTo: returnTo ?? '/' });
+      } catch (error) {
+        if (!isOidcError(error)) throw error;
+        return errorResponse(error, request, parseCookies(request.headers.get('cookie')));
+      }
     },
 
     async callback(request: Request): Promise<Response> {

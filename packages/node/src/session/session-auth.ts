@@ -14,6 +14,7 @@ import { OidcError, createDpopProof, isOidcError, protectedResourceRequest, reso
 import type { StartLoginOptions } from '../client-types';
 import { nowSeconds } from '../sealing';
 import { createBackchannel } from './backchannel-logout';
+import { createFrontchannel } from './frontchannel-logout';
 import { type CookieShape, applyToCookieHeader, cookieShape, headersOnlyShape, parseCookies } from './cookies';
 import { type SessionAuthOptions, resolveSessionOptions } from './options';
 import { type RefreshOutcome, createRefresher, endsSession, refusedByProvider } from './refresh';
@@ -245,6 +246,7 @@ export function createSessionAuth<Claims extends object = Record<string, unknown
   const o = resolveSessionOptions(options);
   const io = createSessionIo(o);
   const backchannel = createBackchannel(options.backchannelLogout, o);
+  const frontchannel = createFrontchannel(options.frontchannelLogout, { client: o.client, backchannel });
   const refresh = createRefresher({
     client: o.client,
     secrets: o.secrets,
@@ -403,7 +405,7 @@ export function createSessionAuth<Claims extends object = Record<string, unknown
     return loginUrlFor(o.routes.login, returnTo);
   }
 
-  const routes = createAuthRoutes({ options: o, io, originOf, shapeOf, backchannel });
+  const routes = createAuthRoutes({ options: o, io, originOf, shapeOf, backchannel, frontchannel });
   const auth: SessionAuth<Claims> = {
     ...routes,
 

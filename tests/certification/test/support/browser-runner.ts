@@ -11,7 +11,8 @@ import { expect } from 'vitest';
 import { tenantOf } from '../../src/modules';
 import type { ModuleRun } from '../../src/runs';
 import { expectStoppedAfter, journalled, type RunJournal } from './journal';
-import { SCOPE_LIST, USER } from './server-config';
+import { sdkResponseType } from './response-types';
+import { SCOPE_LIST, USER, signingAlgorithmOf } from './server-config';
 import { expectAccepted, expectChecks, rejectionPoint, type AppVerdict } from './verdict';
 
 declare global {
@@ -28,7 +29,8 @@ declare global {
 export interface AppSettings {
   issuer: string;
   clientId: string;
-  implicit: boolean;
+  /** The run's response type: code, or a front-channel flow part (implicitFlow, idTokenFlow, hybridFlow). */
+  responseType: string;
   signingAlgorithm?: string;
 }
 
@@ -37,7 +39,7 @@ export interface AppSettings {
  * opens it with \`?app=<settings>\`, which starts the tab afresh (sessionStorage emptied).
  */
 export const PAGE = `<!doctype html><title>certification spa</title><script src="/sdk.js"></script><script>
-  const { browserNavigation, createBrowserClient, discovery, implicitFlow } = window.oidcRp;
+  const { browserNavigation, createBrowserClient, discovery, implicitFlow, idTokenFlow, hybridFlow } = window.oidcRp;
   const given = new URLSearchParams(location.search).get('app');
   if (given) {
     sessionStorage.clear();
@@ -51,7 +53,9 @@ export const PAGE = `<!doctype html><title>certification spa</title><script src=
     redirectUri: location.origin + '/callback',
     scope: ${JSON.stringify('openid profile email offline_access')},
     tokenStorage: 'sessionStorage',
-    ...(app.implicit ? { implicitFlow } : {}),
+    ...(app.responseType === 'code'
+      ? {}
+      : { implicitFlow: app.responseType === 'id_token token' ? implicitFlow : app.responseType === 'id_token' ? idTokenFlow : hybridFlow(app.responseType) }),
     ...(app.signingAlgorithm ? { signingAlgorithm: app.signingAlgorithm } : {}),
     navigate: browserNavigation(),
   });
@@ -73,13 +77,13 @@ async function registerClient(run: ModuleRun, ctx: BrowserRunContext): Promise<s
   const clientId = `spa-${++clients}`;
   // The mismatch tenant's document is spoilt by its configured client; the page's own client
   // (its origin registered, so the provider's CORS answers it) meets that document.
-  const implicit = run.responseType === 'id_token token';
+  const code = run.responseType.includes('code');
   await ctx.server.control.clients.add(
     {
       client_id: clientId,
       redirect_uris: [`${ctx.appOrigin}/callback`],
-      grant_types: implicit ? ['implicit'] : ['authorization_code', 'refresh_token'],
-      response_types: [run.responseType as ClientConfig['response_types'] extends (infer T)[] | undefined ? T : never],
+      grant_types: code ? ['authorization_code', 'refresh_token', ...(run.responseType === 'code' ? [] : ['implicit' as const])] : ['implicit'],
+      response_types: [sdkResponseType(run.responseType) as NonNullable<ClientConfig['response_types']>[number]],
       scopes: SCOPE_LIST,
       skip_consent: true,
       ...(run.definition.fault && !tenant.endsWith('-mismatch') ? { fault: run.definition.fault as ClientConfig['fault'] } : {}),
@@ -149,7 +153,7 @@ async function logIn(page: Page, ctx: BrowserRunContext, settings?: AppSettings)
  */
 export async function runInBrowser(run: ModuleRun, ctx: BrowserRunContext): Promise<void> {
   const clientId = await registerClient(run, ctx);
-  const settings: AppSettings = { issuer: `${ctx.origin}/${tenantOf(run.module)}`, clientId, implicit: run.responseType === 'id_token token', signingAlgorithm: 'RS256' };
+  const settings: AppSettings = { issuer: `${ctx.origin}/${tenantOf(run.module)}`, clientId, responseType: sdkResponseType(run.responseType), signingAlgorithm: signingAlgorithmOf(tenantOf(run.module)) };
   // No provider session of an earlier run: this person signs in on the login page.
   await ctx.page.context().clearCookies();
   switch (run.definition.step) {

@@ -17,33 +17,38 @@ const PROVIDER = {
   authorization_endpoint: 'https://op.example/authorize',
   token_endpoint: 'https://op.example/token',
   jwks_uri: 'https://op.example/jwks',
+  userinfo_endpoint: 'https://op.example/userinfo',
   response_types_supported: ['code', 'code id_token', 'code token', 'code id_token token', 'id_token', 'id_token token'],
-  response_modes_supported: ['query', 'fragment', 'form_post'],
+  response_modes_supported: ['query', 'fragment', 'form_post', 'jwt', 'query.jwt', 'fragment.jwt', 'form_post.jwt'],
+  authorization_signing_alg_values_supported: ['RS256'],
   subject_types_supported: ['public'],
   id_token_signing_alg_values_supported: ['RS256'],
   code_challenge_methods_supported: ['S256'],
 };
 
-/** The response_type of the login URL @oidc-rp/node builds with these options, or undefined when it refuses them. */
-async function nodeLoginResponseType(options: Record<string, unknown>): Promise<string | undefined> {
+/** The query of the login URL @oidc-rp/node builds with these options, or undefined when it refuses them. */
+async function nodeLogin(options: Record<string, unknown>): Promise<URLSearchParams | undefined> {
   try {
-    const client = nodeSdk.createNodeClient({
-      provider: PROVIDER,
-      clientId: 'probe',
-      clientSecret: 'Vq8rLz3KpW6nXt1Yc9Hm4Jd7Bs2Gf5Ra',
-      redirectUri: 'https://rp.example/callback',
-      cookieSecret: 'k7Qm2Zx9LpV4rT8wNc3Hs6Yb1Jd5Fg0A',
-      ...options,
-    } as nodeSdk.NodeClientOptions);
-    const { url } = await client.startLogin();
-    return new URL(url).searchParams.get('response_type') ?? undefined;
+    const { url } = await nodeClient(options).startLogin();
+    return new URL(url).searchParams;
   } catch {
     return undefined;
   }
 }
 
-/** The response_type of the authorize URL @oidc-rp/browser's login() navigates to with these options, or undefined. */
-async function browserLoginResponseType(options: Record<string, unknown>): Promise<string | undefined> {
+function nodeClient(options: Record<string, unknown>): nodeSdk.NodeClient {
+  return nodeSdk.createNodeClient({
+    provider: PROVIDER,
+    clientId: 'probe',
+    clientSecret: 'Vq8rLz3KpW6nXt1Yc9Hm4Jd7Bs2Gf5Ra',
+    redirectUri: 'https://rp.example/callback',
+    cookieSecret: 'k7Qm2Zx9LpV4rT8wNc3Hs6Yb1Jd5Fg0A',
+    ...options,
+  } as nodeSdk.NodeClientOptions);
+}
+
+/** The query of the authorize URL @oidc-rp/browser's login() navigates to with these options, or undefined. */
+async function browserLogin(options: Record<string, unknown>): Promise<URLSearchParams | undefined> {
   try {
     const redirects: string[] = [];
     const client = browserSdk.createBrowserClient({
@@ -56,10 +61,34 @@ async function browserLoginResponseType(options: Record<string, unknown>): Promi
       ...options,
     } as unknown as browserSdk.BrowserClientOptions);
     await client.login();
-    return redirects[0] ? (new URL(redirects[0]).searchParams.get('response_type') ?? undefined) : undefined;
+    return redirects[0] ? new URL(redirects[0]).searchParams : undefined;
   } catch {
     return undefined;
   }
+}
+
+/** The userinfo request getUserInfo sends with these options, or undefined when it refuses them. */
+async function nodeUserinfoRequest(options: Record<string, unknown>): Promise<{ method: string; body: string; authorization: string | null } | undefined> {
+  let sent: { method: string; body: string; authorization: string | null } | undefined;
+  const client = nodeClient({
+    fetch: async (input: RequestInfo | URL, init?: RequestInit) => {
+      const request = new Request(input, init);
+      sent = { method: request.method, body: await request.text(), authorization: request.headers.get('authorization') };
+      return Response.json({ sub: 'alice' });
+    },
+  });
+  try {
+    await client.getUserInfo('probe-token', { expectedSubject: 'alice', ...options } as never);
+  } catch {
+    return undefined;
+  }
+  return sent;
+}
+
+/** Whether getUserInfo sends the access token in a POST body when asked (`tokenIn: 'body'`, RFC 6750 2.2). */
+async function nodeUserinfoInBody(): Promise<boolean> {
+  const sent = await nodeUserinfoRequest({ tokenIn: 'body' });
+  return sent?.method === 'POST' && new URLSearchParams(sent.body).get('access_token') === 'probe-token' && sent.authorization === null;
 }
 
 /** Whether the reference server lets a client register this response type. */
@@ -72,24 +101,28 @@ function serverAccepts(responseType: string): boolean {
   }
 }
 
-const exportsMatching = (module: object, pattern: RegExp): boolean => Object.keys(module).some((name) => pattern.test(name));
-const sameWords = (a: string | undefined, b: string) => a !== undefined && a.split(' ').sort().join(' ') === b.split(' ').sort().join(' ');
+/** Whether a runtime export of core or the package (its own or re-exported) has a name like this. */
+const exportsMatching = (module: object, pattern: RegExp): boolean => [...Object.keys(module), ...Object.keys(core)].some((name) => pattern.test(name));
+const part = (name: string): unknown => (browserSdk as Record<string, unknown>)[name];
+const sameWords = (a: string | null | undefined, b: string) => typeof a === 'string' && a.split(' ').sort().join(' ') === b.split(' ').sort().join(' ');
 
 const PROBES: Record<Feature, () => Promise<boolean>> = {
-  'node.codeToken': async () => serverAccepts('code token') && sameWords(await nodeLoginResponseType({ responseType: 'code token', responseMode: 'form_post' }), 'code token'),
-  'node.fragment': async () => sameWords(await nodeLoginResponseType({ responseType: 'code id_token', responseMode: 'fragment' }), 'code id_token'),
-  'browser.idToken': async () => sameWords(await browserLoginResponseType({ implicitFlow: browserSdk.implicitFlow, responseType: 'id_token' }), 'id_token'),
-  'browser.hybrid': async () => sameWords(await browserLoginResponseType({ responseType: 'code id_token' }), 'code id_token'),
-  'node.frontChannelLogout': async () => exportsMatching(nodeSdk, /front.?channel/i),
+  'node.codeToken': async () => serverAccepts('code token') && sameWords((await nodeLogin({ responseType: 'code token', responseMode: 'form_post' }))?.get('response_type'), 'code token'),
+  'node.fragment': async () => sameWords((await nodeLogin({ responseType: 'code id_token', responseMode: 'fragment' }))?.get('response_type'), 'code id_token'),
+  // The browser's front-channel flows are parts given as its implicitFlow option.
+  'browser.idToken': async () => part('idTokenFlow') !== undefined && sameWords((await browserLogin({ implicitFlow: part('idTokenFlow') }))?.get('response_type'), 'id_token'),
+  'browser.hybrid': async () =>
+    typeof part('hybridFlow') === 'function' && sameWords((await browserLogin({ implicitFlow: (part('hybridFlow') as (t: string) => unknown)('code id_token') }))?.get('response_type'), 'code id_token'),
+  'node.frontChannelLogout': async () => exportsMatching(nodeSdk, /front.?channel.?logout/i),
   'node.sessionManagement': async () => exportsMatching(nodeSdk, /check.?session|session.?management/i),
   'browser.sessionManagement': async () => exportsMatching(browserSdk, /check.?session|session.?management/i),
   'node.thirdPartyLogin': async () => exportsMatching(nodeSdk, /third.?party|initiate.?login/i),
-  'node.claimSources': async () => exportsMatching(core, /claim.?sources|distributed|aggregated/i),
-  'node.userinfoInBody': async () => exportsMatching(core, /userinfo.*body|bearer.?body/i),
+  'node.claimSources': async () => exportsMatching(nodeSdk, /claim.?sources|distributed|aggregated/i),
+  'node.userinfoInBody': nodeUserinfoInBody,
   'node.requestObject': async () => exportsMatching(nodeSdk, /request.?object/i),
-  'node.signedUserinfo': async () => exportsMatching(core, /signed.?userinfo|userinfo.?jwt/i),
-  'node.webfinger': async () => exportsMatching(core, /webfinger/i),
-  'node.jarm': async () => exportsMatching(nodeSdk, /jarm/i),
+  'node.signedUserinfo': async () => exportsMatching(nodeSdk, /signed.?userinfo|userinfo.?jwt/i),
+  'node.webfinger': async () => exportsMatching(nodeSdk, /webfinger/i),
+  'node.jarm': async () => (await nodeLogin({ responseMode: 'query.jwt' })) !== undefined,
 };
 
 /**
@@ -97,14 +130,15 @@ const PROBES: Record<Feature, () => Promise<boolean>> = {
  * helper is broken and would call everything missing).
  *
  * @example
- * expect(await probeControls()).toEqual({ nodeFormPost: 'code id_token', browserCode: 'code', browserImplicit: 'id_token token', serverHybrid: true });
+ * expect(await probeControls()).toMatchObject({ nodeFormPost: 'code id_token', browserCode: 'code' });
  */
 export async function probeControls(): Promise<Record<string, unknown>> {
   return {
-    nodeFormPost: await nodeLoginResponseType({ responseType: 'code id_token', responseMode: 'form_post' }),
-    browserCode: await browserLoginResponseType({}),
-    browserImplicit: await browserLoginResponseType({ implicitFlow: browserSdk.implicitFlow }),
+    nodeFormPost: (await nodeLogin({ responseType: 'code id_token', responseMode: 'form_post' }))?.get('response_type'),
+    browserCode: (await browserLogin({}))?.get('response_type'),
+    browserImplicit: (await browserLogin({ implicitFlow: browserSdk.implicitFlow }))?.get('response_type'),
     serverHybrid: serverAccepts('code id_token'),
+    nodeUserinfo: await nodeUserinfoRequest({}),
   };
 }
 

@@ -6,16 +6,17 @@
  * fault. Judged by the outcome the app sees and by the provider's request journal.
  */
 import { clearJwksCache, isOidcError } from '@oidc-rp/core';
-import { MemorySessionStore, createNodeClient, createSessionAuth, dpop, fapi2, type NodeClientOptions, type ResponseType as SdkResponseType } from '@oidc-rp/node';
+import { MemorySessionStore, createNodeClient, createSessionAuth, dpop, fapi2, type NodeClientOptions } from '@oidc-rp/node';
 import type { ClientConfig, ReferenceServer } from '@oidc-rp/reference-server';
 import { CLIENT_PRIVATE_JWK, CLIENT_SECRET, NODE_REDIRECT, SCOPE } from '@oidc-rp/conformance/support/config';
 import { runNodeFlow, type NodeFlow } from '@oidc-rp/conformance/support/node-flow';
 import { startSessionApp, type SessionApp } from '@oidc-rp/conformance/support/session-app';
 import { expect } from 'vitest';
-import { tenantOf, type ResponseType } from '../../src/modules';
+import { tenantOf } from '../../src/modules';
 import type { ModuleRun } from '../../src/runs';
-import { expectStoppedAfter, journalled, type RunJournal } from './journal';
-import { MISMATCH_CLIENT } from './server-config';
+import { expectStoppedAfter, journalled, RunJournal } from './journal';
+import { hasAccessToken, sdkResponseType } from './response-types';
+import { MISMATCH_CLIENT, signingAlgorithmOf } from './server-config';
 import { expectAccepted, expectChecks, rejectionPoint } from './verdict';
 
 export interface NodeRunContext {
@@ -28,9 +29,6 @@ const SESSION_SECRET = 'certification-session-Zt4qW8nRk2VbY7cLx5mJp3sD';
 const { d: _private, ...CLIENT_PUBLIC_JWK } = CLIENT_PRIVATE_JWK;
 let clients = 0;
 
-/** Core names the three-part hybrid type in this word order. */
-export const sdkResponseType = (t: ResponseType): SdkResponseType => (t === 'code id_token token' ? 'code token id_token' : t) as SdkResponseType;
-export const hasAccessToken = (t: ResponseType): boolean => t !== 'id_token';
 const isFapi = (run: ModuleRun) => tenantOf(run.module).startsWith('fapi');
 
 /** Registers the run's client at the provider (a new one per run, with the module's fault) and returns its id. */
@@ -73,7 +71,7 @@ async function clientOptions(run: ModuleRun, ctx: NodeRunContext, clientId: stri
     scope: SCOPE,
     responseType: sdkResponseType(run.responseType),
     responseMode: run.responseMode,
-    signingAlgorithm: 'RS256',
+    signingAlgorithm: signingAlgorithmOf(tenantOf(run.module)),
     cookieSecret: COOKIE_SECRET,
   };
 }
@@ -113,15 +111,37 @@ export async function runOnNode(run: ModuleRun, ctx: NodeRunContext): Promise<vo
     case 'backchannelLogout':
     case 'rpInitiatedLogout':
       return logoutRun(run, ctx);
+    case 'thirdPartyLogin':
+      return thirdPartyLoginRun(run, ctx);
+    case 'frontChannelLogout':
+      return frontChannelLogoutRun(run, ctx);
     default:
       throw new Error(`${run.module}: no node runner for step ${run.definition.step}`);
   }
 }
 
+/** The claim modules' extra step: the app resolves the aggregated and distributed claims of its userinfo. */
+type ClaimSourcesClient = { resolveClaimSources(claims: Record<string, unknown>): Promise<{ claims: Record<string, unknown> }> };
+
 async function loginRun(run: ModuleRun, ctx: NodeRunContext): Promise<void> {
   const m = run.definition;
-  const { value: flow, journal } = await journalled(ctx.server, () => login(run, ctx, hasAccessToken(run.responseType)));
+  const inBody = m.checks?.includes('bearerBody') === true;
+  const claimSources = m.checks?.some((c) => c === 'aggregatedClaims' || c === 'distributedClaims') === true;
+  const { value: flow, journal: loginJournal } = await journalled(ctx.server, async () => {
+    const flow = await login(run, ctx, hasAccessToken(run.responseType) && !inBody);
+    if (inBody && flow.tokens) {
+      // RFC 6750 2.2: the access token as a form field of a POST, no Authorization header.
+      flow.userinfo = await flow.client.getUserInfo(flow.tokens.accessToken, { expectedSubject: 'alice', tokenIn: 'body' } as never);
+    }
+    return flow;
+  });
   const verdict = verdictOf(flow);
+  let journal = loginJournal;
+  if (claimSources && flow.userinfo) {
+    const { value, journal: sources } = await journalled(ctx.server, () => (flow.client as unknown as ClaimSourcesClient).resolveClaimSources(flow.userinfo as Record<string, unknown>));
+    Object.assign(verdict, { resolved: value.claims });
+    journal = new RunJournal([...loginJournal.entries, ...sources.entries]);
+  }
   if (m.outcome === 'accept' || (m.outcome === 'either' && flow.error === undefined)) {
     expectAccepted(run, verdict, journal);
     expectChecks(run, verdict, journal);
@@ -250,6 +270,108 @@ async function logoutRun(run: ModuleRun, ctx: NodeRunContext): Promise<void> {
       expect(await back.answer.text()).toContain(m.code ?? '');
       expect(back.answer.headers.get('location')).toBeNull();
     }
+  } finally {
+    app.close();
+  }
+}
+
+/**
+ * Third-party initiated login (OIDC Core 4) through the session layer's initiation route: the
+ * provider's `/oidc/initiate-login` sends the person to the client's `initiate_login_uri` with
+ * `iss`, `login_hint` and `target_link_uri`; the app starts its login there, and after the
+ * callback the person lands on the target. No authorization request before the initiation.
+ */
+async function thirdPartyLoginRun(run: ModuleRun, ctx: NodeRunContext): Promise<void> {
+  let clientId = '';
+  const app = await startSessionApp(async (origin) => {
+    clientId = await registerClient(run, ctx, { redirect_uris: [`${origin}/auth/callback`], initiate_login_uri: `${origin}/auth/initiate-login` } as Partial<ClientConfig>);
+    const client = createNodeClient(await clientOptions(run, ctx, clientId, `${origin}/auth/callback`));
+    return createSessionAuth({ client, secret: SESSION_SECRET, routes: { initiateLogin: '/auth/initiate-login' } } as Parameters<typeof createSessionAuth>[0]);
+  });
+  try {
+    const issuer = `${ctx.origin}/${tenantOf(run.module)}`;
+    const { value: landed, journal } = await journalled(ctx.server, async () => {
+      const target = `${app.origin}/state`;
+      const initiation = await fetch(`${issuer}/oidc/initiate-login?${new URLSearchParams({ client_id: clientId, login_hint: 'alice', target_link_uri: target })}`, { redirect: 'manual' });
+      expect(initiation.status).toBe(303);
+      const at = new URL(initiation.headers.get('location') ?? '');
+      expect(`${at.origin}${at.pathname}`).toBe(`${app.origin}/auth/initiate-login`);
+      expect(at.searchParams.get('iss')).toBe(issuer);
+      return app.signIn(`${at.pathname}${at.search}`);
+    });
+    expect(landed.status).toBe(303);
+    expect(landed.headers.get('location')).toBe(`${app.origin}/state`);
+    expect((await app.state()).signedIn).toBe(true);
+    const [initiate] = journal.entries.filter((e) => e.endpoint === '/oidc/initiate-login');
+    expect(initiate?.seq).toBeLessThan(journal.first('authorize'));
+    expect(journal.calls('authorize')[0]?.params.login_hint).toBe('alice');
+    expect(journal.calls('token').map((c) => c.status)).toEqual([200]);
+  } finally {
+    app.close();
+  }
+}
+
+/**
+ * Front-Channel Logout 1.0 through the session layer's front-channel route: at logout the
+ * provider's page frames each client's `frontchannel_logout_uri` (with `iss` and `sid`); the
+ * person's browser loads the frame (a third-party frame: no app cookie goes with it) and the app
+ * ends the sessions of that `sid`. RP-initiated: the app's own logout goes to end_session, then
+ * the person comes back to the post-logout route. OP-initiated: the logout starts at the
+ * provider, and only the frame can end the app's session.
+ */
+async function frontChannelLogoutRun(run: ModuleRun, ctx: NodeRunContext): Promise<void> {
+  const opInitiated = run.module.endsWith('-opinitlogout');
+  let clientId = '';
+  const app: SessionApp = await startSessionApp(async (origin) => {
+    clientId = await registerClient(run, ctx, {
+      redirect_uris: [`${origin}/auth/callback`],
+      post_logout_redirect_uris: [`${origin}/auth/post-logout`],
+      frontchannel_logout_uri: `${origin}/auth/frontchannel-logout`,
+      frontchannel_logout_session_required: true,
+    } as Partial<ClientConfig>);
+    const client = createNodeClient(await clientOptions(run, ctx, clientId, `${origin}/auth/callback`));
+    return createSessionAuth({
+      client,
+      secret: SESSION_SECRET,
+      store: new MemorySessionStore(),
+      routes: { postLogout: '/auth/post-logout' },
+      backchannelLogout: { clientId },
+      frontchannelLogout: { path: '/auth/frontchannel-logout' },
+    } as Parameters<typeof createSessionAuth>[0]);
+  });
+  try {
+    expect((await app.signIn()).status).toBe(303);
+    const { idToken } = await app.state();
+    const issuer = `${ctx.origin}/${tenantOf(run.module)}`;
+    const { value, journal } = await journalled(ctx.server, async () => {
+      let endSession: URL;
+      if (opInitiated) {
+        endSession = new URL(`${issuer}/oidc/logout`);
+        endSession.searchParams.set('id_token_hint', idToken ?? '');
+      } else endSession = new URL((await app.logout()).headers.get('location') ?? '');
+      const page = await fetch(endSession, { headers: { cookie: app.providerCookies.header(endSession) ?? '' }, redirect: 'manual' });
+      const html = await page.text();
+      const data = JSON.parse(/<script type="application\/json" id="frontchannel">([^<]*)<\/script>/.exec(html)?.[1] ?? '{}') as { frames?: string[]; next?: string };
+      const frames = await Promise.all((data.frames ?? []).map((src) => fetch(src, { redirect: 'manual' })));
+      const afterFrames = await app.state();
+      const next = data.next === undefined ? undefined : new URL(data.next);
+      return { page, data, frames: frames.map((f) => f.status), afterFrames, back: next ? await app.get(`${next.pathname}${next.search}`) : undefined };
+    });
+    expect(value.page.status).toBe(200);
+    expect(value.data.frames).toHaveLength(1);
+    const frame = new URL(value.data.frames?.[0] ?? '');
+    expect(`${frame.origin}${frame.pathname}`).toBe(`${app.origin}/auth/frontchannel-logout`);
+    expect(frame.searchParams.get('iss')).toBe(issuer);
+    expect(frame.searchParams.get('sid')).toEqual(expect.any(String));
+    expect(value.frames).toEqual([200]);
+    expect(value.afterFrames.signedIn).toBe(false);
+    expect(journal.calls('logout')).toHaveLength(1);
+    if (opInitiated) {
+      expect(value.back).toBeUndefined();
+      return;
+    }
+    expect(value.back?.status).toBe(303);
+    expect(value.back?.headers.get('location')).toBe(`${app.origin}/`);
   } finally {
     app.close();
   }

@@ -18,6 +18,9 @@ const scopes = SCOPE_LIST;
 /** The client each mismatch tenant is configured with: its fault spoils the tenant's discovery document. */
 export const MISMATCH_CLIENT = 'discovery-issuer-mismatch';
 
+/** The algorithm a tenant signs ID tokens with: the one its RPs register (`signingAlgorithm`). */
+export const signingAlgorithmOf = (tenant: Tenant): 'RS256' | 'ES256' => (tenant === 'oidcc-es256' || tenant.startsWith('fapi') ? 'ES256' : 'RS256');
+
 /**
  * The tenants: `oidcc` (RS256, as the OIDCC plans' provider), `fapi` (ES256, DPoP server nonces,
  * as the FAPI 2.0 plan's), `fapi-no-nonce`, and a discovery-issuer-mismatch tenant of each kind.
@@ -31,6 +34,10 @@ export function certificationConfig(): ServerConfig {
   const tenants: Record<Tenant, ServerConfig['tenants'][number]> = {
     oidcc: { id: 'oidcc', development: true, users },
     'oidcc-mismatch': { id: 'oidcc-mismatch', development: true, users, clients: [mismatchClient] },
+    // Faults that change a tenant's whole JWKS (kid-less keys), and an ES256 OIDC provider.
+    'oidcc-kid-absent': { id: 'oidcc-kid-absent', development: true, users },
+    'oidcc-kid-absent-many': { id: 'oidcc-kid-absent-many', development: true, users },
+    'oidcc-es256': { id: 'oidcc-es256', development: true, users, signing_alg: 'ES256' },
     fapi: { id: 'fapi', development: true, users, signing_alg: 'ES256', dpop_nonce: true },
     'fapi-no-nonce': { id: 'fapi-no-nonce', development: true, users, signing_alg: 'ES256' },
     'fapi-mismatch': { id: 'fapi-mismatch', development: true, users, signing_alg: 'ES256', clients: [mismatchClient] },

@@ -5,6 +5,7 @@
 import { expect } from 'vitest';
 import type { ModuleRun } from '../../src/runs';
 import type { RunJournal } from './journal';
+import { hasAccessToken } from './response-types';
 
 /** What the app ended up with. */
 export interface AppVerdict {
@@ -12,9 +13,10 @@ export interface AppVerdict {
   signedIn: boolean;
   tokens?: { idToken?: string | undefined; expiresAt?: number | undefined; claims?: Record<string, unknown> | undefined };
   userinfo?: Record<string, unknown>;
+  /** Userinfo with its aggregated and distributed claims resolved (the claim modules). */
+  resolved?: Record<string, unknown>;
 }
 
-const hasAccessToken = (run: ModuleRun) => run.responseType !== 'id_token';
 
 /**
  * Where the bad response reached the RP, and so after which request nothing may follow: the
@@ -25,7 +27,7 @@ export function rejectionPoint(run: ModuleRun): 'discovery' | 'authorization' | 
   const { step, fault } = run.definition;
   if (step === 'discovery') return 'discovery';
   if (step === 'userinfo') return 'userinfo';
-  if (fault?.startsWith('redirect_') || fault === 'authorization_error_form_post') return 'authorization';
+  if (fault?.startsWith('redirect_') || fault === 'authorize_error_login_required') return 'authorization';
   return run.responseType.includes('id_token') ? 'authorization' : 'token';
 }
 
@@ -40,11 +42,11 @@ export function expectAccepted(run: ModuleRun, verdict: AppVerdict, journal: Run
   expect(verdict.error, `the RP refused: ${String(verdict.error)}`).toBeUndefined();
   expect(verdict.signedIn).toBe(true);
   expect(verdict.tokens?.claims?.sub).toBe('alice');
-  if (hasAccessToken(run)) expect(verdict.userinfo?.sub).toBe('alice');
+  if (hasAccessToken(run.responseType)) expect(verdict.userinfo?.sub).toBe('alice');
   if (!journal) return;
   const codeFlow = run.responseType.includes('code');
   expect(journal.calls('token').filter((c) => c.status === 200), 'token requests answered').toHaveLength(codeFlow ? 1 : 0);
-  expect(journal.calls('userinfo').at(-1)?.status).toBe(hasAccessToken(run) ? 200 : undefined);
+  expect(journal.calls('userinfo').at(-1)?.status).toBe(hasAccessToken(run.responseType) ? 200 : undefined);
 }
 
 function idTokenHeader(idToken: string | undefined): Record<string, unknown> {
@@ -95,6 +97,21 @@ export function expectChecks(run: ModuleRun, verdict: AppVerdict, journal: RunJo
         break;
       case 'dpopNonce':
         expect(journal.calls('token').map((c) => c.status)).toEqual([400, 200]);
+        break;
+      case 'userinfoDpopRetry':
+        expect(journal.calls('userinfo').map((c) => c.status)).toEqual([401, 200]);
+        break;
+      case 'bearerBody':
+        expect(journal.calls('userinfo').map((c) => ({ method: c.method, authorization: c.authorization, token: c.params.access_token }))).toEqual([
+          { method: 'POST', authorization: undefined, token: '[redacted]' },
+        ]);
+        break;
+      case 'aggregatedClaims':
+        expect(verdict.resolved).toMatchObject({ sub: 'alice', address: expect.anything(), phone_number: expect.anything() });
+        break;
+      case 'distributedClaims':
+        expect(verdict.resolved).toMatchObject({ sub: 'alice', credit_score: expect.anything() });
+        expect(journal.entries.filter((e) => e.endpoint === '/oidc/claims-source' && e.method !== 'OPTIONS').map((e) => e.status)).toEqual([200]);
         break;
       case 'logoutState':
         break; // checked by the logout runner

@@ -38,9 +38,10 @@ export interface FaultCase {
   signingAlgorithm?: string;
   /**
    * The step that meets the fault: logging in (default), discovery, userinfo after a login, a
-   * refresh after a login, or the back-channel logout that RP-initiated logout at the provider sends (node's session layer).
+   * refresh after a login, the back-channel logout that RP-initiated logout at the provider sends (node's session layer),
+   * or a third-party login initiation (the provider's `/oidc/initiate-login` redirect, read by `readInitiateLogin`).
    */
-  step?: 'login' | 'discovery' | 'userinfo' | 'refresh' | 'backchannelLogout';
+  step?: 'login' | 'discovery' | 'userinfo' | 'refresh' | 'backchannelLogout' | 'initiateLogin';
   /** Logs in with this response type (default `code`): node by form_post, the browser with `hybridFlow` (the fragment); hybrid carries `c_hash`. */
   responseType?: 'code id_token';
   /** What @oidc-rp/browser does in the implicit flow (`id_token token`), when it differs from `browser`. */
@@ -116,6 +117,33 @@ export const CASES: readonly FaultCase[] = [
   { fault: 'userinfo_signed_wrong_aud', mirrors: 'OIDC Core 5.3.2: signed userinfo for another aud', wrappers: ['node'], signedUserinfo: true, step: 'userinfo', node: 'userinfo_aud_mismatch' },
   { fault: 'userinfo_signed_alg_none', mirrors: 'rp-userinfo-sig (alg none)', wrappers: ['node'], signedUserinfo: true, step: 'userinfo', node: 'userinfo_alg_not_allowed' },
   { fault: 'userinfo_encrypted', mirrors: 'OIDC Core 5.3.2: encrypted userinfo (unsupported, refused)', wrappers: ['node'], signedUserinfo: true, step: 'userinfo', node: 'userinfo_encrypted_unsupported' },
+  // Certification modules the provider plays for claims, ID tokens and DPoP (cert-claims).
+  { fault: 'id_token_missing_iat', mirrors: 'oidcc-client-test-missing-iat', node: 'id_token_iat_missing', browser: 'id_token_iat_missing' },
+  { fault: 'id_token_missing_aud', mirrors: 'oidcc-client-test-missing-aud', node: 'id_token_aud_mismatch', browser: 'id_token_aud_mismatch' },
+  { fault: 'id_token_missing_iss', mirrors: 'OIDC Core 3.1.3.7 (2): iss required', node: 'id_token_iss_mismatch', browser: 'id_token_iss_mismatch' },
+  { fault: 'id_token_missing_exp', mirrors: 'OIDC Core 2, 3.1.3.7 (9): exp required', node: 'id_token_malformed', browser: 'id_token_malformed' },
+  { fault: 'id_token_aud_single_array', mirrors: 'oidcc-client-test-aud (aud as an array of one)', node: 'accepted', browser: 'accepted' },
+  // Each in a tenant of its own: one RS256 key published (accepted), or three fitting keys and no kid (refused; the module allows either).
+  { fault: 'id_token_no_kid', mirrors: 'oidcc-client-test-kid-absent-single-jwks', node: 'accepted', browser: 'accepted' },
+  { fault: 'id_token_no_kid_multiple_keys', mirrors: 'oidcc-client-test-kid-absent-multiple-jwks', node: 'id_token_unknown_kid', browser: 'id_token_unknown_kid' },
+  // at_hash is optional beside a code exchange, required beside a front-channel access token (implicit).
+  { fault: 'id_token_missing_at_hash', mirrors: 'oidcc-client-test-missing-athash', node: 'accepted', browser: 'accepted', implicit: 'id_token_at_hash_missing' },
+  { fault: 'id_token_bad_signature_es256', mirrors: 'oidcc-client-test-invalid-sig-es256', node: 'id_token_signature_invalid', browser: 'id_token_signature_invalid' },
+  // An ES256 tenant (its well-behaved clients too); the client is registered for ES256, as a FAPI 2.0 one is.
+  { fault: 'id_token_alternate_alg_rs256', mirrors: 'fapi2-security-profile-final-client-test-invalid-alternate-alg', signingAlgorithm: 'ES256', node: 'id_token_alg_not_allowed', browser: 'id_token_alg_not_allowed' },
+  { fault: 'token_response_token_type_inverted_case', mirrors: 'fapi2-security-profile-final-client-test-token-type-case-insensitivity', wrappers: ['node'], dpop: true, node: 'accepted' },
+  { fault: 'userinfo_dpop_challenge_odd_case', mirrors: 'fapi2-security-profile-final-client-test-rs-dpop-auth-scheme-case-insensitivity', wrappers: ['node'], dpop: true, step: 'userinfo', node: 'accepted' },
+  // The SDK's userinfo leaves _claim_names/_claim_sources alone; resolveClaimSources (claims tests) uses or refuses them.
+  { fault: 'userinfo_aggregated_claims', mirrors: 'oidcc-client-test-aggregated-claims (signed source)', step: 'userinfo', node: 'accepted', browser: 'accepted' },
+  { fault: 'userinfo_aggregated_claims_unsigned', mirrors: 'oidcc-client-test-aggregated-claims (alg none, as the suite signs)', step: 'userinfo', node: 'accepted', browser: 'accepted' },
+  { fault: 'userinfo_aggregated_claims_bad_signature', mirrors: 'OIDC Core 5.6.2: an aggregated claim that does not verify', step: 'userinfo', node: 'accepted', browser: 'accepted' },
+  { fault: 'userinfo_distributed_claims', mirrors: 'oidcc-client-test-distributed-claims', step: 'userinfo', node: 'accepted', browser: 'accepted' },
+  { fault: 'userinfo_distributed_claims_other_origin', mirrors: 'OIDC Core 5.6.2: a claims endpoint of an untrusted origin', step: 'userinfo', node: 'accepted', browser: 'accepted' },
+  { fault: 'userinfo_distributed_claims_insecure_endpoint', mirrors: 'OIDC Core 5.6.2: a claims endpoint over plain http', step: 'userinfo', node: 'accepted', browser: 'accepted' },
+  { fault: 'initiate_login_wrong_iss', mirrors: 'oidcc-client-test-3rd-party-init-login (a forged iss)', step: 'initiateLogin', node: 'initiate_login_iss_mismatch', browser: 'initiate_login_iss_mismatch' },
+  // Session Management 1.0: the fault answers "changed" from the check_session_iframe, which only the browser's
+  // @oidc-rp/browser/session entry frames (proven in Chromium in packages/browser/test/chromium/logout-and-session.test.ts).
+  { fault: 'check_session_changed', mirrors: 'oidcc-client-test-session-management (the OP iframe says changed); a login never reads the iframe', node: 'accepted', browser: { notApplicable: 'the login flow never frames check_session_iframe: sessionManagement() (@oidc-rp/browser/session) does, and ends the session on "changed" in packages/browser/test/chromium/logout-and-session.test.ts' } },
 ];
 
 /**

@@ -2,8 +2,9 @@
  * The reference server's configuration for the conformance suites: for every fault, one
  * confidential client (`node.<fault>`, for @oidc-rp/node, with a secret and a key) and one public client
  * (`spa.<fault>`, for @oidc-rp/browser), beside well-behaved ones registered the same way.
- * `discovery_issuer_mismatch` spoils its tenant's discovery document, so it gets a tenant of
- * its own.
+ * `discovery_issuer_mismatch` spoils its tenant's discovery document, the kid-less faults need
+ * their tenant's JWKS to themselves, and `id_token_alternate_alg_rs256` an ES256 tenant: each
+ * gets a tenant of its own (OWN_TENANTS).
  */
 import { generateKeyPairSync, type JsonWebKey } from 'node:crypto';
 import { FAULTS, type ClientConfig, type Fault, type ServerConfig } from '@oidc-rp/reference-server';
@@ -30,9 +31,36 @@ export function clientId(wrapper: Wrapper, fault?: Fault): string {
   return `${wrapper}.${fault ?? 'well-behaved'}`;
 }
 
+/** The tenants of faults that change a whole tenant's documents or keys, each with its own. */
+const OWN_TENANTS: Partial<Record<Fault, string>> = {
+  discovery_issuer_mismatch: MISMATCH_TENANT,
+  // Exactly one RS256 key published (none of the main tenant's fault keys).
+  id_token_no_kid: 'conformance-kid-absent',
+  // Its kid-less keys are published tenant-wide.
+  id_token_no_kid_multiple_keys: 'conformance-kid-absent-many',
+  // Signs ES256 as a FAPI 2.0 provider does; its well-behaved clients live there too.
+  id_token_alternate_alg_rs256: 'conformance-es256',
+};
+/** The tenants whose well-behaved clients a fault's counterpart uses (their signing algorithm differs). */
+const WELL_BEHAVED_TENANTS: Partial<Record<Fault, string>> = { id_token_alternate_alg_rs256: 'conformance-es256' };
+
+/** Where the node clients' and the SPA's third-party login initiation routes are. */
+export const NODE_INITIATE_LOGIN = 'http://127.0.0.1:3000/auth/initiate-login';
+export const SPA_INITIATE_LOGIN = `${SPA_ORIGIN}/initiate-login`;
+
 /** The tenant a fault's clients live in. */
 export function tenantOf(fault?: Fault): string {
-  return fault === 'discovery_issuer_mismatch' ? MISMATCH_TENANT : TENANT;
+  return (fault && OWN_TENANTS[fault]) ?? TENANT;
+}
+
+/** The tenant of the well-behaved counterpart of a fault's row. */
+export function wellBehavedTenantOf(fault?: Fault): string {
+  return (fault && WELL_BEHAVED_TENANTS[fault]) ?? TENANT;
+}
+
+/** Every tenant of the config, for a test that waits for their keys. */
+export function tenantIds(): string[] {
+  return [TENANT, ...new Set(Object.values(OWN_TENANTS))];
 }
 
 /** The well-behaved node client registered for signed userinfo (the counterpart of the signed-userinfo rows). */
@@ -51,6 +79,7 @@ function clients(fault?: Fault, nodeId = clientId('node', fault)): ClientConfig[
       redirect_uris: [NODE_REDIRECT],
       grant_types: ['authorization_code', 'refresh_token'],
       response_types: ['code', 'code id_token'],
+      initiate_login_uri: NODE_INITIATE_LOGIN,
       ...common,
     },
     {
@@ -58,6 +87,7 @@ function clients(fault?: Fault, nodeId = clientId('node', fault)): ClientConfig[
       redirect_uris: [SPA_REDIRECT],
       grant_types: ['authorization_code', 'refresh_token', 'implicit'],
       response_types: ['code', 'id_token token', 'code id_token'],
+      initiate_login_uri: SPA_INITIATE_LOGIN,
       ...common,
     },
   ];
@@ -83,7 +113,10 @@ export function conformanceConfig(): ServerConfig {
         users,
         clients: [...clients(), clients(undefined, SIGNED_USERINFO_CLIENT)[0] as ClientConfig, ...inMain.flatMap((fault) => clients(fault))],
       },
-      { id: MISMATCH_TENANT, users, clients: clients('discovery_issuer_mismatch') },
+      { id: MISMATCH_TENANT, development: true, users, clients: clients('discovery_issuer_mismatch') },
+      { id: 'conformance-kid-absent', development: true, users, clients: clients('id_token_no_kid') },
+      { id: 'conformance-kid-absent-many', development: true, users, clients: clients('id_token_no_kid_multiple_keys') },
+      { id: 'conformance-es256', development: true, signing_alg: 'ES256', users, clients: [...clients(), ...clients('id_token_alternate_alg_rs256')] },
     ],
   };
 }

@@ -130,7 +130,15 @@ export async function runNodeFlow(options: NodeFlowOptions): Promise<NodeFlow> {
     if (result.type === 'redirect') {
       const location = new URL(result.location);
       flow.callback = location.hash ? new URLSearchParams(location.hash.slice(1)) : location.searchParams;
-      request = new Request(result.location, { headers: { cookie } });
+      // A response in the fragment never reaches the server in the URL: the callback's relay page
+      // posts it back from the app's own origin, as a browser running that page does.
+      request = location.hash
+        ? new Request(`${location.origin}${location.pathname}`, {
+            method: 'POST',
+            headers: { cookie, 'content-type': 'application/x-www-form-urlencoded', origin: location.origin, 'sec-fetch-site': 'same-origin' },
+            body: flow.callback,
+          })
+        : new Request(result.location, { headers: { cookie } });
     } else {
       flow.callback = result.body;
       request = new Request(result.action, {

@@ -27,8 +27,8 @@ export interface SessionApp {
   backchannelAnswers: BackchannelAnswer[];
   /** A GET to the app with its cookies, redirects not followed. */
   get(path: string): Promise<Response>;
-  /** The app's login route, the provider's forms, the callback: the callback's answer. */
-  signIn(): Promise<Response>;
+  /** The app's login route (or another app path that starts a login), the provider's forms, the callback: the callback's answer. */
+  signIn(from?: string): Promise<Response>;
   /** Whether the app has a session for this browser, and its ID token. */
   state(): Promise<{ signedIn: boolean; idToken: string | null }>;
   /** The app's logout (GET: the confirmation form, then its POST): the app's redirect. */
@@ -92,8 +92,8 @@ export async function startSessionApp(setup: (origin: string) => Promise<Session
     providerCookies,
     backchannelAnswers,
     get: (path) => send(path),
-    async signIn() {
-      const login = await send('/auth/login');
+    async signIn(from = '/auth/login') {
+      const login = await send(from);
       const result = await completeLogin(login.headers.get('location') as string, { cookies: providerCookies });
       if (result.type === 'redirect') return send(result.location);
       return send(result.action, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: result.body });
