@@ -33,7 +33,8 @@ describe('idTokenFlow: response_type=id_token in the fragment', () => {
     const tokenRequests = await provider.count('/oidc/token');
     const { tab, callbackUrl, authorize } = await loginWith(idTokenFlow, 'id_token');
     expect(authorize.searchParams.has('code_challenge')).toBe(false);
-    expect([...new URLSearchParams(new URL(callbackUrl).hash.slice(1)).keys()].sort()).toEqual(['id_token', 'iss', 'state']);
+    // session_state: the provider supports Session Management 1.0 (no code, no access token).
+    expect([...new URLSearchParams(new URL(callbackUrl).hash.slice(1)).keys()].sort()).toEqual(['id_token', 'iss', 'session_state', 'state']);
     tab.url = callbackUrl;
     const snapshot = await tab.client.init();
     expect(snapshot).toMatchObject({ status: 'authenticated', user: { sub: 'alice' } });
