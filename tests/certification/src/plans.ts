@@ -6,7 +6,7 @@
  * so does this suite. Each variant names the packages that run it and, where a capability of
  * the variant is missing, what (`pending`).
  */
-import { HARNESS_PENDING, type ResponseType, type Runner } from './modules';
+import type { ResponseType, Runner } from './modules';
 
 /** `default`: the response type's own (query for code, fragment otherwise). */
 export type ResponseMode = 'default' | 'form_post';
@@ -398,7 +398,7 @@ export const PLANS: readonly Plan[] = [
     note: 'Pinned to dynamic registration and request_uri: the plan cannot start without the whole chain, so every module waits for it.',
     variants: [
       {
-        ...basic('code', 'default', DYNAMIC_MODULES, { node: { pending: `${HARNESS_PENDING} the Dynamic chain runner (WebFinger, registration, request_uri, signed userinfo) is not written yet` } }),
+        ...basic('code', 'default', DYNAMIC_MODULES, { node: {} }),
         settings: { client_registration: 'dynamic_client', request_type: 'request_uri' },
       },
     ],

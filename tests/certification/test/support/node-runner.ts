@@ -14,6 +14,7 @@ import { startSessionApp, type SessionApp } from '@oidc-rp/conformance/support/s
 import { expect } from 'vitest';
 import { tenantOf } from '../../src/modules';
 import type { ModuleRun } from '../../src/runs';
+import { runDynamic } from './dynamic-runner';
 import { expectStoppedAfter, journalled, RunJournal } from './journal';
 import { hasAccessToken, sdkResponseType } from './response-types';
 import { MISMATCH_CLIENT, signingAlgorithmOf } from './server-config';
@@ -115,6 +116,8 @@ export async function runOnNode(run: ModuleRun, ctx: NodeRunContext): Promise<vo
       return thirdPartyLoginRun(run, ctx);
     case 'frontChannelLogout':
       return frontChannelLogoutRun(run, ctx);
+    case 'dynamic':
+      return runDynamic(run, ctx);
     default:
       throw new Error(`${run.module}: no node runner for step ${run.definition.step}`);
   }
@@ -300,7 +303,8 @@ async function thirdPartyLoginRun(run: ModuleRun, ctx: NodeRunContext): Promise<
       return app.signIn(`${at.pathname}${at.search}`);
     });
     expect(landed.status).toBe(303);
-    expect(landed.headers.get('location')).toBe(`${app.origin}/state`);
+    // The app sends the person on to the target (its own origin: a path will do).
+    expect(new URL(landed.headers.get('location') ?? '', app.origin).href).toBe(`${app.origin}/state`);
     expect((await app.state()).signedIn).toBe(true);
     const [initiate] = journal.entries.filter((e) => e.endpoint === '/oidc/initiate-login');
     expect(initiate?.seq).toBeLessThan(journal.first('authorize'));
