@@ -6,7 +6,7 @@
  * so does this suite. Each variant names the packages that run it and, where a capability of
  * the variant is missing, what (`pending`).
  */
-import { HARNESS_PENDING, type ResponseType, type Runner } from './modules';
+import type { ResponseType, Runner } from './modules';
 
 /** `default`: the response type's own (query for code, fragment otherwise). */
 export type ResponseMode = 'default' | 'form_post';
@@ -385,7 +385,7 @@ export const PLANS: readonly Plan[] = [
         responseMode: 'default',
         clientAuth: 'private_key_jwt',
         modules: FAPI2_MS_MODULES,
-        runners: { node: { pending: 'jarm: JARM responses (then the JAR-by-PAR and JARM runner of tests/certification)' } },
+        runners: { node: { pending: 'jarm: JARM responses (the request half runs: fapi2({ messageSigning: true }), ES256 request objects by PAR)' } },
         settings: { fapi_profile: 'plain_fapi', fapi_client_type: 'oidc', sender_constrain: 'dpop', fapi_request_method: 'signed_non_repudiation', fapi_response_mode: 'jarm' },
       },
     ],
@@ -398,7 +398,7 @@ export const PLANS: readonly Plan[] = [
     note: 'Pinned to dynamic registration and request_uri: the plan cannot start without the whole chain, so every module waits for it.',
     variants: [
       {
-        ...basic('code', 'default', DYNAMIC_MODULES, { node: { pending: `${HARNESS_PENDING} the Dynamic chain runner (WebFinger, registration, request_uri, signed userinfo) is not written yet` } }),
+        ...basic('code', 'default', DYNAMIC_MODULES, { node: {} }),
         settings: { client_registration: 'dynamic_client', request_type: 'request_uri' },
       },
     ],

@@ -41,6 +41,13 @@ const FAULTS_OUTSIDE_THE_PLANS: Record<string, string> = {
   userinfo_signed_wrong_aud: 'OIDC Core 5.3.2',
   userinfo_signed_alg_none: 'OIDC Core 5.3.2',
   userinfo_encrypted: 'OIDC Core 5.3.2 (encryption unsupported)',
+  // Refusals beside the claims modules' happy paths (the suite's aggregated and distributed modules accept).
+  userinfo_aggregated_claims_unsigned: 'OIDC Core 5.6.2 (an unsigned claims JWT)',
+  userinfo_aggregated_claims_bad_signature: 'OIDC Core 5.6.2',
+  userinfo_distributed_claims_other_origin: 'OIDC Core 5.6.2 (the access token sent to another origin)',
+  userinfo_distributed_claims_insecure_endpoint: 'OIDC Core 5.6.2',
+  initiate_login_wrong_iss: 'OIDC Core 4 (an iss the RP does not know; the suite has only the happy path)',
+  id_token_wrong_alg: 'an algorithm other than the pinned one (the FAPI alternate-alg module plays id_token_alternate_alg_rs256)',
 };
 
 const runs = allRuns();

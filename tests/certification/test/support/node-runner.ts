@@ -14,6 +14,7 @@ import { startSessionApp, type SessionApp } from '@oidc-rp/conformance/support/s
 import { expect } from 'vitest';
 import { tenantOf } from '../../src/modules';
 import type { ModuleRun } from '../../src/runs';
+import { runDynamic } from './dynamic-runner';
 import { expectStoppedAfter, journalled, RunJournal } from './journal';
 import { hasAccessToken, sdkResponseType } from './response-types';
 import { MISMATCH_CLIENT, signingAlgorithmOf } from './server-config';
@@ -30,6 +31,8 @@ const { d: _private, ...CLIENT_PUBLIC_JWK } = CLIENT_PRIVATE_JWK;
 let clients = 0;
 
 const isFapi = (run: ModuleRun) => tenantOf(run.module).startsWith('fapi');
+/** FAPI 2.0 Message Signing: the login pushed as a request object signed ES256 (JAR by PAR). */
+const isMessageSigning = (run: ModuleRun) => run.variant.settings?.fapi_request_method === 'signed_non_repudiation';
 
 /** Registers the run's client at the provider (a new one per run, with the module's fault) and returns its id. */
 async function registerClient(run: ModuleRun, ctx: NodeRunContext, redirects?: Partial<ClientConfig>): Promise<string> {
@@ -41,7 +44,12 @@ async function registerClient(run: ModuleRun, ctx: NodeRunContext, redirects?: P
     {
       client_id: clientId,
       ...(isFapi(run)
-        ? { jwks: { keys: [CLIENT_PUBLIC_JWK] }, token_endpoint_auth_method: 'private_key_jwt', require_dpop: true }
+        ? {
+            jwks: { keys: [CLIENT_PUBLIC_JWK] },
+            token_endpoint_auth_method: 'private_key_jwt',
+            require_dpop: true,
+            ...(isMessageSigning(run) ? { require_signed_request_object: true, request_object_signing_alg: 'ES256' } : {}),
+          }
         : { client_secret: CLIENT_SECRET, token_endpoint_auth_method: 'client_secret_basic' }),
       redirect_uris: [NODE_REDIRECT],
       grant_types: implicit ? ['implicit'] : ['authorization_code', 'refresh_token', ...(run.responseType === 'code' ? [] : ['implicit' as const])],
@@ -60,7 +68,7 @@ async function registerClient(run: ModuleRun, ctx: NodeRunContext, redirects?: P
 async function clientOptions(run: ModuleRun, ctx: NodeRunContext, clientId: string, redirectUri = NODE_REDIRECT): Promise<NodeClientOptions> {
   const issuer = `${ctx.origin}/${tenantOf(run.module)}`;
   if (isFapi(run)) {
-    return fapi2({ issuer, clientId, privateKey: CLIENT_PRIVATE_JWK, dpop: await dpop(), redirectUri, cookieSecret: COOKIE_SECRET, scope: SCOPE });
+    return fapi2({ issuer, clientId, privateKey: CLIENT_PRIVATE_JWK, dpop: await dpop(), redirectUri, cookieSecret: COOKIE_SECRET, scope: SCOPE, ...(isMessageSigning(run) ? { messageSigning: true } : {}) });
   }
   return {
     issuer,
@@ -115,6 +123,8 @@ export async function runOnNode(run: ModuleRun, ctx: NodeRunContext): Promise<vo
       return thirdPartyLoginRun(run, ctx);
     case 'frontChannelLogout':
       return frontChannelLogoutRun(run, ctx);
+    case 'dynamic':
+      return runDynamic(run, ctx);
     default:
       throw new Error(`${run.module}: no node runner for step ${run.definition.step}`);
   }
@@ -300,7 +310,8 @@ async function thirdPartyLoginRun(run: ModuleRun, ctx: NodeRunContext): Promise<
       return app.signIn(`${at.pathname}${at.search}`);
     });
     expect(landed.status).toBe(303);
-    expect(landed.headers.get('location')).toBe(`${app.origin}/state`);
+    // The app sends the person on to the target (its own origin: a path will do).
+    expect(new URL(landed.headers.get('location') ?? '', app.origin).href).toBe(`${app.origin}/state`);
     expect((await app.state()).signedIn).toBe(true);
     const [initiate] = journal.entries.filter((e) => e.endpoint === '/oidc/initiate-login');
     expect(initiate?.seq).toBeLessThan(journal.first('authorize'));

@@ -34,6 +34,8 @@ export function certificationConfig(): ServerConfig {
   const tenants: Record<Tenant, ServerConfig['tenants'][number]> = {
     oidcc: { id: 'oidcc', development: true, users },
     'oidcc-mismatch': { id: 'oidcc-mismatch', development: true, users, clients: [mismatchClient] },
+    // The Dynamic plan's provider: clients register themselves (RFC 7591).
+    'oidcc-dynamic': { id: 'oidcc-dynamic', development: true, users, registration: { access: 'open', scopes } },
     // Faults that change a tenant's whole JWKS (kid-less keys), and an ES256 OIDC provider.
     'oidcc-kid-absent': { id: 'oidcc-kid-absent', development: true, users },
     'oidcc-kid-absent-many': { id: 'oidcc-kid-absent-many', development: true, users },
