@@ -247,14 +247,16 @@ const basic = (responseType: ResponseType, responseMode: ResponseMode, modules: 
 });
 
 /** For the logout and session plans, which pin the response type only: the RP picks the mode (form_post on node, the fragment in the browser). */
-const logoutVariants = (modules: readonly string[], types: readonly ResponseType[], browser: boolean): PlanVariant[] =>
+const logoutVariants = (modules: readonly string[], types: readonly ResponseType[], browser: boolean, nodePending?: string): PlanVariant[] =>
   types.map((responseType) => ({
     responseType,
     responseMode: responseType === 'code' ? 'default' : 'form_post',
     clientAuth: 'client_secret_basic',
     modules,
-    runners: { node: {}, ...(browser ? { browser: {} } : {}) },
+    runners: { node: nodePending ? { pending: nodePending } : {}, ...(browser ? { browser: {} } : {}) },
   }));
+/** Session Management 1.0 is an RP page framing the provider's check_session_iframe: the browser plays it. */
+const SESSION_NODE_PENDING = 'cert-logout: @oidc-rp/node has no session management (an RP page polling check_session_iframe is the browser part)';
 
 const HYBRID_TYPES = ['code id_token', 'code token', 'code id_token token'] as const;
 const IMPLICIT_TYPES = ['id_token', 'id_token token'] as const;
@@ -352,7 +354,7 @@ export const PLANS: readonly Plan[] = [
         name: `Session Management (${flavour})`,
         javaClass: `logout.plan.OIDCCClientSessionManagementRP${title}TestPlan`,
         certification: 'Session RP',
-        variants: logoutVariants(['oidcc-client-test-session-management'], types, true),
+        variants: logoutVariants(['oidcc-client-test-session-management'], types, true, SESSION_NODE_PENDING),
       },
     ];
   }),
@@ -423,6 +425,9 @@ export const PLANS: readonly Plan[] = [
     name: 'Logout (outside certification)',
     javaClass: 'logout.plan.OIDCCClientLogoutTestPlan',
     certification: 'none (not part of the certification program)',
-    variants: logoutVariants(LOGOUT_PLAN_MODULES, ['code'], false),
+    variants: [
+      ...logoutVariants(['oidcc-client-test-session-management'], ['code'], true, SESSION_NODE_PENDING),
+      ...logoutVariants(LOGOUT_PLAN_MODULES.filter((m) => m !== 'oidcc-client-test-session-management'), ['code'], false),
+    ],
   },
 ];

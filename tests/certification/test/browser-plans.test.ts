@@ -10,7 +10,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { type PageServer, startPageServer } from '../../../test-support/page-server';
 import { allRuns, distinctRuns } from '../src/runs';
-import { PAGE, runInBrowser } from './support/browser-runner';
+import { bundleInstalledSessionEntry, PAGE, runInBrowser } from './support/browser-runner';
 import { runTitle } from './support/run-title';
 import { certificationConfig } from './support/server-config';
 
@@ -27,7 +27,7 @@ beforeAll(async () => {
     const response = await fetch(`${listening.origin}/${tenant.id}/oidc/jwks`);
     if (!response.ok) throw new Error(`the JWKS of tenant ${tenant.id} answered ${response.status}`);
   }
-  app = await startPageServer({ script: await bundleInstalledBrowserSdk(), page: PAGE });
+  app = await startPageServer({ script: `${await bundleInstalledBrowserSdk()}\n${await bundleInstalledSessionEntry()}`, page: PAGE });
   browser = await connectChromium();
   const context = await browser.newContext();
   context.setDefaultTimeout(15_000);

@@ -6,6 +6,7 @@
  * snapshot and by the provider's request journal.
  */
 import type { ClientConfig, ReferenceServer } from '@oidc-rp/reference-server';
+import { build } from 'esbuild';
 import type { Page } from 'playwright-core';
 import { expect } from 'vitest';
 import { tenantOf } from '../../src/modules';
@@ -23,6 +24,12 @@ declare global {
     app: AppSettings;
     /** Why login() failed before leaving the page, if it did. */
     loginError?: { code?: string; message: string };
+    /** `@oidc-rp/browser/session`, bundled beside the main entry (the session management runs). */
+    oidcRpSession?: typeof import('@oidc-rp/browser/session');
+    /** The app's session management, when its settings ask for it. */
+    sessions?: import('@oidc-rp/browser/session').SessionManagement;
+    /** The page's start: the callback handled (keeping session_state) and the client restored. */
+    ready: Promise<void>;
   }
 }
 
@@ -32,6 +39,8 @@ export interface AppSettings {
   /** The run's response type: code, or a front-channel flow part (implicitFlow, idTokenFlow, hybridFlow). */
   responseType: string;
   signingAlgorithm?: string;
+  /** Session Management 1.0: keep session_state and check at the provider's check_session_iframe (checks made by the run). */
+  session?: boolean;
 }
 
 /**
@@ -57,10 +66,31 @@ export const PAGE = `<!doctype html><title>certification spa</title><script src=
       ? {}
       : { implicitFlow: app.responseType === 'id_token token' ? implicitFlow : app.responseType === 'id_token' ? idTokenFlow : hybridFlow(app.responseType) }),
     ...(app.signingAlgorithm ? { signingAlgorithm: app.signingAlgorithm } : {}),
+    ...(app.session ? { postLogoutRedirectUri: location.origin + '/signed-out' } : {}),
     navigate: browserNavigation(),
   });
-  void window.client.init();
+  // Session management's checks are the run's own (sessions.check()), so the interval never fires.
+  window.sessions = app.session ? window.oidcRpSession.sessionManagement(window.client, { clientId: app.clientId, interval: 3600000 }) : undefined;
+  window.ready = (async () => {
+    if (window.sessions && window.client.isRedirectCallback()) await window.sessions.handleRedirectCallback();
+    await window.client.init();
+  })();
 </script>`;
+
+/**
+ * `@oidc-rp/browser/session` as an app installs it, bundled as a script that defines
+ * `window.oidcRpSession` (served after the main entry's bundle).
+ */
+export async function bundleInstalledSessionEntry(): Promise<string> {
+  const bundled = await build({
+    stdin: { contents: "import * as session from '@oidc-rp/browser/session'; window.oidcRpSession = session;", resolveDir: import.meta.dirname, loader: 'js' },
+    bundle: true,
+    format: 'iife',
+    write: false,
+    logLevel: 'silent',
+  });
+  return bundled.outputFiles[0]?.text ?? '';
+}
 
 export interface BrowserRunContext {
   server: ReferenceServer;
@@ -72,7 +102,7 @@ export interface BrowserRunContext {
 
 let clients = 0;
 
-async function registerClient(run: ModuleRun, ctx: BrowserRunContext): Promise<string> {
+async function registerClient(run: ModuleRun, ctx: BrowserRunContext, extra?: Partial<ClientConfig>): Promise<string> {
   const tenant = tenantOf(run.module);
   const clientId = `spa-${++clients}`;
   // The mismatch tenant's document is spoilt by its configured client; the page's own client
@@ -87,6 +117,7 @@ async function registerClient(run: ModuleRun, ctx: BrowserRunContext): Promise<s
       scopes: SCOPE_LIST,
       skip_consent: true,
       ...(run.definition.fault && !tenant.endsWith('-mismatch') ? { fault: run.definition.fault as ClientConfig['fault'] } : {}),
+      ...extra,
     },
     { tenant },
   );
@@ -152,8 +183,15 @@ async function logIn(page: Page, ctx: BrowserRunContext, settings?: AppSettings)
  * await runInBrowser(run, { server, origin, appOrigin, browser });
  */
 export async function runInBrowser(run: ModuleRun, ctx: BrowserRunContext): Promise<void> {
-  const clientId = await registerClient(run, ctx);
-  const settings: AppSettings = { issuer: `${ctx.origin}/${tenantOf(run.module)}`, clientId, responseType: sdkResponseType(run.responseType), signingAlgorithm: signingAlgorithmOf(tenantOf(run.module)) };
+  const session = run.definition.step === 'sessionManagement';
+  const clientId = await registerClient(run, ctx, session ? { post_logout_redirect_uris: [`${ctx.appOrigin}/signed-out`] } : undefined);
+  const settings: AppSettings = {
+    issuer: `${ctx.origin}/${tenantOf(run.module)}`,
+    clientId,
+    responseType: sdkResponseType(run.responseType),
+    signingAlgorithm: signingAlgorithmOf(tenantOf(run.module)),
+    ...(session ? { session } : {}),
+  };
   // No provider session of an earlier run: this person signs in on the login page.
   await ctx.page.context().clearCookies();
   switch (run.definition.step) {
@@ -165,6 +203,8 @@ export async function runInBrowser(run: ModuleRun, ctx: BrowserRunContext): Prom
       return refreshRun(run, ctx, settings);
     case 'keyRotation':
       return keyRotationRun(run, ctx, settings);
+    case 'sessionManagement':
+      return sessionManagementRun(run, ctx, settings);
     default:
       throw new Error(`${run.module}: no browser runner for step ${run.definition.step}`);
   }
@@ -245,4 +285,48 @@ async function keyRotationRun(run: ModuleRun, ctx: BrowserRunContext, settings: 
   });
   expectAccepted(run, second, journal);
   expect(journal.calls('jwks').map((c) => c.status)).toEqual([200]);
+}
+
+const checkSessionLoads = (journal: RunJournal) => journal.entries.filter((e) => e.endpoint === '/oidc/check-session' && e.method === 'GET');
+
+/**
+ * Session Management 1.0 as the suite plays it: the app signs in (keeping the authorization
+ * response's session_state), frames the provider's check_session_iframe and asks it (unchanged),
+ * logs out at end_session (RP-initiated), and back at its post-logout page asks again: the
+ * provider's session has ended, the frame answers changed, and the app ends what it still kept.
+ */
+async function sessionManagementRun(run: ModuleRun, ctx: BrowserRunContext, settings: AppSettings): Promise<void> {
+  const { page } = ctx;
+  const { value: verdict, journal: loginJournal } = await journalled(ctx.server, async () => {
+    await logIn(page, ctx, settings);
+    await page.evaluate(() => window.ready);
+    return verdictOf(page, run.responseType !== 'id_token');
+  });
+  expectAccepted(run, verdict, loginJournal);
+  expect(await page.evaluate(() => sessionStorage.getItem('oidc-rp.session-state')), 'the session_state of the authorization response was not kept').toMatch(/^\S+$/);
+
+  const { value, journal } = await journalled(ctx.server, async () => {
+    const before = await page.evaluate(async () => {
+      await window.sessions?.start();
+      return window.sessions?.check();
+    });
+    // RP-initiated logout: to end_session, and the provider straight back to the post-logout page.
+    await page.evaluate(() => void window.client.logout());
+    await page.waitForURL(`${ctx.appOrigin}/signed-out`);
+    await page.evaluate(() => window.ready);
+    const after = await page.evaluate(async () => {
+      await window.sessions?.start();
+      return window.sessions?.check();
+    });
+    await page.waitForFunction(() => window.client.getSnapshot().status === 'unauthenticated');
+    return { before, after, kept: await page.evaluate(() => sessionStorage.getItem('oidc-rp.session-state')) };
+  });
+  expect(value).toEqual({ before: 'unchanged', after: 'changed', kept: null });
+  const [endSession, ...more] = journal.calls('logout');
+  expect(more).toEqual([]);
+  expect(endSession?.params).toMatchObject({ id_token_hint: '[redacted]', post_logout_redirect_uri: `${ctx.appOrigin}/signed-out` });
+  // The provider's frame was loaded (an HTTP request to check_session_iframe) before the logout and after it.
+  const loads = checkSessionLoads(journal).map((e) => e.seq);
+  expect(loads.filter((seq) => seq < (endSession?.seq ?? 0)), 'no check_session_iframe request before the logout').not.toEqual([]);
+  expect(loads.filter((seq) => seq > (endSession?.seq ?? Number.POSITIVE_INFINITY)), 'no check_session_iframe request after the logout').not.toEqual([]);
 }

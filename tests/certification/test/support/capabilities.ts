@@ -6,6 +6,7 @@
  * wired. When another branch lands a capability under a name not probed here, add the name.
  */
 import * as browserSdk from '@oidc-rp/browser';
+import * as browserSession from '@oidc-rp/browser/session';
 import * as core from '@oidc-rp/core';
 import * as nodeSdk from '@oidc-rp/node';
 import { FAULTS, validateConfig } from '@oidc-rp/reference-server';
@@ -115,7 +116,8 @@ const PROBES: Record<Feature, () => Promise<boolean>> = {
     typeof part('hybridFlow') === 'function' && sameWords((await browserLogin({ implicitFlow: (part('hybridFlow') as (t: string) => unknown)('code id_token') }))?.get('response_type'), 'code id_token'),
   'node.frontChannelLogout': async () => exportsMatching(nodeSdk, /front.?channel.?logout/i),
   'node.sessionManagement': async () => exportsMatching(nodeSdk, /check.?session|session.?management/i),
-  'browser.sessionManagement': async () => exportsMatching(browserSdk, /check.?session|session.?management/i),
+  // Session Management is the browser's `@oidc-rp/browser/session` entry.
+  'browser.sessionManagement': async () => exportsMatching({ ...browserSdk, ...browserSession }, /check.?session|session.?management/i),
   'node.thirdPartyLogin': async () => exportsMatching(nodeSdk, /third.?party|initiate.?login/i),
   'node.claimSources': async () => exportsMatching(nodeSdk, /claim.?sources|distributed|aggregated/i),
   'node.userinfoInBody': nodeUserinfoInBody,
