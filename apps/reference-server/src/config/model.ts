@@ -88,6 +88,8 @@ export interface Client {
   token_endpoint_auth_method: ClientAuthMethod | undefined;
   /** Authorize requests must come through the PAR endpoint (RFC 9126). */
   require_pushed_authorization_requests: boolean;
+  /** JARM: every authorization response goes to the client as a JWT signed with this algorithm (the tenant's); undefined: only when it asks (a .jwt response_mode). */
+  authorization_signed_response_alg: SigningAlg | undefined;
 }
 
 /**

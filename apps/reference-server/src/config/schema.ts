@@ -82,6 +82,12 @@ export interface ClientConfig {
   token_endpoint_auth_method?: ClientAuthMethod;
   /** Authorize requests must come through the PAR endpoint (RFC 9126). Default false. */
   require_pushed_authorization_requests?: boolean;
+  /**
+   * JARM: every authorization response goes to this client as a signed JWT, whatever
+   * `response_mode` it asks for. Must be the tenant's `signing_alg`. Default: JARM only when
+   * the client asks for it (response_mode jwt, query.jwt, fragment.jwt, form_post.jwt).
+   */
+  authorization_signed_response_alg?: SigningAlg;
 }
 
 /** An end user who can sign in at the login page. */
@@ -315,6 +321,7 @@ function readClient(o: ClientConfig, field: string, development: boolean, tenant
     jwks_uri: readJwksUri(o.jwks_uri, `${field}.jwks_uri`, development),
     token_endpoint_auth_method: o.token_endpoint_auth_method,
     require_pushed_authorization_requests: o.require_pushed_authorization_requests ?? false,
+    authorization_signed_response_alg: o.authorization_signed_response_alg,
   };
   unique(client.grant_types, `${field}.grant_types`, 'grant type');
   unique(client.response_types, `${field}.response_types`, 'response type');
@@ -462,6 +469,12 @@ function readTenant(o: TenantConfig, field: string): Tenant {
   const users = (o.users ?? []).map(readUser);
   const accessTokenFormat = o.access_token_format ?? 'opaque';
   const clients = (o.clients ?? []).map((c, i) => readClient(c, `${field}.clients[${i}]`, development, accessTokenFormat));
+  const signingAlg = o.signing_alg ?? 'RS256';
+  // JARM responses are signed with the tenant's one key.
+  clients.forEach((c, i) => {
+    const alg = c.authorization_signed_response_alg;
+    if (alg !== undefined && alg !== signingAlg) throw new ConfigError(`${field}.clients[${i}].authorization_signed_response_alg`, `must be the tenant's signing_alg, "${signingAlg}"`);
+  });
   unique(users.map((u) => u.username), `${field}.users`, 'username');
   unique(users.map((u) => u.claims.sub), `${field}.users`, 'claims.sub');
   unique(clients.map((c) => c.client_id), `${field}.clients`, 'client_id');
@@ -478,7 +491,7 @@ function readTenant(o: TenantConfig, field: string): Tenant {
     development,
     demo_login: demoLogin,
     profile: o.profile ?? 'contract',
-    signing_alg: o.signing_alg ?? 'RS256',
+    signing_alg: signingAlg,
     access_token_format: accessTokenFormat,
     require_dpop: o.require_dpop ?? false,
     dpop_nonce: o.dpop_nonce ?? false,

@@ -183,6 +183,10 @@ function buildConfigFileSchema() {
       'The one authentication method the client may use at the token, revocation and PAR endpoints. Default: any it has credentials for.',
     ),
     require_pushed_authorization_requests: optional(flag, 'Authorize requests of this client must come through the PAR endpoint (RFC 9126). Default false.'),
+    authorization_signed_response_alg: optional(
+      oneOf(['RS256', 'ES256']),
+      "JARM: every authorization response goes to this client as a JWT signed with this algorithm, which must be the tenant's signing_alg. Default: JARM only when the client asks for a .jwt response_mode.",
+    ),
   });
 
   const registration = strict({

@@ -78,7 +78,7 @@ function part(value: unknown): string {
 }
 
 /** An unsecured JWT (RFC 7519 6): `alg: none` and an empty signature. */
-function unsecuredJwt(claims: Record<string, unknown>): string {
+export function unsecuredJwt(claims: Record<string, unknown>): string {
   return `${part({ alg: 'none', typ: 'JWT' })}.${part(claims)}.`;
 }
 
@@ -90,7 +90,7 @@ async function hmacWithPublicKey(claims: Record<string, unknown>, key: SigningKe
 }
 
 /** A valid token with one bit pattern of its signature flipped. */
-function breakSignature(jwt: string): string {
+export function breakSignature(jwt: string): string {
   const dot = jwt.lastIndexOf('.');
   const signature = Buffer.from(jwt.slice(dot + 1), 'base64url');
   signature.writeUInt8(signature.readUInt8(0) ^ 0xff, 0);

@@ -117,6 +117,10 @@ export function readClientMetadata(input: unknown, policy: RegistrationPolicy): 
     throw invalidMetadata('jwks and jwks_uri are for token_endpoint_auth_method private_key_jwt');
   }
 
+  const jarmAlg = m.authorization_signed_response_alg;
+  if (jarmAlg !== undefined && jarmAlg !== 'RS256' && jarmAlg !== 'ES256') {
+    throw invalidMetadata('authorization_signed_response_alg must be the tenant\'s signing algorithm (RS256 or ES256; never none)');
+  }
   const config: RequestedClient['config'] = {
     redirect_uris: redirectUris,
     grant_types: grantTypes as ClientConfig['grant_types'],
@@ -129,6 +133,7 @@ export function readClientMetadata(input: unknown, policy: RegistrationPolicy): 
     ...(dpop ? { require_dpop: true } : {}),
     ...(jwks ? { jwks } : {}),
     ...(jwksUri !== undefined ? { jwks_uri: jwksUri } : {}),
+    ...(jarmAlg !== undefined ? { authorization_signed_response_alg: jarmAlg } : {}),
   };
   const metadata: Record<string, unknown> = {
     redirect_uris: redirectUris,
@@ -141,6 +146,7 @@ export function readClientMetadata(input: unknown, policy: RegistrationPolicy): 
     ...(m.dpop_bound_access_tokens !== undefined ? { dpop_bound_access_tokens: dpop } : {}),
     ...(jwks ? { jwks } : {}),
     ...(jwksUri !== undefined ? { jwks_uri: jwksUri } : {}),
+    ...(jarmAlg !== undefined ? { authorization_signed_response_alg: jarmAlg } : {}),
   };
   return { config, needsSecret: method.startsWith('client_secret'), metadata };
 }
@@ -163,7 +169,7 @@ function readJwks(value: unknown): { keys: Record<string, unknown>[] } {
  */
 export function validatedClient(tenant: Tenant, config: ClientConfig): Client {
   try {
-    const [validated] = validateConfig({ tenants: [{ id: tenant.id, development: tenant.development, access_token_format: tenant.access_token_format, clients: [config] }] });
+    const [validated] = validateConfig({ tenants: [{ id: tenant.id, development: tenant.development, access_token_format: tenant.access_token_format, signing_alg: tenant.signing_alg, clients: [config] }] });
     const client = validated?.clients.get(config.client_id);
     if (!client) throw new Error('validation returned no client');
     return client;
