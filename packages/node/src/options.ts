@@ -4,8 +4,8 @@
  */
 
 import { RESPONSE_TYPES, assertSecureUrl, checkRedirectUri as checkRedirectUrl, checkSigningAlgorithm, invalidOptions, normaliseScope } from '@oidc-rp/core/internal';
-import { checkResources } from '@oidc-rp/core';
-import type { ClientAuth, ClientAuthMethod, DpopHandle, GrantType, ProviderMetadata, ResponseMode, ResponseType } from '@oidc-rp/core';
+import { checkResources, isJarmResponseMode, jarmDelivery } from '@oidc-rp/core';
+import type { ClientAuth, ClientAuthMethod, DpopHandle, GrantType, JarmResponseMode, ProviderMetadata, ResponseMode, ResponseType } from '@oidc-rp/core';
 import { checkSecrets } from './secret-strength';
 import type { TokenCache } from './token-cache';
 
@@ -91,8 +91,12 @@ export interface NodeClientOptions {
   resources?: string[];
   /** Default response type of logins. Default `code`. */
   responseType?: ResponseType;
-  /** Default response mode of logins: `query` or `form_post`. Default `query` for `code`, `form_post` otherwise. */
-  responseMode?: ResponseMode;
+  /**
+   * Default response mode of logins: `query` or `form_post`; or JARM (a signed response JWT,
+   * verified before anything else of the response is read): `jwt` (`query.jwt` for `code`),
+   * `query.jwt` (code only) or `form_post.jwt`. Default `query` for `code`, `form_post` otherwise.
+   */
+  responseMode?: NodeResponseMode;
   /**
    * PKCE on logins with a code. Default true, beside the client's authentication; false where the
    * provider takes the secret or the verifier in the body, never both, and the client uses
@@ -157,7 +161,7 @@ export interface ResolvedOptions {
   scope: string | string[];
   resources: readonly string[];
   responseType: ResponseType;
-  responseMode: ResponseMode | undefined;
+  responseMode: NodeResponseMode | undefined;
   pkce: boolean | undefined;
   cookieSecrets: string[];
   transactionMaxAge: number;
@@ -271,14 +275,17 @@ export function resolveOptions(options: NodeClientOptions): ResolvedOptions {
  * Checks a response type and mode for a backend: a server never sees a URL fragment,
  * so anything but `code` needs `form_post`, and `fragment` is refused.
  */
-export function checkResponse(responseType: ResponseType, responseMode: ResponseMode | undefined): void {
+export function checkResponse(responseType: ResponseType, requested: NodeResponseMode | undefined): void {
   if (!RESPONSE_TYPES.includes(responseType)) {
     fail(`Unsupported response type "${String(responseType)}"; use one of: ${RESPONSE_TYPES.join(', ')}.`);
   }
-  if (responseMode === undefined) return;
+  if (requested === undefined) return;
+  if (requested === 'jwt' && responseType !== 'code') fail(`For response type "${responseType}", JARM's "jwt" means fragment.jwt, which a backend never sees: use "form_post.jwt".`);
+  if (requested === 'query.jwt' && responseType !== 'code') fail(`Response type "${responseType}" returns tokens, which JARM never puts in the query: use "form_post.jwt".`);
+  const responseMode = isJarmResponseMode(requested) ? jarmDelivery(requested, responseType) : requested;
   if (responseMode !== 'query' && responseMode !== 'form_post') {
     fail(
-      `Response mode "${String(responseMode)}" cannot reach a backend (a server never sees a URL fragment); ` +
+      `Response mode "${String(requested)}" cannot reach a backend (a server never sees a URL fragment); ` +
         'use "form_post", or "query" with response type "code".',
     );
   }
@@ -286,6 +293,9 @@ export function checkResponse(responseType: ResponseType, responseMode: Response
     fail(`Response type "${responseType}" returns tokens from the authorize endpoint: use response mode "form_post".`);
   }
 }
+
+/** A response mode a backend can receive: plain, or JARM's (`jwt` is `query.jwt` for `code`). */
+export type NodeResponseMode = ResponseMode | Exclude<JarmResponseMode, 'fragment.jwt'>;
 
 /** Throws OidcError('invalid_options') with `message` (core's one caller-mistake error). */
 export function fail(message: string): never {

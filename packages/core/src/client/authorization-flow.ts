@@ -6,7 +6,8 @@
 
 import { DEV } from '../dev';
 import { invalidOptions } from '../options';
-import { type AuthorizationResponse, parseAuthorizationResponse, parseCodeResponse } from './authorization-response';
+import { type AuthorizationResponse, checkResponseParameters, parseAuthorizationResponse, parseCodeResponse } from './authorization-response';
+import { openJarmResponse } from './jarm';
 import type { Clock } from '../clock';
 import { OidcError } from '../errors';
 import { type IdTokenValidationOptions, validateIdToken } from './id-token';
@@ -53,6 +54,9 @@ export interface CompleteAuthorizationParams {
  * - Implicit: the tokens come from the fragment.
  * - `id_token` (form_post, sign-in only): no access token is issued; `accessToken` is the
  *   empty string and `claims` holds the user.
+ * - JARM (`transaction.jarm`, see `withJarm`): the `response` JWT is verified first (algorithm,
+ *   signature, `iss`, `aud`, `exp`; `jarm_*` codes), and its content then passes the same
+ *   checks; a plain response to a JARM login is `jarm_response_missing`.
  *
  * @example
  * ```ts
@@ -67,7 +71,11 @@ export interface CompleteAuthorizationParams {
  * ```
  */
 export async function completeAuthorization(params: CompleteAuthorizationParams): Promise<TokenSet> {
-  const response = checkedResponse(params, parseAuthorizationResponse);
+  // JARM: the response JWT is verified before anything else of the response is read.
+  const verified = params.transaction.jarm ? await openJarmResponse(params.input, params.transaction, validationOptions(params)) : undefined;
+  const response = verified
+    ? checkedResponse(params, (_, transaction, provider) => checkResponseParameters(verified, transaction, provider))
+    : checkedResponse(params, parseAuthorizationResponse);
 
   let frontClaims: IdTokenClaims | undefined;
   if (response.idToken !== undefined) {
@@ -106,7 +114,7 @@ export async function completeAuthorization(params: CompleteAuthorizationParams)
  * ```
  */
 export async function completeCodeAuthorization(params: CompleteAuthorizationParams): Promise<TokenSet> {
-  if (params.transaction.responseType !== 'code' || params.transaction.responseMode !== 'query') {
+  if (params.transaction.responseType !== 'code' || params.transaction.responseMode !== 'query' || params.transaction.jarm) {
     throw invalidOptions(DEV && 'This login is not a code flow answered in the query: use completeAuthorization.');
   }
   const response = checkedResponse(params, parseCodeResponse);
