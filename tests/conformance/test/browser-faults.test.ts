@@ -5,7 +5,7 @@
 // is not authenticated; the same flow with a well-behaved client succeeds.
 import { createBrowserClient, memoryStorage, serviceProvider, type BrowserClientOptions } from '@oidc-rp/browser';
 import { clearJwksCache, isOidcError } from '@oidc-rp/core';
-import { CLIENT_ASSERTION_FAULTS, DPOP_FAULTS, FAULTS, PAR_FAULTS } from '@oidc-rp/reference-server';
+import { CLIENT_ASSERTION_FAULTS, DPOP_FAULTS, FAULTS, JARM_FAULTS, PAR_FAULTS } from '@oidc-rp/reference-server';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runBrowserFlow, storedSessions, type BrowserFlow } from './support/browser-flow';
 import { CASES, caseName, casesFor, requestTimeoutFor, testTimeoutFor, type FaultCase } from './support/catalogue';
@@ -79,7 +79,7 @@ describe('@oidc-rp/browser against the misbehaving reference server', () => {
 
   it('runs every row but the DPoP ones (proven in Chromium: browser-dpop-interop and the browser package), the client assertion ones (confidential clients only) and back-channel logout (a server route)', () => {
     const skipped = CASES.filter((c) => !casesFor('browser').includes(c));
-    expect(skipped.map((c) => c.fault).sort()).toEqual([...DPOP_FAULTS, ...CLIENT_ASSERTION_FAULTS, 'logout_token_wrong_alg'].sort());
+    expect(skipped.map((c) => c.fault).sort()).toEqual([...DPOP_FAULTS, ...CLIENT_ASSERTION_FAULTS, ...JARM_FAULTS, 'logout_token_wrong_alg'].sort());
     // The PAR rows run with the par() part.
     for (const fault of PAR_FAULTS) expect(casesFor('browser').find((c) => c.fault === fault)?.par).toBe(true);
   });

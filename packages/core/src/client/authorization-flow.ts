@@ -100,7 +100,8 @@ export async function completeAuthorization(params: CompleteAuthorizationParams)
  * {@link completeAuthorization} for the authorization code flow alone (`responseType: 'code'`):
  * the same checks, without the hybrid and implicit paths, so a bundle that only needs the
  * code flow does not carry them. Throws `invalid_options` for a transaction of another flow or
- * with the response elsewhere than in the query.
+ * with the response elsewhere than in the query. Never give it a JARM transaction (`withJarm`):
+ * it reads the plain query (the browser's default path, which makes none, keeps its bytes).
  *
  * @example
  * ```ts
@@ -114,7 +115,7 @@ export async function completeAuthorization(params: CompleteAuthorizationParams)
  * ```
  */
 export async function completeCodeAuthorization(params: CompleteAuthorizationParams): Promise<TokenSet> {
-  if (params.transaction.responseType !== 'code' || params.transaction.responseMode !== 'query' || params.transaction.jarm) {
+  if (params.transaction.responseType !== 'code' || params.transaction.responseMode !== 'query') {
     throw invalidOptions(DEV && 'This login is not a code flow answered in the query: use completeAuthorization.');
   }
   const response = checkedResponse(params, parseCodeResponse);

@@ -24,6 +24,8 @@ export interface FaultCase {
   par?: true;
   /** The client authenticates with a key (node: `clientAuth: privateKeyJwt(key)`); the fault only meets such clients. */
   clientAssertion?: true;
+  /** The client asks for JARM responses (node: `responseMode: 'jwt'`); the fault only meets such clients. */
+  jarm?: true;
   /** What @oidc-rp/node does (through handleLogin / handleCallback). */
   node: Outcome;
   /** With `token_endpoint_error` or `authorization_error`: the OAuth `error` the provider sent, which the OidcError carries. */
@@ -97,6 +99,17 @@ export const CASES: readonly FaultCase[] = [
   { fault: 'client_assertion_wrong_aud', mirrors: 'RFC 7523 3 (3): aud reported as another', wrappers: ['node'], clientAssertion: true, node: 'token_endpoint_error', oauthError: 'invalid_client' },
   { fault: 'client_assertion_expired', mirrors: 'RFC 7523 3 (4): exp reported as past', wrappers: ['node'], clientAssertion: true, node: 'token_endpoint_error', oauthError: 'invalid_client' },
   { fault: 'client_assertion_unknown_key', mirrors: 'RFC 7523 3 (9): signature reported as by an unregistered key', wrappers: ['node'], clientAssertion: true, node: 'token_endpoint_error', oauthError: 'invalid_client' },
+  // JARM: the FAPI 2.0 Message Signing client plan's JARM modules (fapi2-security-profile-final-client-test-…), node only
+  // (the browser has no JARM part); the pass rule is no token request after the response.
+  { fault: 'jarm_missing_iss', mirrors: 'ensure-jarm-without-iss-fails', wrappers: ['node'], jarm: true, node: 'jarm_iss_mismatch' },
+  { fault: 'jarm_wrong_iss', mirrors: 'ensure-jarm-with-invalid-iss-fails', wrappers: ['node'], jarm: true, node: 'jarm_iss_mismatch' },
+  { fault: 'jarm_missing_aud', mirrors: 'ensure-jarm-without-aud-fails', wrappers: ['node'], jarm: true, node: 'jarm_aud_mismatch' },
+  { fault: 'jarm_wrong_aud', mirrors: 'ensure-jarm-with-invalid-aud-fails', wrappers: ['node'], jarm: true, node: 'jarm_aud_mismatch' },
+  { fault: 'jarm_missing_exp', mirrors: 'ensure-jarm-without-exp-fails', wrappers: ['node'], jarm: true, node: 'jarm_exp_missing' },
+  { fault: 'jarm_expired', mirrors: 'ensure-jarm-with-expired-exp-fails', wrappers: ['node'], jarm: true, node: 'jarm_expired' },
+  { fault: 'jarm_bad_signature', mirrors: 'ensure-jarm-with-invalid-sig-fails', wrappers: ['node'], jarm: true, node: 'jarm_signature_invalid' },
+  { fault: 'jarm_alg_none', mirrors: 'ensure-jarm-signature-is-not-none', wrappers: ['node'], jarm: true, node: 'jarm_alg_not_allowed' },
+  { fault: 'jarm_plain_response', mirrors: 'JARM 2.3: a plain response where JARM was asked (downgrade)', wrappers: ['node'], jarm: true, node: 'jarm_response_missing' },
 ];
 
 /**

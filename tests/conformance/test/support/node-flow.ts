@@ -4,7 +4,7 @@
  * provider's real HTML forms (`completeLogin`, real HTTP), and the browser comes back to the
  * callback with that cookie, where `handleCallback` finishes the login.
  */
-import { type ClientAuth, type DpopHandle, MemoryTokenCache, createNodeClient, type NodeClient, type ResponseType, type TokenSet, type UserInfo } from '@oidc-rp/node';
+import { type ClientAuth, type DpopHandle, MemoryTokenCache, createNodeClient, type NodeClient, type NodeResponseMode, type ResponseType, type TokenSet, type UserInfo } from '@oidc-rp/node';
 import { completeLogin } from '@oidc-rp/reference-server/testing';
 import { CLIENT_SECRET, NODE_REDIRECT, SCOPE } from './config';
 
@@ -49,6 +49,8 @@ export interface NodeFlowOptions {
   clientAuth?: ClientAuth;
   /** The client's pinned signing algorithm (`createNodeClient({ signingAlgorithm })`). */
   signingAlgorithm?: string;
+  /** The response mode (default `query` for `code`, `form_post` otherwise); `jwt` asks for JARM. */
+  responseMode?: NodeResponseMode;
 }
 
 /** A fetch that records each request's path, status, DPoP proof and Authorization scheme. */
@@ -91,7 +93,7 @@ export async function runNodeFlow(options: NodeFlowOptions): Promise<NodeFlow> {
     redirectUri: NODE_REDIRECT,
     scope: SCOPE,
     responseType,
-    responseMode: responseType === 'code' ? 'query' : 'form_post',
+    responseMode: options.responseMode ?? (responseType === 'code' ? 'query' : 'form_post'),
     cookieSecret: 'conformance-OV0rZnPlj-o9ioSgs8cfPBGlwSm6kqjT',
     tokenCache: recordingCache(cacheWrites),
     fetch: recordingFetch(sent),
