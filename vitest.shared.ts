@@ -14,6 +14,10 @@ export const sharedTestConfig = {
     // A hang guard, not an assertion: room for a machine busy with other work (see CONTRIBUTING).
     testTimeout: 30_000,
     hookTimeout: 30_000,
+    // `expect.poll` waits for a condition that comes when the work it waits on is done: its budget
+    // is the hang guard's, not vitest's 1 s default, so a slow machine makes it wait, not fail. A
+    // poll that waits on a timer of the code under test says so and derives its budget from it.
+    expect: { poll: { timeout: 25_000 } },
   },
 } satisfies ViteUserConfig;
 

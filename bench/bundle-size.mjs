@@ -41,12 +41,15 @@ const VARIANTS = [
   { name: '`discovery(issuer)` (issuer discovery)', entry: 'oidc-rp-browser-discover.js', group: 'opt-in', ours: true },
   { name: '`popupLogin` (login in a popup)', entry: 'oidc-rp-browser-popup.js', group: 'opt-in', ours: true },
   { name: '`implicitFlow` (deprecated implicit flow)', entry: 'oidc-rp-browser-implicit.js', group: 'opt-in', ours: true },
+  { name: '`idTokenFlow` (implicit `id_token`: sign-in from the ID token in the fragment)', entry: 'oidc-rp-browser-id-token.js', group: 'opt-in', ours: true },
+  { name: "`hybridFlow('code token id_token')` (hybrid: code and ID token in the fragment)", entry: 'oidc-rp-browser-hybrid.js', group: 'opt-in', ours: true },
   { name: '`revocation` (logout revokes the refresh token)', entry: 'oidc-rp-browser-revocation.js', group: 'opt-in', ours: true },
   { name: '`logoutState()` (RP-initiated logout sends a state, checked on the way back)', entry: 'oidc-rp-browser-logout-state.js', group: 'opt-in', ours: true },
   { name: '`getUserInfo(client)` (userinfo endpoint)', entry: 'oidc-rp-browser-userinfo.js', group: 'opt-in', ours: true },
   { name: "`crossTab({ storage: 'indexedDB' })` (tabs act as one; shared tokens)", entry: 'oidc-rp-browser-crosstab.js', group: 'opt-in', ours: true },
   { name: '`authorizedFetch(client)` (fetch with a 401 retry)', entry: 'oidc-rp-browser-fetch.js', group: 'opt-in', ours: true },
   { name: '`dpop()` (DPoP, RFC 9449: tokens bound to a non-extractable key in IndexedDB)', entry: 'oidc-rp-browser-dpop.js', group: 'opt-in', ours: true },
+  { name: "`resourceIndicators({ resources })` (RFC 8707: logins ask for your APIs; a token per API from the refresh token)", entry: 'oidc-rp-browser-resources.js', group: 'opt-in', ours: true },
   { name: '`par()` (pushed authorization requests, RFC 9126: the authorize URL carries client_id and request_uri only)', entry: 'oidc-rp-browser-par.js', group: 'opt-in', ours: true },
 ];
 

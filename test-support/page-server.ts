@@ -18,6 +18,8 @@ export interface PageServerOptions {
   page: string;
   /** The issuer `/config.js` sets as `window.issuer`, read per request (it may be known only after the page server starts). */
   issuer?: () => string;
+  /** Told every request's method and URL as the server received it (its access log). */
+  onRequest?: (method: string, url: string) => void;
 }
 
 export interface PageServer {
@@ -25,8 +27,9 @@ export interface PageServer {
   close(): Promise<void>;
 }
 
-export async function startPageServer({ script, page, issuer }: PageServerOptions): Promise<PageServer> {
+export async function startPageServer({ script, page, issuer, onRequest }: PageServerOptions): Promise<PageServer> {
   const server = createServer((request, response) => {
+    onRequest?.(request.method ?? '', request.url ?? '');
     if (request.url === '/sdk.js') response.writeHead(200, { 'content-type': 'text/javascript' }).end(script);
     else if (request.url === '/config.js' && issuer) response.writeHead(200, { 'content-type': 'text/javascript' }).end(`window.issuer = ${JSON.stringify(issuer())};`);
     else response.writeHead(200, { 'content-type': 'text/html' }).end(page);

@@ -4,6 +4,9 @@
  * and, where a target is missed, the causes found by profiling.
  */
 
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { num, ratio, table } from './table.mjs';
 
 const ABOUT = {
@@ -345,5 +348,9 @@ export function renderReport(machine, results) {
       parts.push('', '**Why we are behind, and what it would take** (found by profiling, see bench/README.md):', '', ...findings.map((f) => `- ${f}`));
     }
   }
+  // The test suite's numbers are measured by hand (CPU per task and per file, see the section), not
+  // by this run: kept in bench/test-suite.md and copied in, so a new `pnpm bench` does not drop them.
+  const suite = join(dirname(fileURLToPath(import.meta.url)), '..', 'test-suite.md');
+  if (existsSync(suite)) parts.push('', readFileSync(suite, 'utf8').trimEnd());
   return `${parts.join('\n')}\n`;
 }

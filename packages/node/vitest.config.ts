@@ -1,8 +1,12 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig, mergeConfig } from 'vitest/config';
-import { sharedTestConfig } from '../../vitest.shared.ts';
+import { sharedModuleGraph, sharedTestConfig } from '../../vitest.shared.ts';
 
-// Each file in its own module graph (vitest's default isolation). The shared graph that
-// core, the reference server and the conformance suite use was tried here too, and one
-// session-login test failed once under CI load in a way no isolated run showed: until that is
-// understood, this suite keeps files apart. The setup file still empties core's JWKS cache.
-export default defineConfig(mergeConfig(sharedTestConfig, { test: { setupFiles: ['test/support/fresh-jwks-cache.ts'] } }));
+// Each file starts its own servers, clients and stores: one module graph serves them all, with
+// core's JWKS cache emptied before each file. (The one CI failure once seen with the shared graph,
+// a login callback answering 400, was the keep-alive race fixed in 1b92c1d: the reference server
+// then closed idle sockets at Node's 5 s while the client's pool reused them, a network_error at
+// the token request. Test servers and the reference server now keep them 65 s.)
+export default defineConfig(
+  mergeConfig(sharedTestConfig, sharedModuleGraph(fileURLToPath(new URL('.', import.meta.url)), { setupFiles: ['test/support/fresh-jwks-cache.ts'] })),
+);

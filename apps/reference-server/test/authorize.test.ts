@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { authorizeUrl, demoClient, ISSUER, leftHalfHash, login, pkce, setup, spaParams, SPA_REDIRECT, verifyJwt, webParams, WEB_REDIRECT, completeLogin, type Harness } from './helpers';
+import { authorizeUrl, demoClient, exchangeWebCode, ISSUER, leftHalfHash, login, pkce, setup, spaParams, SPA_REDIRECT, verifyJwt, webParams, WEB_REDIRECT, completeLogin, type Harness } from './helpers';
 
 let h: Harness;
 beforeAll(async () => {
@@ -58,7 +58,7 @@ describe('authorize: client and redirect_uri problems get a 400 page, never a re
 describe('authorize: other problems redirect with error, error_description, state and iss', () => {
   it.each<[string, string, Record<string, string | undefined>]>([
     ['missing response_type', 'invalid_request', webParams({ response_type: undefined })],
-    ['unknown response_type', 'unsupported_response_type', webParams({ response_type: 'code token' })],
+    ['unknown response_type', 'unsupported_response_type', webParams({ response_type: 'code refresh_token' })],
     ['unknown response_mode', 'invalid_request', webParams({ response_mode: 'web_message' })],
     ['missing scope', 'invalid_request', webParams({ scope: undefined })],
     ['scope not allowed for the client', 'invalid_scope', webParams({ scope: 'openid api.write' })],
@@ -100,10 +100,15 @@ describe('authorize: other problems redirect with error, error_description, stat
     expect(p.get('iss')).toBe(ISSUER);
   });
 
-  it('response_type id_token is served only with form_post', async () => {
-    const { params } = errorRedirect(await authorize(webParams({ response_type: 'id_token' })));
+  it('response_type code token: tokens never in the query', async () => {
+    const { url, params } = errorRedirect(await authorize(webParams({ response_type: 'token code', response_mode: 'query' })));
+    expect(url.search).toBe('');
     expect(params.get('error')).toBe('invalid_request');
-    expect(params.get('error_description')).toMatch(/form_post/);
+  });
+
+  it('a client not registered for code token gets unauthorized_client', async () => {
+    const { params } = errorRedirect(await authorize(spaParams('c'.repeat(43), { response_type: 'code token', nonce: 'n' })));
+    expect(params.get('error')).toBe('unauthorized_client');
   });
 
   it('missing state: error without state', async () => {
@@ -216,6 +221,34 @@ describe('authorize: responses of every response type and mode', () => {
     expect(claims.c_hash).toBe(leftHalfHash(code));
     expect(claims.at_hash).toBe(leftHalfHash(accessToken));
     expect(fragment.has('refresh_token')).toBe(false);
+  });
+
+  it('code token → fragment with code and Bearer access token, no ID token; the code redeems as for hybrid', async () => {
+    const { location, fragment } = await login(h, webParams({ response_type: 'code token' }));
+    expect(location.search).toBe('');
+    expect([...fragment.keys()].sort()).toEqual(['access_token', 'code', 'expires_in', 'iss', 'state', 'token_type']);
+    expect(fragment.get('token_type')).toBe('Bearer');
+    const exchanged = await exchangeWebCode(h, fragment.get('code') ?? '');
+    expect(exchanged.status).toBe(200);
+    const body = (await exchanged.json()) as { access_token: string; id_token: string };
+    const claims = await verifyJwt(h, body.id_token, { audience: 'web' });
+    expect(claims.at_hash).toBe(leftHalfHash(body.access_token));
+    expect(claims.c_hash).toBeUndefined();
+  });
+
+  it('id_token → the fragment by default (OIDC Core 3.2.2.5), the ID token alone, no access token', async () => {
+    const { location, fragment } = await login(h, webParams({ response_type: 'id_token', nonce: 'n-frag' }));
+    expect(location.search).toBe('');
+    expect([...fragment.keys()].sort()).toEqual(['id_token', 'iss', 'state']);
+    const claims = await verifyJwt(h, fragment.get('id_token') ?? '', { audience: 'web' });
+    expect(claims.nonce).toBe('n-frag');
+    expect(claims.at_hash).toBeUndefined();
+  });
+
+  it('id_token with response_mode=query is refused: tokens never travel in the query', async () => {
+    const { url, params } = errorRedirect(await authorize(webParams({ response_type: 'id_token', response_mode: 'query' })));
+    expect(url.search).toBe('');
+    expect(params.get('error')).toBe('invalid_request');
   });
 
   it('hybrid with form_post puts everything in the form', async () => {

@@ -70,7 +70,7 @@ describe('config validation', () => {
     ['empty client_secret', (c) => { demoClient(c, 'web').client_secret = ''; }, 'tenants[0].clients[1].client_secret'],
     ['duplicate client_id', (c) => { demoClient(c, 'web').client_id = 'spa'; }, 'tenants[0].clients[1]'],
     ['unknown grant type', (c) => { demoClient(c, 'web').grant_types = ['password' as never]; }, 'tenants[0].clients[1].grant_types[0]'],
-    ['unknown response type', (c) => { demoClient(c, 'web').response_types = ['code token' as never]; }, 'tenants[0].clients[1].response_types[0]'],
+    ['unknown response type', (c) => { demoClient(c, 'web').response_types = ['code refresh_token' as never]; }, 'tenants[0].clients[1].response_types[0]'],
     ['code response type without the code grant', (c) => { demoClient(c, 'spa').grant_types = ['implicit']; }, 'tenants[0].clients[0].response_types[0]'],
     ['implicit response type without the implicit grant', (c) => { demoClient(c, 'spa').grant_types = ['authorization_code']; }, 'tenants[0].clients[0].response_types[1]'],
     ['client_credentials for a public client', (c) => { demoClient(c, 'spa').grant_types?.push('client_credentials'); }, 'tenants[0].clients[0].grant_types'],

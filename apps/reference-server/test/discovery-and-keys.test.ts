@@ -33,7 +33,7 @@ describe('GET /.well-known/openid-configuration', () => {
       authorization_signing_alg_values_supported: ['RS256'],
       grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials', 'implicit'],
     });
-    expect(doc.response_types_supported).toEqual(['code', 'code id_token', 'code token id_token', 'token', 'id_token token', 'id_token']);
+    expect(doc.response_types_supported).toEqual(['code', 'code id_token', 'code token', 'code token id_token', 'token', 'id_token token', 'id_token']);
     expect(doc.scopes_supported).toEqual(expect.arrayContaining(['openid', 'profile', 'email', 'offline_access', 'api.read', 'api.write']));
     expect(doc.claims_supported).toEqual(expect.arrayContaining(['sub', 'iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'sid', 'name', 'email', 'email_verified']));
   });

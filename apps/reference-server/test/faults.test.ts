@@ -5,7 +5,7 @@ import { compactVerify, createLocalJWKSet, decodeJwt, decodeProtectedHeader, exp
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, validateConfig, type ServerConfig } from '../src/index';
 import { FAULTS, type Fault } from '../src/config/fault-names';
-import { demoTenant, exchangeWebCode, ISSUER, leftHalfHash, login, ORIGIN, setup, WEB_REDIRECT, type Harness } from './helpers';
+import { authorizeUrl, demoTenant, exchangeWebCode, ISSUER, leftHalfHash, login, ORIGIN, setup, WEB_REDIRECT, type Harness } from './helpers';
 
 /** One confidential client per fault, named after it; the demo's `web` stays well-behaved. */
 function withFaultClients(config: ServerConfig): void {
@@ -260,6 +260,27 @@ describe('the redirect back to the client', () => {
     else expect(success.params.get('state')).not.toBe('st-1');
     if (!fault.endsWith('_iss')) expect(success.params.get('iss')).toBe(ISSUER);
   });
+
+  it.each(['form_post', 'fragment', 'query'])(
+    'authorize_error_login_required: error=login_required with state and iss, delivered by %s, for a valid request',
+    async (mode) => {
+      const res = await h.fetch(new Request(authorizeUrl({ ...params('authorize_error_login_required', { response_type: mode === 'query' ? 'code' : 'code id_token' }), response_mode: mode })));
+      let sent: URLSearchParams;
+      if (mode === 'form_post') {
+        expect(res.status).toBe(200);
+        const page = await res.text();
+        expect(page).toContain(`<form method="post" action="${WEB_REDIRECT}">`);
+        sent = new URLSearchParams([...page.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((m) => [m[1] ?? '', m[2] ?? '']));
+      } else {
+        expect(res.status).toBe(302);
+        const location = new URL(res.headers.get('location') ?? '');
+        expect(`${location.origin}${location.pathname}`).toBe(WEB_REDIRECT);
+        sent = mode === 'fragment' ? new URLSearchParams(location.hash.slice(1)) : location.searchParams;
+      }
+      expect(Object.fromEntries(sent)).toMatchObject({ error: 'login_required', state: 'st-1', iss: ISSUER });
+      expect(sent.has('code')).toBe(false);
+    },
+  );
 
   it('a well-behaved client gets state and iss', async () => {
     const { params: p } = await login(h, params('web'));

@@ -54,7 +54,7 @@ describe('transport faults in-process', () => {
     expect(page.headers.get('content-type')).toContain('text/html');
   });
 
-  it('adds latency, then answers normally', async () => {
+  it('adds latency, then answers normally (timer: 150 ms of latency)', async () => {
     const h = await setup();
     await h.server.control.transport.set('/oidc/jwks', { latencyMs: 150 }, { times: 1 });
     const started = performance.now();

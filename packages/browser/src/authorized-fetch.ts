@@ -5,7 +5,7 @@
  * service's code exchange gives no `expires_in`).
  */
 
-import type { BrowserClient } from './types';
+import type { BrowserClient, GetAccessTokenOptions } from './types';
 
 /** A `fetch` that sends the client's access token. */
 export type AuthorizedFetch = (input: RequestInfo | URL, init?: RequestInit) => Promise<Response>;
@@ -19,8 +19,12 @@ export interface AuthorizedFetchOptions {
 /**
  * Returns `fetch` with `Authorization: Bearer <access token>` from `client`; on a 401 it
  * renews the token once (`getAccessToken({ rejected })`: a token another call or tab already
- * renewed is used without a new refresh) and retries once. Send it only to your own API: it
- * gives the access token to every URL it is called with. A failed renewal returns the first
+ * renewed is used without a new refresh) and retries once. Without the `resources` part, send
+ * it only to your own API: it gives the access token to every URL it is called with. With it,
+ * each request carries the token of the listed resource its URL belongs to (same origin, path
+ * at or under the resource's path; the longest match), and a URL of no listed resource is
+ * refused with `resource_not_configured` before anything is sent, unless the part says
+ * `otherUrls: 'defaultToken'`. A failed renewal returns the first
  * 401 response (the client's `error` event and state say why); a second 401 is returned as
  * is, never retried.
  *
@@ -33,7 +37,7 @@ export interface AuthorizedFetchOptions {
  * ```
  */
 export function authorizedFetch(
-  client: Pick<BrowserClient, 'getAccessToken'> & Partial<Pick<BrowserClient, 'dpop' | 'http'>>,
+  client: Pick<BrowserClient, 'getAccessToken'> & Partial<Pick<BrowserClient, 'dpop' | 'http' | 'resources'>>,
   options: AuthorizedFetchOptions = {},
 ): AuthorizedFetch {
   return async (input, init) => {
@@ -44,12 +48,17 @@ export function authorizedFetch(
       attempt.headers.set('Authorization', `Bearer ${token}`);
       return (options.fetch ?? fetch)(attempt);
     };
-    const token = await client.getAccessToken();
+    // With the resources part: the token of the URL's API, never another API's (a URL of none is refused there).
+    const { resources } = client;
+    const resource = resources?.forUrl(request.url);
+    const tokenFor = (tokenOptions?: GetAccessTokenOptions) =>
+      resource ? (resources as NonNullable<typeof resources>).getAccessToken(resource, tokenOptions) : client.getAccessToken(tokenOptions);
+    const token = await tokenFor();
     const first = await send(request.clone(), token);
     if (first.status !== 401) return first;
     let renewed: string;
     try {
-      renewed = await client.getAccessToken({ rejected: token });
+      renewed = await tokenFor({ rejected: token });
     } catch {
       return first;
     }

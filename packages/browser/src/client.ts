@@ -16,10 +16,10 @@ import {
 import { invalidOptions } from '@oidc-rp/core/internal';
 import { createCallbackHandler } from './callback';
 import type { TabLink } from './cross-tab';
-import type { Dpop } from './dpop';
+import type { BrowserDpop } from './dpop';
 import { createEmitter } from './events';
-import type { Par } from './par';
-import { resolveOptions, type BrowserClientOptions } from './options';
+import type { BrowserResources } from './resources';
+import { resolveOptions, type BrowserClientOptions, type ResolvedOptions } from './options';
 import { createRefresher } from './refresh';
 import { createSnapshotStore, type AuthSnapshot } from './snapshot-store';
 import { createTokenStore, isFresh, sessionFrom, type Session, type TokenStore } from './token-store';
@@ -48,8 +48,14 @@ import type { BrowserClient, GetAccessTokenOptions, LoginOptions, LoginResult, L
  */
 export function createBrowserClient(options: BrowserClientOptions): BrowserClient {
   const o = resolveOptions(options);
-  // Only with the par part: it pushes each login's request (RFC 9126) before the redirect.
-  (options.par as unknown as Par | undefined)?.bind_(o);
+  // The parts that change the flow, each only when given, in this order: resources (its APIs
+  // added to each login's request, and its storage guard under dpop's), dpop (its key: the
+  // request's dpop_jkt, proofs with the token requests, the stored session guarded), then par,
+  // which pushes the request they made (RFC 9126) before the redirect.
+  const [resources, dpop] = [options.resources, options.dpop, options.par].map((part) => (part as unknown as Binding | undefined)?.bind_(o, adopt)) as [
+    BrowserResources | undefined,
+    BrowserDpop | undefined,
+  ];
   const state = createSnapshotStore();
   const events = createEmitter();
   let session: Session | undefined;
@@ -234,9 +240,14 @@ export function createBrowserClient(options: BrowserClientOptions): BrowserClien
     on: events.on,
     getProvider: provider,
     http: o.http,
-    // Only with the dpop part, bound here (before any call): it adds its key to the flow's token requests and guards the stored session.
-    dpop: (options.dpop as unknown as Dpop | undefined)?.bind_(o, adopt),
+    resources,
+    dpop,
   };
+}
+
+/** What the flow-changing parts (resources, dpop, par) have in common. */
+interface Binding {
+  bind_(options: ResolvedOptions, adopt: (session: undefined, error?: OidcError) => void): unknown;
 }
 
 function wrongOrigin(here: string, there: string): string {

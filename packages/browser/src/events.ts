@@ -58,7 +58,7 @@ export function createEmitter(): Emitter {
       const set = handlers.get(event) ?? new Set();
       handlers.set(event, set);
       set.add(handler);
-      return () => void set.delete(handler);
+      return () => set.delete(handler);
     },
     emit(event, detail) {
       for (const handler of [...(handlers.get(event) ?? [])]) {

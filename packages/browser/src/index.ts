@@ -13,11 +13,13 @@ export { browserNavigation, type Navigation } from './navigation';
 export type { Part } from './parts';
 export { popupLogin, type PopupLoginPart } from './popup';
 export { implicitFlow, type ImplicitFlowPart } from './implicit';
+export { hybridFlow, idTokenFlow, type HybridResponseType } from './front-channel-flows';
 export { revocation, type RevocationPart } from './revocation';
 export { logoutState, type LogoutStatePart } from './logout-state';
 export { crossTab, type CrossTabOptions, type CrossTabPart } from './cross-tab';
 export { dpop, type BrowserDpop, type DpopPart } from './dpop';
 export { par, type ParPart } from './par';
+export { resourceIndicators, type BrowserResources, type ResourceIndicatorsOptions, type ResourcesPart } from './resources';
 export { getUserInfo } from './userinfo';
 export {
   OidcError,

@@ -21,6 +21,7 @@ import type { CrossTab, CrossTabPart } from './cross-tab';
 import type { DpopPart } from './dpop';
 import type { ImplicitFlow, ImplicitFlowPart } from './implicit';
 import type { ParPart } from './par';
+import type { ResourcesPart } from './resources';
 import type { Channel } from './channel';
 import type { Lock } from './lock';
 import { browserNavigation, type Navigation } from './navigation';
@@ -82,7 +83,10 @@ export interface BrowserClientOptions {
    * provider with `pkce_replaces_client_secret` (the service).
    */
   scope?: string;
-  /** Opt-in part: the deprecated implicit flow instead of the code flow (pass `implicitFlow`). */
+  /**
+   * Opt-in part: a front-channel flow instead of the code flow, answered in the URL fragment:
+   * `implicitFlow` (`id_token token`), `idTokenFlow` (`id_token`) or `hybridFlow(type)`.
+   */
   implicitFlow?: ImplicitFlowPart;
   /** Opt-in part for `login({ popup: true })` (pass `popupLogin`). */
   popupLogin?: PopupLoginPart;
@@ -107,6 +111,12 @@ export interface BrowserClientOptions {
    * must offer a `pushed_authorization_request_endpoint`.
    */
   par?: ParPart;
+  /**
+   * Opt-in part for your APIs' tokens (RFC 8707, pass `resourceIndicators({ resources })`): every
+   * login asks for them, `client.resources.getAccessToken(resource)` gets a token for one of them
+   * without a new login, and `authorizedFetch(client)` sends each URL the token of its API only.
+   */
+  resources?: ResourcesPart;
   /**
    * Opt-in part that sends a `state` with RP-initiated logout (pass `logoutState()`, and call its
    * `handleLogoutCallback()` on the page at `postLogoutRedirectUri` to check it came back).

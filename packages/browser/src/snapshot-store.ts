@@ -57,7 +57,7 @@ export function createSnapshotStore(): SnapshotStore {
     },
     subscribe(listener) {
       listeners.add(listener);
-      return () => void listeners.delete(listener);
+      return () => listeners.delete(listener);
     },
   };
 }

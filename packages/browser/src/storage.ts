@@ -53,14 +53,8 @@ export function webStorage(storage: Storage): StorageAdapter {
     get: async (key) => storage.getItem(key),
     set: async (key, value) => storage.setItem(key, value),
     remove: async (key) => storage.removeItem(key),
-    keys: async () => {
-      const keys: string[] = [];
-      for (let i = 0; i < storage.length; i++) {
-        const key = storage.key(i);
-        if (key !== null) keys.push(key);
-      }
-      return keys;
-    },
+    // key(i) is null only past the end, which a synchronous walk never reaches.
+    keys: async () => Array.from({ length: storage.length }, (_, i) => storage.key(i) as string),
   };
 }
 

@@ -59,10 +59,9 @@ export function createTokenStore(storage: StorageAdapter, key: string): TokenSto
  * if (!isFresh(session, 30, Math.floor(Date.now() / 1000))) await refresh();
  * ```
  */
-export function isFresh(session: Session, minValidity: number, now: number): boolean {
-  if (session.expiresAt === undefined) return true;
-  const lifetime = Math.max(0, session.expiresAt - session.receivedAt);
-  return session.expiresAt - now > Math.min(minValidity, lifetime / 2);
+export function isFresh(session: Pick<Session, 'expiresAt' | 'receivedAt'>, minValidity: number, now: number): boolean {
+  const { expiresAt, receivedAt } = session;
+  return expiresAt === undefined || expiresAt - now > Math.min(minValidity, Math.max(0, expiresAt - receivedAt) / 2);
 }
 
 /**

@@ -2,6 +2,7 @@
 
 import type { HttpOptions, IdTokenClaims, ProviderMetadata } from '@oidc-rp/core';
 import type { BrowserDpop } from './dpop';
+import type { BrowserResources } from './resources';
 import type { AuthSnapshot } from './snapshot-store';
 import type { BrowserClientEventName, BrowserClientEvents } from './events';
 
@@ -215,6 +216,16 @@ export interface BrowserClient {
   getProvider(): Promise<ProviderMetadata>;
   /** The client's network settings (the `http` option), for functions over the client. */
   readonly http: HttpOptions | undefined;
+  /**
+   * Tokens per API, with the `resources` part (else undefined): `authorizedFetch(client)` picks
+   * the token of the API each URL belongs to with it. Never a refresh token.
+   *
+   * @example
+   * ```ts
+   * const token = await client.resources?.getAccessToken('https://api.example.com/');
+   * ```
+   */
+  readonly resources?: BrowserResources | undefined;
   /**
    * The DPoP key the tokens are bound to, with the `dpop` part (else undefined): for functions
    * over the client (`authorizedFetch`, `getUserInfo` send `Authorization: DPoP` with it) and

@@ -70,14 +70,14 @@ describe('bundle size of the SPA usage (min+gzip, bench settings)', () => {
     expect((await bundle('oidc-rp-browser-par.js', { shipped: true })).code).toContain('pushed_authorization_request_endpoint');
   });
 
-  it('ships none of the opt-in parts (popup, implicit, userinfo, revocation, logout state, discovery, cross-tab, authorized fetch, DPoP, PAR) nor jose unless the app imports them', async () => {
+  it('ships none of the opt-in parts (popup, implicit, userinfo, revocation, logout state, discovery, cross-tab, authorized fetch, DPoP, PAR, resources) nor jose unless the app imports them', async () => {
     const { inputs, code } = await bundle('oidc-rp-browser.js');
     const shipped = inputs.join('\n');
-    const optIn = ['popup', 'implicit', 'userinfo', 'revocation', 'logout-state', 'cross-tab', 'indexed-db-storage', 'lock', 'channel', 'authorized-fetch', 'dpop', 'par'].map(
+    const optIn = ['popup', 'implicit', 'userinfo', 'revocation', 'logout-state', 'cross-tab', 'indexed-db-storage', 'lock', 'channel', 'authorized-fetch', 'dpop', 'par', 'resources'].map(
       (name) => `browser/src/${name}.ts`,
     );
     // The jose package (core's own src/jose/ folder, its JWS checks, is part of the code flow).
-    for (const module of [...optIn, 'core/src/client/userinfo.ts', 'core/src/client/revocation.ts', 'core/src/client/dpop-proof-maker.ts', 'core/src/client/pushed-authorization.ts', 'node_modules/jose/']) {
+    for (const module of [...optIn, 'core/src/client/userinfo.ts', 'core/src/client/revocation.ts', 'core/src/client/dpop-proof-maker.ts', 'core/src/client/pushed-authorization.ts', 'core/src/client/resource-indicators.ts', 'node_modules/jose/']) {
       expect(shipped).not.toContain(module);
     }
     expect(code).not.toContain('.well-known/openid-configuration'); // discovery
@@ -93,6 +93,9 @@ describe('bundle size of the SPA usage (min+gzip, bench settings)', () => {
     const withPar = (await bundle('oidc-rp-browser-par.js')).inputs.join('\n');
     expect(withPar).toContain('browser/src/par.ts');
     expect(withPar).toContain('core/src/client/pushed-authorization.ts');
+    const withResources = (await bundle('oidc-rp-browser-resources.js')).inputs.join('\n');
+    expect(withResources).toContain('browser/src/resources.ts');
+    expect(withResources).toContain('core/src/client/resource-indicators.ts');
     expect((await bundle('oidc-rp-browser-userinfo.js')).inputs.join('\n')).toContain('core/src/client/userinfo.ts');
     expect((await bundle('oidc-rp-browser-revocation.js')).inputs.join('\n')).toContain('core/src/client/revocation.ts');
     expect((await bundle('oidc-rp-browser-logout-state.js')).inputs.join('\n')).toContain('browser/src/logout-state.ts');

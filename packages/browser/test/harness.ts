@@ -43,10 +43,13 @@ export interface Provider {
 }
 
 /** Starts the reference server (demo config) in a child process on 127.0.0.1, port 0. */
-export async function startProvider(settings: { accessTokenLifetime?: number } = {}): Promise<Provider> {
+export async function startProvider(
+  settings: { accessTokenLifetime?: number; configure?: (config: ReturnType<typeof demoConfig>) => void } = {},
+): Promise<Provider> {
   const config = demoConfig();
   const tenant = config.tenants[0]!;
   if (settings.accessTokenLifetime) tenant.lifetimes = { ...tenant.lifetimes, access_token: settings.accessTokenLifetime };
+  settings.configure?.(config);
   const server = await startServerProcess(config);
   return {
     origin: server.origin,

@@ -54,7 +54,7 @@ describe('getUserInfo(client)', () => {
     expect(refreshToken).toBeTruthy();
     expect(JSON.stringify(c, (_key, value) => (typeof value === 'function' ? String(value) : value))).not.toContain(refreshToken);
     expect(Object.keys(c).sort()).toEqual(
-      ['dpop', 'getAccessToken', 'getProvider', 'getSnapshot', 'getUser', 'handleRedirectCallback', 'http', 'init', 'isRedirectCallback', 'login', 'logout', 'on', 'subscribe'].sort(),
+      ['dpop', 'getAccessToken', 'getProvider', 'getSnapshot', 'getUser', 'handleRedirectCallback', 'http', 'init', 'isRedirectCallback', 'login', 'logout', 'on', 'resources', 'subscribe'].sort(),
     );
   });
 });

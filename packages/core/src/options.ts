@@ -18,5 +18,5 @@ export function invalidOptions(message?: string): OidcError {
 
 /** Throws `invalid_options` ("<name> is required.") unless `value` is a non-empty string. */
 export function requireString(value: unknown, name: string): asserts value is string {
-  if (typeof value !== 'string' || value === '') throw invalidOptions(DEV && `${name} is required.`);
+  if (typeof value !== 'string' || !value) throw invalidOptions(DEV && `${name} is required.`);
 }

@@ -3,8 +3,15 @@
 /** A grant a provider's token endpoint serves (see `tokenEndpointFor`). */
 export type GrantType = 'authorization_code' | 'refresh_token' | 'client_credentials';
 
-/** Every response type the service supports. `id_token` alone is only delivered by `form_post`. */
-export type ResponseType = 'code' | 'code id_token' | 'code token id_token' | 'token' | 'id_token token' | 'id_token';
+/** Every response type the SDK supports (word order as the service spells them; a provider compares them as sets). */
+export type ResponseType =
+  | 'code'
+  | 'code id_token'
+  | 'code token'
+  | 'code token id_token'
+  | 'token'
+  | 'id_token token'
+  | 'id_token';
 
 /** How the provider returns the authorization response: in the query, the fragment or a posted form. */
 export type ResponseMode = 'query' | 'fragment' | 'form_post';

@@ -377,3 +377,89 @@ describe('completeAuthorization: failures return nothing and send nothing', () =
     expect(requests).toHaveLength(0);
   });
 });
+
+describe('completeAuthorization: code token (hybrid without a front-channel ID token)', () => {
+  it('takes the code and access token from the fragment, redeems the code and validates the back-channel ID token', async () => {
+    const transaction = await start({ responseType: 'code token' });
+    expect(transaction.codeVerifier).toBeDefined();
+    tokenEndpoint({ access_token: 'at-ct', token_type: 'Bearer', id_token: await signIdToken(key, validClaims({ nonce: transaction.nonce })) });
+    const input = callback(transaction, { code: 'ct-code', access_token: 'front-at', token_type: 'Bearer' }, 'fragment');
+    const tokens = await completeAuthorization({ provider, client, clientAuth: none(), input, transaction });
+    expect(tokens.accessToken).toBe('at-ct');
+    expect(tokens.claims?.sub).toBe('user-42');
+    const [request] = tokenRequests();
+    expect(new URLSearchParams(await request!.text()).get('code')).toBe('ct-code');
+  });
+
+  it.each<[string, Record<string, string>]>([
+    ['no access_token', { code: 'c' }],
+    ['no token_type', { code: 'c', access_token: 'at' }],
+    ['no code', { access_token: 'at', token_type: 'Bearer' }],
+  ])('refuses a response with %s before any request', async (_name, params) => {
+    const transaction = await start({ responseType: 'code token' });
+    const error = await failure(
+      completeAuthorization({ provider, client, clientAuth: none(), input: callback(transaction, params, 'fragment'), transaction }),
+    );
+    expect(error.code).toBe('authorization_response_invalid');
+    expect(tokenRequests()).toHaveLength(0);
+  });
+
+  it('refuses the code and token in the query', async () => {
+    const transaction = await start({ responseType: 'code token' });
+    const input = callback(transaction, { code: 'c', access_token: 'at', token_type: 'Bearer' }, 'query');
+    expect((await failure(completeAuthorization({ provider, client, clientAuth: none(), input, transaction }))).code).toBe(
+      'authorization_response_invalid',
+    );
+    expect(tokenRequests()).toHaveLength(0);
+  });
+});
+
+// OIDC Core 3.2.2.10 and 3.3.2.11: a front-channel ID token must carry at_hash when an access
+// token comes beside it and c_hash when a code does; the back channel's at_hash is optional.
+describe('completeAuthorization: at_hash and c_hash, response type by response type', () => {
+  type Case = [string, 'code' | 'code id_token' | 'code token' | 'code token id_token' | 'id_token token' | 'id_token', 'drop_at_hash' | 'drop_c_hash' | 'bad_at_hash' | 'bad_c_hash' | 'back_no_at_hash' | 'back_bad_at_hash', string | undefined];
+  it.each<Case>([
+    ['code: the back channel may leave at_hash out', 'code', 'back_no_at_hash', undefined],
+    ['code: a back-channel at_hash must match', 'code', 'back_bad_at_hash', 'id_token_at_hash_mismatch'],
+    ['code id_token: c_hash is required', 'code id_token', 'drop_c_hash', 'id_token_c_hash_missing'],
+    ['code id_token: c_hash must match', 'code id_token', 'bad_c_hash', 'id_token_c_hash_mismatch'],
+    ['code id_token: at_hash is not required (no access token in front)', 'code id_token', 'drop_at_hash', undefined],
+    ['code token: the back channel may leave at_hash out', 'code token', 'back_no_at_hash', undefined],
+    ['code token: a back-channel at_hash must match', 'code token', 'back_bad_at_hash', 'id_token_at_hash_mismatch'],
+    ['code token id_token: at_hash is required', 'code token id_token', 'drop_at_hash', 'id_token_at_hash_missing'],
+    ['code token id_token: c_hash is required', 'code token id_token', 'drop_c_hash', 'id_token_c_hash_missing'],
+    ['code token id_token: at_hash must match', 'code token id_token', 'bad_at_hash', 'id_token_at_hash_mismatch'],
+    ['id_token token: at_hash is required', 'id_token token', 'drop_at_hash', 'id_token_at_hash_missing'],
+    ['id_token token: at_hash must match', 'id_token token', 'bad_at_hash', 'id_token_at_hash_mismatch'],
+    ['id_token: no at_hash (no access token)', 'id_token', 'drop_at_hash', undefined],
+  ])('%s', async (_name, responseType, change, expected) => {
+    const transaction = await start({ responseType, responseMode: responseType === 'code' ? 'query' : 'fragment' });
+    const words = responseType.split(' ');
+    const code = words.includes('code') ? 'code-h' : undefined;
+    const front = words.includes('token') ? 'front-at' : undefined;
+    const hashes: Record<string, string> = {};
+    if (front !== undefined && change !== 'drop_at_hash') hashes.at_hash = await halfHash(change === 'bad_at_hash' ? 'other-at' : front);
+    if (code !== undefined && change !== 'drop_c_hash') hashes.c_hash = await halfHash(change === 'bad_c_hash' ? 'other-code' : code);
+    const params: Record<string, string> = {};
+    if (code !== undefined) params.code = code;
+    if (front !== undefined) Object.assign(params, { access_token: front, token_type: 'Bearer' });
+    if (words.includes('id_token')) params.id_token = await signIdToken(key, validClaims({ nonce: transaction.nonce, ...hashes }));
+    const backAtHash = change === 'back_bad_at_hash' ? await halfHash('another-at') : change === 'back_no_at_hash' ? undefined : await halfHash('back-at');
+    tokenEndpoint({
+      access_token: 'back-at',
+      token_type: 'Bearer',
+      id_token: await signIdToken(key, validClaims({ nonce: transaction.nonce, ...(backAtHash ? { at_hash: backAtHash } : {}) })),
+    });
+    const input = callback(transaction, params, responseType === 'code' ? 'query' : 'fragment');
+    const run = completeAuthorization({ provider, client, clientAuth: none(), input, transaction });
+    if (expected === undefined) {
+      expect((await run).claims?.sub).toBe('user-42');
+      return;
+    }
+    const error = await failure(run);
+    expect(error.code).toBe(expected);
+    expect(error.message).not.toContain('front-at');
+    // A refused front-channel ID token is refused before the code is redeemed.
+    if (!change.startsWith('back_')) expect(tokenRequests()).toHaveLength(0);
+  });
+});

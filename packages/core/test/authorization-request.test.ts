@@ -110,6 +110,7 @@ describe('buildAuthorizationRequest: code flow', () => {
 describe('buildAuthorizationRequest: hybrid and implicit flows', () => {
   it.each<[ResponseType, ResponseMode, boolean]>([
     ['code id_token', 'fragment', true],
+    ['code token', 'fragment', true],
     ['code token id_token', 'fragment', true],
     ['token', 'fragment', false],
     ['id_token token', 'fragment', false],
@@ -130,7 +131,7 @@ describe('buildAuthorizationRequest: hybrid and implicit flows', () => {
     expect(url.searchParams.get('response_mode')).toBe('form_post');
   });
 
-  it.each<ResponseType>(['code id_token', 'code token id_token', 'token', 'id_token token', 'id_token'])(
+  it.each<ResponseType>(['code id_token', 'code token', 'code token id_token', 'token', 'id_token token', 'id_token'])(
     'refuses response_mode=query for %s (tokens never travel in the query)',
     async (responseType) => {
       const error = await rejection({ responseType, responseMode: 'query' });
@@ -138,10 +139,11 @@ describe('buildAuthorizationRequest: hybrid and implicit flows', () => {
     },
   );
 
-  it('refuses response_type=id_token without form_post', async () => {
-    const error = await rejection({ responseType: 'id_token', responseMode: 'fragment' });
-    expect(error.code).toBe('invalid_options');
-    expect(error.message).toContain('form_post');
+  it('sends response_type=id_token for the fragment (OIDC Core 3.2.2.5 default) without response_mode', async () => {
+    const { url, transaction } = await build({ responseType: 'id_token', responseMode: 'fragment' });
+    expect(transaction.responseMode).toBe('fragment');
+    expect(url.searchParams.has('response_mode')).toBe(false);
+    expect(url.searchParams.has('code_challenge')).toBe(false);
   });
 
   it.each<ResponseType>(['code id_token', 'code token id_token', 'id_token token', 'id_token'])(
@@ -191,7 +193,7 @@ describe('buildAuthorizationRequest: caller mistakes', () => {
     ['a relative redirect URI', { redirectUri: '/callback' }],
     ['a redirect URI with a fragment', { redirectUri: 'https://app.example.com/cb#x' }],
     ['an empty client ID', { clientId: '' }],
-    ['an unknown response type', { responseType: 'code token' as ResponseType }],
+    ['an unknown response type', { responseType: 'code refresh_token' as ResponseType }],
     ['an unknown response mode', { responseMode: 'web_message' as ResponseMode }],
     ['a negative maxAge', { maxAge: -1 }],
     ['a fractional maxAge', { maxAge: 1.5 }],

@@ -69,9 +69,13 @@ async function readCappedBody(request: Request): Promise<string> {
   return new TextDecoder().decode(bytes);
 }
 
-/** Rejects a callback that did not arrive the way the login's response mode sends it. */
+/**
+ * Rejects a callback that did not arrive the way the login's response mode sends it. A fragment
+ * response arrives as the POST of the relay page (see fragment-relay.ts), or as a GET whose query
+ * carries an error (a provider that cannot use the fragment); core refuses tokens in that query.
+ */
 export function assertCallbackMode(received: CallbackParams['mode'], expected: ResponseMode): void {
-  if (received === expected) return;
+  if (received === expected || expected === 'fragment') return;
   throw new OidcError(
     'authorization_response_invalid',
     `The callback came as ${received === 'query' ? 'a GET with a query' : 'a form POST'} but the login used ` +

@@ -130,6 +130,8 @@ export interface NodeClient {
   getProvider(): Promise<ProviderMetadata>;
   /** The DPoP handle given as the `dpop` option (every token of this client is bound to its key), if any. */
   readonly dpop?: DpopHandle;
+  /** The `resources` option (RFC 8707): the APIs logins ask tokens for; empty when none. */
+  readonly resources: readonly string[];
   /** The `signingAlgorithm` option: the one algorithm its ID tokens and logout tokens may be signed with, if pinned. */
   readonly signingAlgorithm?: string;
 }

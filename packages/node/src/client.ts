@@ -30,6 +30,7 @@ import {
 import { normaliseScope } from '@oidc-rp/core/internal';
 import type { AuthorizationTransaction, ClientAuth, GrantType, HttpOptions, ProviderMetadata, TokenSet } from '@oidc-rp/core';
 import { assertCallbackMode, readCallbackRequest } from './callback-input';
+import { assertRelayedFromOwnOrigin, relayedFragmentUrl } from './fragment-relay';
 import { createClientCredentialsSource } from './client-credentials';
 import { checkFapi2Algorithm, fapi2Provider, isFapi2, isFapi2MessageSigning } from './fapi2';
 import { type NodeClientOptions, checkResponse, resolveOptions } from './options';
@@ -133,11 +134,14 @@ export function createNodeClient(options: NodeClientOptions): NodeClient {
     transaction: AuthorizationTransaction,
   ): Promise<TokenSet> {
     const provider = await getProvider();
+    // A fragment response reaches a server as the fields its relay page posted (or as given).
+    const input =
+      transaction.responseMode === 'fragment' && params instanceof URLSearchParams ? relayedFragmentUrl(params, transaction.redirectUri) : params;
     return completeAuthorization({
       provider,
       client: clientConfig,
       clientAuth,
-      input: params,
+      input,
       transaction,
       http,
       ...(opts.clockTolerance !== undefined ? { clockTolerance: opts.clockTolerance } : {}),
@@ -147,6 +151,7 @@ export function createNodeClient(options: NodeClientOptions): NodeClient {
 
   const client: NodeClient = {
     getProvider,
+    resources: opts.resources,
     ...withDpop,
     ...(opts.signingAlgorithm !== undefined ? { signingAlgorithm: opts.signingAlgorithm } : {}),
 
@@ -209,6 +214,7 @@ export function createNodeClient(options: NodeClientOptions): NodeClient {
       if (input instanceof Request) {
         const { params, mode } = await readCallbackRequest(input);
         assertCallbackMode(mode, transaction.responseMode);
+        if (mode === 'form_post' && transaction.responseMode === 'fragment') assertRelayedFromOwnOrigin(input, transaction.redirectUri);
         return finish(params, transaction);
       }
       return finish(input, transaction);
@@ -281,9 +287,10 @@ export function createNodeClient(options: NodeClientOptions): NodeClient {
 
   const web = createWebHandlers({
     client,
-    finish: async (callback, transaction) => {
+    finish: async (callback, transaction, request) => {
       checkTransaction(transaction, opts.clientId, issuer);
       assertCallbackMode(callback.mode, transaction.responseMode);
+      if (callback.mode === 'form_post' && transaction.responseMode === 'fragment') assertRelayedFromOwnOrigin(request, transaction.redirectUri);
       return finish(callback.params, transaction);
     },
     redirectUri: () => opts.redirectUri,

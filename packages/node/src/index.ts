@@ -25,6 +25,7 @@ export type { CallbackResult, HandleLoginOptions } from './client-types';
 export type { ClientCredentialsOptions, InvalidateOptions } from './client-credentials';
 export { MemoryTokenCache } from './token-cache';
 export type { CachedToken, MemoryTokenCacheOptions, TokenCache, TokenCacheLock } from './token-cache';
+export { fragmentRelayPage } from './fragment-relay';
 export { sealTransaction, unsealTransaction } from './sealed-transaction';
 export type { SealOptions } from './sealed-transaction';
 export { isRetryableError } from './retry';

@@ -272,25 +272,23 @@ export function resolveOptions(options: NodeClientOptions): ResolvedOptions {
 }
 
 /**
- * Checks a response type and mode for a backend: a server never sees a URL fragment,
- * so anything but `code` needs `form_post`, and `fragment` is refused.
+ * Checks a response type and mode for a backend: tokens never come in the query, so anything but
+ * `code` needs `form_post` or `fragment` (which reaches the server through the relay page).
  */
 export function checkResponse(responseType: ResponseType, requested: NodeResponseMode | undefined): void {
   if (!RESPONSE_TYPES.includes(responseType)) {
     fail(`Unsupported response type "${String(responseType)}"; use one of: ${RESPONSE_TYPES.join(', ')}.`);
   }
   if (requested === undefined) return;
-  if (requested === 'jwt' && responseType !== 'code') fail(`For response type "${responseType}", JARM's "jwt" means fragment.jwt, which a backend never sees: use "form_post.jwt".`);
+  if (requested === 'jwt' && responseType !== 'code') fail(`For response type "${responseType}", JARM's "jwt" means fragment.jwt, which a backend does not take: use "form_post.jwt".`);
   if (requested === 'query.jwt' && responseType !== 'code') fail(`Response type "${responseType}" returns tokens, which JARM never puts in the query: use "form_post.jwt".`);
+  if ((requested as string) === 'fragment.jwt') fail('JARM in the fragment is not offered to a backend: use "form_post.jwt" (or "query.jwt" for the code flow).');
   const responseMode = isJarmResponseMode(requested) ? jarmDelivery(requested, responseType) : requested;
-  if (responseMode !== 'query' && responseMode !== 'form_post') {
-    fail(
-      `Response mode "${String(requested)}" cannot reach a backend (a server never sees a URL fragment); ` +
-        'use "form_post", or "query" with response type "code".',
-    );
+  if (responseMode !== 'query' && responseMode !== 'form_post' && responseMode !== 'fragment') {
+    fail(`Unsupported response mode "${String(requested)}"; use "query" (code only), "form_post" or "fragment" (relayed by the callback page), or JARM's "jwt", "query.jwt", "form_post.jwt".`);
   }
   if (responseMode === 'query' && responseType !== 'code') {
-    fail(`Response type "${responseType}" returns tokens from the authorize endpoint: use response mode "form_post".`);
+    fail(`Response type "${responseType}" returns tokens from the authorize endpoint: use response mode "form_post" or "fragment".`);
   }
 }
 

@@ -23,7 +23,7 @@ import type { CallbackResult, HandleLoginOptions, NodeClient } from './client-ty
 /** What the handlers need from the client. Internal. */
 export interface WebHandlerDeps {
   client: Pick<NodeClient, 'startLogin' | 'sealTransaction' | 'unsealTransaction'>;
-  finish(callback: CallbackParams, transaction: AuthorizationTransaction): Promise<TokenSet>;
+  finish(callback: CallbackParams, transaction: AuthorizationTransaction, request: Request): Promise<TokenSet>;
   redirectUri(): string | undefined;
   cookieName: string;
   transactionMaxAge: number;
@@ -80,7 +80,7 @@ export function createWebHandlers(deps: WebHandlerDeps) {
         );
       }
       const transaction = await deps.client.unsealTransaction(sealed);
-      const tokens = await deps.finish(callback, transaction);
+      const tokens = await deps.finish(callback, transaction, request);
       const clearCookie = `${name}=; Max-Age=0; ${cookieShape(transaction.responseMode).attributes}`;
       return { tokens, appState: transaction.appState, transaction, clearCookie };
     },

@@ -88,7 +88,7 @@ describe('Redis restarted in the middle of a run', () => {
     expect(tokenRequests() - before).toBe(1);
 
     await redisServer.stop();
-    await expect.poll(() => redisA.isReady || redisB.isReady, { timeout: 5_000 }).toBe(false);
+    await expect.poll(() => redisA.isReady || redisB.isReady).toBe(false);
 
     // During: 'fail' rejects before sending anything, with a message that says what to do.
     before = tokenRequests();
@@ -112,7 +112,7 @@ describe('Redis restarted in the middle of a run', () => {
 
     // After: Redis is back, empty (nothing is saved). The instances share one cache again.
     await redisServer.start();
-    await expect.poll(() => redisA.isReady && redisB.isReady && observer.isReady, { timeout: 10_000 }).toBe(true);
+    await expect.poll(() => redisA.isReady && redisB.isReady && observer.isReady).toBe(true);
     const errorsBefore = fallback.errors.length + strict.errors.length;
     before = tokenRequests();
     const renewed = await rightToken(strict.client, 'api.read');

@@ -136,7 +136,7 @@ describe('sessions across a fleet of processes on one Redis', () => {
     expect((await refreshGrants()).length - grantsBefore).toBe(1);
   });
 
-  it('store mode: the refreshing process killed (SIGKILL) while the provider is slow: no reuse of its refresh token, the others end the session within the lock TTL', async () => {
+  it('store mode: the refreshing process killed (SIGKILL) while the provider is slow: no reuse of its refresh token, the others end the session within the lock TTL (timer: the 2 s lock TTL against 4 s of provider latency)', async () => {
     const fleet = await startFleet('store', { LOCK_TTL: String(LOCK_TTL) });
     const { cookie } = await logIn(fleet[0] as App);
     await advance(fleet, LATER);

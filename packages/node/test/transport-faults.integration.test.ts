@@ -60,17 +60,22 @@ describe('client credentials against a failing token endpoint', () => {
     await expect(client.getClientCredentialsToken({ scope: 'api.read' })).resolves.toMatchObject({ tokenType: 'Bearer' });
   });
 
-  // Timer-bound: a 1 s timeout against 3 s of latency. The timeout is long enough that the retry's
-  // ordinary answer arrives within it on a busy machine (200 ms was not: a third request came).
-  it('times out an answer slower than the timeout (timer: 1 s against 3 s), and retries it', async () => {
-    await server.control.transport.set('/oauth/token', { latencyMs: 3_000 }, { times: 1 });
-    const client = createNodeClient({ ...service, timeout: 1_000 });
+  // Timer-bound: the timeout must be longer than an ordinary answer takes on this machine now (else
+  // the retry times out too: 200 ms made a third request on a busy machine), and the latency longer
+  // than the timeout. Both follow an ordinary token request timed first: 1-8 s, and three times that.
+  it('times out an answer slower than the timeout (timer: the timeout against three times its latency), and retries it', async () => {
+    const started = performance.now();
+    await createNodeClient(service).getClientCredentialsToken({ scope: 'api.read' });
+    const timeout = Math.min(8_000, Math.max(1_000, Math.ceil(5 * (performance.now() - started))));
+    const latencyMs = 3 * timeout;
+    await server.control.transport.set('/oauth/token', { latencyMs }, { times: 1 });
+    const client = createNodeClient({ ...service, timeout });
     const before = tokenRequests();
     await expect(client.getClientCredentialsToken({ scope: 'api.read' })).resolves.toMatchObject({ tokenType: 'Bearer' });
     expect(tokenRequests() - before).toBe(2);
-    await server.control.transport.set('/oauth/token', { latencyMs: 3_000 });
-    await expect(createNodeClient({ ...service, timeout: 1_000, retry: false }).getClientCredentialsToken()).rejects.toMatchObject({ code: 'request_timeout' });
-  });
+    await server.control.transport.set('/oauth/token', { latencyMs });
+    await expect(createNodeClient({ ...service, timeout, retry: false }).getClientCredentialsToken()).rejects.toMatchObject({ code: 'request_timeout' });
+  }, 60_000); // two timeouts of at most 8 s and a retry: a hang guard past them
 });
 
 describe('outages of the other endpoints', () => {

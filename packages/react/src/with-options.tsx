@@ -1,4 +1,4 @@
-import { type BrowserClientOptions, type ProviderMetadata, createBrowserClient, discovery, revocation } from '@oidc-rp/browser';
+import { type BrowserClientOptions, type ProviderMetadata, createBrowserClient, discovery, resourceIndicators, revocation } from '@oidc-rp/browser';
 import { useState, type ReactNode } from 'react';
 import { AuthProvider, type AuthProviderSettings } from './context';
 
@@ -18,6 +18,11 @@ export type PlainClientOptions = Pick<
 > & {
   /** `'memory'` (default) or `'sessionStorage'`. */
   tokenStorage?: 'memory' | 'sessionStorage';
+  /**
+   * Your APIs' resource identifiers (RFC 8707): the client then has the `resourceIndicators`
+   * part, and `useAuth().fetch` sends each API its own token (nothing to other URLs).
+   */
+  resources?: string[];
 } & ({ issuer: string; provider?: never } | { provider: ProviderMetadata; issuer?: never });
 
 /**
@@ -47,8 +52,13 @@ export interface AuthProviderWithOptionsProps extends AuthProviderSettings {
  */
 export function AuthProviderWithOptions({ options, ...settings }: AuthProviderWithOptionsProps): ReactNode {
   const [client] = useState(() => {
-    const { issuer, provider, ...rest } = options;
-    return createBrowserClient({ ...rest, provider: provider ?? discovery(issuer as string), revocation });
+    const { issuer, provider, resources, ...rest } = options;
+    return createBrowserClient({
+      ...rest,
+      provider: provider ?? discovery(issuer as string),
+      revocation,
+      ...(resources ? { resources: resourceIndicators({ resources }) } : {}),
+    });
   });
   return <AuthProvider client={client} {...settings} />;
 }

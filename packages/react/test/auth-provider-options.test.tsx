@@ -47,6 +47,31 @@ describe('AuthProviderWithOptions', () => {
     expect(typeof seen[0]?.login).toBe('function');
   });
 
+  it('with resources, the client has the resources part: useAuth().fetch sends nothing to a URL of no listed API', async () => {
+    seen.length = 0;
+    const api = 'http://127.0.0.1:3000/api';
+    render(
+      <AuthProviderWithOptions options={{ ...options, resources: [api] }}>
+        <Probe />
+      </AuthProviderWithOptions>,
+    );
+    await act(async () => {});
+    const client = seen[0]!;
+    expect(client.resources?.resources).toEqual([api]);
+    expect(client.resources?.forUrl(`${api}/orders`)).toBe(api);
+    expect(() => client.resources?.forUrl('http://127.0.0.1:3000/admin')).toThrow(expect.objectContaining({ code: 'resource_not_configured' }));
+    // Without the option, no part: the client is as before.
+    seen.length = 0;
+    cleanup();
+    render(
+      <AuthProviderWithOptions options={options}>
+        <Probe />
+      </AuthProviderWithOptions>,
+    );
+    await act(async () => {});
+    expect(seen[0]!.resources).toBeUndefined();
+  });
+
   it('renders on the server (status loading) without touching window', () => {
     expect(renderToString(<AuthProviderWithOptions options={options}><LoadingProbe /></AuthProviderWithOptions>)).toContain('loading');
   });

@@ -5,14 +5,13 @@
 // assertion faults' with clientAuth: privateKeyJwt(key); their well-behaved counterparts too.
 import { clearJwksCache, isOidcError } from '@oidc-rp/core';
 import { FAULTS, createReferenceServer, type Listening, type ReferenceServer, type RequestInfo } from '@oidc-rp/reference-server';
-import { CookieJar, completeLogin } from '@oidc-rp/reference-server/testing';
-import { MemorySessionStore, createNodeClient, createSessionAuth, dpop, privateKeyJwt, sendWebResponse, toWebRequest, type SessionAuth } from '@oidc-rp/node';
-import { createServer } from 'node:http';
-import { once } from 'node:events';
+import { completeLogin } from '@oidc-rp/reference-server/testing';
+import { MemorySessionStore, createNodeClient, createSessionAuth, dpop, privateKeyJwt } from '@oidc-rp/node';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CASES, caseName, casesFor, requestTimeoutFor, testTimeoutFor, type FaultCase } from './support/catalogue';
 import { CLIENT_PRIVATE_JWK, CLIENT_SECRET, MISMATCH_TENANT, NODE_REDIRECT, SCOPE, TENANT, clientId, conformanceConfig, tenantOf } from './support/config';
 import { runNodeFlow, type NodeFlow } from './support/node-flow';
+import { startSessionApp } from './support/session-app';
 
 let server: ReferenceServer;
 let listening: Listening;
@@ -183,28 +182,8 @@ describe('@oidc-rp/node against the misbehaving reference server', () => {
  * goes on; the provider, told no, does not retry.
  */
 async function runBackchannelCase(c: FaultCase): Promise<void> {
-  let auth: SessionAuth | undefined;
-  const answers: Array<{ status: number; cacheControl: string | null; body: string }> = [];
-  const app = createServer((req, res) => void answer(req, res).catch((error: unknown) => res.writeHead(500).end(String(error))));
-  async function answer(req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse): Promise<void> {
-    const request = await toWebRequest(req);
-    const { pathname } = new URL(request.url);
-    let response = await (auth as SessionAuth).handle(request);
-    if (response && pathname === '/auth/backchannel-logout') {
-      const body = await response.clone().text();
-      answers.push({ status: response.status, cacheControl: response.headers.get('cache-control'), body });
-    }
-    if (!response) {
-      const { session } = await (auth as SessionAuth).getSession(request, { refresh: false });
-      response = Response.json({ signedIn: session !== undefined, idToken: session?.idToken ?? null });
-    }
-    await sendWebResponse(res, response);
-  }
-  app.listen(0, '127.0.0.1');
-  await once(app, 'listening');
-  const origin = `http://127.0.0.1:${(app.address() as { port: number }).port}`;
-  try {
-    const id = clientId('node', c.fault);
+  const id = clientId('node', c.fault);
+  const app = await startSessionApp(async (origin) => {
     await server.control.clients.update(
       id,
       { redirect_uris: [`${origin}/auth/callback`], post_logout_redirect_uris: [`${origin}/`], backchannel_logout_uri: `${origin}/auth/backchannel-logout` },
@@ -219,34 +198,23 @@ async function runBackchannelCase(c: FaultCase): Promise<void> {
       cookieSecret: 'conformance-tx-Hq3vN8kLw2PzR6tYb9XcM4sJ',
       ...(c.signingAlgorithm ? { signingAlgorithm: c.signingAlgorithm } : {}),
     });
-    auth = createSessionAuth({ client, secret: 'conformance-session-Zt4qW8nRk2VbY7cLx5mJp3sD', store: new MemorySessionStore(), backchannelLogout: { clientId: id } });
-
+    return createSessionAuth({ client, secret: 'conformance-session-Zt4qW8nRk2VbY7cLx5mJp3sD', store: new MemorySessionStore(), backchannelLogout: { clientId: id } });
+  });
+  try {
     // Sign in: the app's login route, the provider's form (its cookies kept for the logout), the callback.
-    const appCookies = new CookieJar();
-    const providerCookies = new CookieJar();
-    const get = async (path: string) => {
-      const url = new URL(path, origin);
-      const response = await fetch(url, { headers: { cookie: appCookies.header(url) ?? '' }, redirect: 'manual' });
-      appCookies.store(url, response);
-      return response;
-    };
-    const login = await get('/auth/login');
-    const result = await completeLogin(login.headers.get('location') as string, { cookies: providerCookies });
-    if (result.type !== 'redirect') throw new Error(`expected a redirect, got ${result.type}`);
-    expect((await get(result.location)).status).toBe(303);
-    const signedIn = (await (await get('/state')).json()) as { signedIn: boolean; idToken: string };
+    expect((await app.signIn()).status).toBe(303);
+    const signedIn = await app.state();
     expect(signedIn.signedIn).toBe(true);
 
     const logout = new URL(`${issuerOf(c)}/oidc/logout`);
-    logout.searchParams.set('id_token_hint', signedIn.idToken);
-    expect((await fetch(logout, { headers: { cookie: providerCookies.header(logout) ?? '' }, redirect: 'manual' })).status).toBe(200);
+    logout.searchParams.set('id_token_hint', signedIn.idToken as string);
+    expect((await fetch(logout, { headers: { cookie: app.providerCookies.header(logout) ?? '' }, redirect: 'manual' })).status).toBe(200);
 
-    expect(answers).toHaveLength(1);
-    expect(answers[0]).toMatchObject({ status: 400, cacheControl: 'no-store' });
-    expect(JSON.parse(answers[0]?.body ?? '')).toMatchObject({ error: 'invalid_request', error_description: expect.stringContaining(c.node) });
-    expect(((await (await get('/state')).json()) as { signedIn: boolean }).signedIn).toBe(true);
+    expect(app.backchannelAnswers).toHaveLength(1);
+    expect(app.backchannelAnswers[0]).toMatchObject({ status: 400, cacheControl: 'no-store' });
+    expect(JSON.parse(app.backchannelAnswers[0]?.body ?? '')).toMatchObject({ error: 'invalid_request', error_description: expect.stringContaining(c.node) });
+    expect((await app.state()).signedIn).toBe(true);
   } finally {
-    app.closeAllConnections();
     app.close();
   }
 }

@@ -16,6 +16,15 @@ import { type SessionClients, SessionClientTable } from './session-clients';
 
 /** The `events` member that makes a JWT a logout token. */
 export const BACKCHANNEL_LOGOUT_EVENT = 'http://schemas.openid.net/event/backchannel-logout';
+/**
+ * How the misbehaving mode bends one client's logout token (faults/logout-token-claims.ts):
+ * its claims changed, or sent unsecured (`alg: none`).
+ */
+export interface LogoutTokenTamper {
+  claims?: (claims: Record<string, unknown>) => void;
+  unsigned?: boolean;
+}
+
 /** Lifetime of a logout token, in seconds: it is delivered at once or not at all. */
 export const LOGOUT_TOKEN_SECONDS = 120;
 /** Milliseconds each delivery attempt may take. */
@@ -119,32 +128,42 @@ export class Backchannel {
   /**
    * Sends a logout token to each client of an ended sign-in that registered a
    * `backchannel_logout_uri`; resolves when every delivery has succeeded or given up. `key`
-   * signs them, or chooses the key per client (the misbehaving mode's wrong-algorithm fault).
+   * signs them, or chooses the key per client (the misbehaving mode's wrong-algorithm fault);
+   * `tamper` bends a client's token (the misbehaving mode's logout-token claim faults).
    */
-  async notify(tenant: Tenant, key: SigningKey | ((clientId: string) => Promise<SigningKey>), session: SessionClients | undefined): Promise<BackchannelDelivery[]> {
+  async notify(
+    tenant: Tenant,
+    key: SigningKey | ((clientId: string) => Promise<SigningKey>),
+    session: SessionClients | undefined,
+    tamper?: (clientId: string) => LogoutTokenTamper | undefined,
+  ): Promise<BackchannelDelivery[]> {
     if (!session) return [];
     const targets = [...session.clients].map((id) => tenant.clients.get(id)).filter((c) => c?.backchannel_logout_uri !== undefined);
     return Promise.all(
       targets.map(async (client) => {
         const { client_id: clientId, backchannel_logout_uri: uri, backchannel_logout_session_required: withSid } = client as NonNullable<typeof client>;
         const signer = typeof key === 'function' ? await key(clientId) : key;
-        const token = await this.logoutToken(signer, session, clientId, withSid);
+        const token = await this.logoutToken(signer, session, clientId, withSid, tamper?.(clientId));
         return this.deliver(tenant.id, clientId, uri as string, token);
       }),
     );
   }
 
-  private logoutToken(key: SigningKey, session: SessionClients, clientId: string, withSid: boolean): Promise<string> {
+  private async logoutToken(key: SigningKey, session: SessionClients, clientId: string, withSid: boolean, tamper?: LogoutTokenTamper): Promise<string> {
     const iat = Math.floor(this.host.now() / 1000);
-    return new SignJWT({ events: { [BACKCHANNEL_LOGOUT_EVENT]: {} }, ...(withSid ? { sid: session.sid } : {}) })
-      .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'logout+jwt' })
-      .setIssuer(session.issuer)
-      .setSubject(session.sub)
-      .setAudience(clientId)
-      .setIssuedAt(iat)
-      .setExpirationTime(iat + LOGOUT_TOKEN_SECONDS)
-      .setJti(randomToken(16))
-      .sign(key.privateKey);
+    const claims: Record<string, unknown> = {
+      iss: session.issuer,
+      sub: session.sub,
+      aud: clientId,
+      iat,
+      exp: iat + LOGOUT_TOKEN_SECONDS,
+      jti: randomToken(16),
+      events: { [BACKCHANNEL_LOGOUT_EVENT]: {} },
+      ...(withSid ? { sid: session.sid } : {}),
+    };
+    tamper?.claims?.(claims);
+    if (tamper?.unsigned) return unsecuredLogoutToken(claims);
+    return new SignJWT(claims).setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'logout+jwt' }).sign(key.privateKey);
   }
 
   private async deliver(tenant: string, clientId: string, uri: string, token: string): Promise<BackchannelDelivery> {
@@ -193,4 +212,10 @@ export async function waitAtMost(deliveries: Promise<unknown>, ms: number): Prom
   });
   await Promise.race([deliveries.then(() => undefined, () => undefined), elapsed]);
   clearTimeout(timer);
+}
+
+/** An unsecured logout token (RFC 7519 6): `alg: none` and an empty signature. */
+function unsecuredLogoutToken(claims: Record<string, unknown>): string {
+  const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+  return `${part({ alg: 'none', typ: 'logout+jwt' })}.${part(claims)}.`;
 }

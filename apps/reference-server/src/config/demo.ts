@@ -59,7 +59,7 @@ export function demoConfig(): ServerConfig {
             redirect_uris: ['http://127.0.0.1:3000/callback', 'http://localhost:3000/callback'],
             post_logout_redirect_uris: ['http://127.0.0.1:3000/'],
             grant_types: ['authorization_code', 'refresh_token'],
-            response_types: ['code', 'code id_token', 'code token id_token', 'id_token'],
+            response_types: ['code', 'code id_token', 'code token', 'code token id_token', 'id_token'],
             scopes: userScopes,
             skip_consent: false,
             resources,

@@ -70,6 +70,17 @@ export const FAULTS = [
   'client_assertion_wrong_aud',
   'client_assertion_expired',
   'client_assertion_unknown_key',
+  // Response types and delivery (certification): every valid authorize request of the client
+  // answered with `error=login_required`, delivered in the request's response mode (form_post too).
+  'authorize_error_login_required',
+  // Certification harness (tests/certification): logout tokens of the OpenID suite's
+  // back-channel logout modules, sent at RP-initiated logout (faults/logout-token-claims.ts).
+  'logout_token_alg_none',
+  'logout_token_missing_events',
+  'logout_token_with_nonce',
+  'logout_token_wrong_aud',
+  'logout_token_wrong_events',
+  'logout_token_wrong_iss',
   // JARM (JWT Secured Authorization Response Mode): the `response` JWT of a client that asked for
   // a .jwt response mode (or registered authorization_signed_response_alg), as the FAPI 2.0
   // Message Signing plan's JARM modules send it; jarm_plain_response sends the plain parameters instead (a downgrade).

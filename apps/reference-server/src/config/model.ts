@@ -13,7 +13,7 @@ export type SigningAlg = 'RS256' | 'ES256';
 /** Grant types a client may be registered for. */
 export type GrantType = 'authorization_code' | 'refresh_token' | 'client_credentials' | 'implicit';
 /** Response types the authorize endpoint serves, in their canonical spelling. */
-export type ResponseType = 'code' | 'code id_token' | 'code token id_token' | 'token' | 'id_token token' | 'id_token';
+export type ResponseType = 'code' | 'code id_token' | 'code token' | 'code token id_token' | 'token' | 'id_token token' | 'id_token';
 
 /** Lifetimes in seconds. */
 export interface Lifetimes {
@@ -24,7 +24,15 @@ export interface Lifetimes {
 }
 
 /** All response types, canonical spelling; the authorize endpoint accepts any word order. */
-export const RESPONSE_TYPES: readonly ResponseType[] = ['code', 'code id_token', 'code token id_token', 'token', 'id_token token', 'id_token'];
+export const RESPONSE_TYPES: readonly ResponseType[] = [
+  'code',
+  'code id_token',
+  'code token',
+  'code token id_token',
+  'token',
+  'id_token token',
+  'id_token',
+];
 
 /**
  * The canonical spelling of a response type given in any word order, or undefined.

@@ -133,7 +133,7 @@ function buildConfigFileSchema() {
     grant_types: optional(list(grantType), 'Default ["authorization_code"].'),
     response_types: optional(
       list(text),
-      'Default ["code"] with the authorization_code grant. One of "code", "code id_token", "code token id_token", "token", "id_token token", "id_token" (any word order).',
+      'Default ["code"] with the authorization_code grant. One of "code", "code id_token", "code token", "code token id_token", "token", "id_token token", "id_token" (any word order).',
     ),
     scopes: optional(list(scopeToken), 'Scopes the client may request. Default ["openid"].'),
     skip_consent: optional(flag, 'Never show the consent page for this client. Default false.'),

@@ -3,6 +3,7 @@
  * browser whose consent is known (SSO), or starts an interaction and sends the browser to
  * the login (or consent) page.
  */
+import { clientFaults } from '../config/model';
 import { randomToken } from '../crypto/secrets';
 import { OAuthError } from '../http/errors';
 import { errorPage } from '../http/html';
@@ -36,6 +37,10 @@ export async function authorize(ctx: RequestContext): Promise<Response> {
   if (result.kind === 'error') return redirectError(ctx, result.target, result.error);
   const { client, request } = result;
   const target = targetOf(request);
+  // The form-post error module: the error goes back the way a success would (form_post, fragment or query).
+  if (clientFaults(ctx.tenant, client.client_id)?.has('authorize_error_login_required')) {
+    return redirectError(ctx, target, new OAuthError('login_required', 'the user is not signed in (fault authorize_error_login_required)'));
+  }
 
   const session = await currentSession(ctx);
   // On a demo_login tenant, login_hint naming another user than the signed-in one switches user.

@@ -8,6 +8,7 @@
 import { compactVerify, decodeProtectedHeader } from 'jose';
 import { LOGOUT_WAIT_MS, waitAtMost } from '../backchannel/backchannel';
 import { logoutTokenSigner } from '../faults/logout-token';
+import { logoutTokenTamper } from '../faults/logout-token-claims';
 import { errorPage } from '../http/html';
 import { BodyError, describeInvalid, queryParams, readFormBody, type Params } from '../http/params';
 import { currentSession, endSession } from '../oauth/session';
@@ -100,7 +101,8 @@ export async function logout(ctx: RequestContext): Promise<Response> {
   if (ended && ctx.server.backchannel) {
     const key = (await ctx.keys()).current;
     const signer = ctx.tenant.hasFaults ? logoutTokenSigner(ctx, key) : key;
-    const deliveries = ctx.server.backchannel.notify(ctx.tenant, signer, ctx.server.backchannel.take(ctx.tenant.id, ended.sid));
+    const tamper = ctx.tenant.hasFaults ? logoutTokenTamper(ctx) : undefined;
+    const deliveries = ctx.server.backchannel.notify(ctx.tenant, signer, ctx.server.backchannel.take(ctx.tenant.id, ended.sid), tamper);
     await waitAtMost(deliveries, LOGOUT_WAIT_MS);
   }
   if (redirect === undefined) return signedOutPage(clearCookie);

@@ -85,9 +85,6 @@ export function validateAuthorizeRequest(params: Params, clients: ReadonlyMap<st
     return error(fail('unauthorized_client', `the client is not registered for response_type "${type}"`));
   }
   if (delivery.problem !== undefined) return error(fail('invalid_request', delivery.problem));
-  if (type === 'id_token' && mode !== 'form_post') {
-    return error(fail('invalid_request', 'response_type id_token is served only with response_mode=form_post'));
-  }
 
   const rawScope = values.get('scope');
   if (rawScope === undefined) return error(fail('invalid_request', 'scope is required'));

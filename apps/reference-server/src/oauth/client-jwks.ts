@@ -16,7 +16,8 @@ const JWKS_CACHE_SECONDS = 300;
 const JWKS_REFETCH_SECONDS = 30;
 /** After a failed fetch, the URL is not fetched again for this long (server clock). */
 const JWKS_FAILURE_SECONDS = 10;
-const JWKS_TIMEOUT_MS = 5000;
+/** How long a jwks_uri fetch may take, its body included. */
+export const JWKS_TIMEOUT_MS = 5000;
 /** The most of an answer read. */
 export const MAX_JWKS_BYTES = 64 * 1024;
 /** URLs remembered (good sets and failures, each). */

@@ -21,7 +21,10 @@ export interface AuthorizationRequestParams {
   scope: string | string[];
   /** Default `'code'`. */
   responseType?: ResponseType;
-  /** Default: `query` for `code`, `form_post` for `id_token`, `fragment` otherwise. Never `query` when tokens come back. */
+  /**
+   * Default: `query` for `code`, `form_post` for `id_token` (`fragment` is allowed too, OIDC Core's default for it),
+   * `fragment` otherwise. Never `query` when tokens come back.
+   */
   responseMode?: ResponseMode;
   /** PKCE S256. Default: on whenever the response type includes `code`; not allowed otherwise. */
   pkce?: boolean;
@@ -96,6 +99,7 @@ export function checkRedirectUri(redirectUri: string): URL {
 export const RESPONSE_TYPES: readonly ResponseType[] = [
   'code',
   'code id_token',
+  'code token',
   'code token id_token',
   'token',
   'id_token token',
@@ -149,9 +153,6 @@ export async function buildAuthorizationRequest(params: AuthorizationRequestPara
     throw invalidOptions(DEV && `responseMode must be one of: ${RESPONSE_MODES.join(', ')}.`);
   }
   const hasCode = responseType.split(' ').includes('code');
-  if (responseType === 'id_token' && responseMode !== 'form_post') {
-    throw invalidOptions(DEV && 'responseType "id_token" needs responseMode "form_post".');
-  }
   if (responseType !== 'code' && responseMode === 'query') {
     throw invalidOptions(DEV && `responseType "${responseType}" returns tokens: use responseMode "fragment" or "form_post".`);
   }

@@ -1,7 +1,9 @@
 // The session layer's public surface, re-exported by the package entry.
 export { createSessionAuth } from './session-auth';
 export type {
+  AccessTokenOptions,
   AccessTokenResult,
+  ResourceRequestResult,
   GetSessionOptions,
   RequiresAuthOptions,
   SessionAuth,

@@ -16,7 +16,7 @@
 import { OidcError, TokenEndpointError, isOidcError } from '@oidc-rp/core';
 import type { NodeClient } from '../client-types';
 import { nowSeconds, open, seal } from '../sealing';
-import { type SessionRecord, isSessionRecord, refreshedRecord } from './session-record';
+import { type SessionRecord, isSessionRecord, refreshedRecord, withResourceToken } from './session-record';
 import type { SessionLock, SessionStore } from './session-store';
 
 /** What a refresh gives: the session's newest record (refreshed here or elsewhere), or its end. */
@@ -100,29 +100,33 @@ export function createRefresher(options: RefresherOptions) {
     await storeCall('set', () => shared.set(keyOf(id), sealed, Math.max(1, generation.expiresAt - now)));
   }
 
-  async function spend(record: SessionRecord): Promise<SessionRecord> {
+  async function spend(record: SessionRecord, resource: string | undefined): Promise<SessionRecord> {
     let tokens: Awaited<ReturnType<NodeClient['refresh']>>;
     try {
-      tokens = await client.refresh(record.refreshToken as string, { expectedSubject: record.claims.sub });
+      tokens = await client.refresh(record.refreshToken as string, { expectedSubject: record.claims.sub, ...(resource !== undefined ? { resource } : {}) });
     } catch (error) {
       // Refused: no other request (or instance) tries this refresh token again.
-      if (isOidcError(error) && refusedByProvider(error)) {
+      if (isOidcError(error) && endsSession(error, resource)) {
         await publish(record.id, { generation: generationOf(record) + 1, ended: 'refused', expiresAt: record.absoluteExpiresAt }).catch(() => undefined);
       }
       throw error;
     }
-    return { ...refreshedRecord(record, tokens, nowSeconds(), options.unknownAccessTokenLifetime), generation: generationOf(record) + 1 };
+    const now = nowSeconds();
+    const next = resource === undefined
+      ? refreshedRecord(record, tokens, now, options.unknownAccessTokenLifetime)
+      : withResourceToken(record, resource, tokens, now, options.unknownAccessTokenLifetime);
+    return { ...next, generation: generationOf(record) + 1 };
   }
 
   // Without a shared lock: this process's single flight is the lock.
-  async function refreshHere(record: SessionRecord): Promise<RefreshOutcome> {
-    const next = await spend(record);
+  async function refreshHere(record: SessionRecord, resource: string | undefined): Promise<RefreshOutcome> {
+    const next = await spend(record, resource);
     // Remembered in this process first; a store that fails to keep it costs other instances only.
     await publish(record.id, { generation: generationOf(next), record: next, expiresAt: next.absoluteExpiresAt }).catch(() => undefined);
     return { record: next };
   }
 
-  async function refreshInFleet(record: SessionRecord, fleetLock: SessionLock): Promise<RefreshOutcome> {
+  async function refreshInFleet(record: SessionRecord, fleetLock: SessionLock, resource: string | undefined): Promise<RefreshOutcome> {
     const generation = generationOf(record);
     const deadline = Date.now() + fleetLock.maxWait;
     for (let attempt = 0; ; attempt++) {
@@ -139,7 +143,7 @@ export function createRefresher(options: RefresherOptions) {
             await publish(record.id, { generation: generation + 1, expiresAt: record.absoluteExpiresAt });
             return { ended: interrupted() };
           }
-          const next = await spend(record);
+          const next = await spend(record, resource);
           try {
             await publish(record.id, { generation: generationOf(next), record: next, expiresAt: next.absoluteExpiresAt });
           } catch {
@@ -170,15 +174,18 @@ export function createRefresher(options: RefresherOptions) {
    * older cookie's successor), or a refresh made now by the one holder of the session's lock.
    * Rejects like `client.refresh` (the provider refused, or could not be reached: the refresh
    * token was not spent), or with `session_store_unavailable` / `session_refresh_busy`.
+   * With `resource` (RFC 8707 §2.2), the refresh asks a token for that API and keeps it in the
+   * record beside the others. One refresh per session generation, whatever each caller asked:
+   * a caller whose token the newest record lacks refreshes again from it.
    */
-  return async function refresh(record: SessionRecord): Promise<RefreshOutcome> {
+  return async function refresh(record: SessionRecord, resource?: string): Promise<RefreshOutcome> {
     const generation = generationOf(record);
     const latest = await newer(record.id, generation);
     if (latest) return outcomeOf(latest);
     const key = `${record.id}.${generation}`;
     let flight = flights.get(key);
     if (!flight) {
-      flight = (lock ? refreshInFleet(record, lock) : refreshHere(record)).finally(() => flights.delete(key));
+      flight = (lock ? refreshInFleet(record, lock, resource) : refreshHere(record, resource)).finally(() => flights.delete(key));
       flights.set(key, flight);
     }
     return flight;
@@ -193,6 +200,15 @@ function outcomeOf(generation: Generation): RefreshOutcome {
     return { ended: new OidcError('token_endpoint_error', 'The provider refused to refresh this session (for another request of it): the user must log in again.') };
   }
   return { ended: interrupted() };
+}
+
+/**
+ * Whether a failed refresh ends the session: a refusal, except the provider's `invalid_target`
+ * for one API's token (RFC 8707): that API is not the client's, the refresh token is unspent and
+ * the session goes on as it was.
+ */
+export function endsSession(error: OidcError, resource: string | undefined): boolean {
+  return refusedByProvider(error) && !(resource !== undefined && (error as { error?: unknown }).error === 'invalid_target');
 }
 
 /** The provider answered the refresh with a refusal (not an outage): the session cannot go on. */

@@ -5,6 +5,7 @@
 
 import { type IdTokenClaims, OidcError, isOidcError } from '@oidc-rp/core';
 import type { StartLoginOptions } from '../client-types';
+import { fragmentRelayPage } from '../fragment-relay';
 import { nowSeconds } from '../sealing';
 import { type CookieShape, parseCookies } from './cookies';
 import { checkLoginOrigin, isLoopbackHost } from './login-origin';
@@ -47,6 +48,9 @@ export function createAuthRoutes({ options: o, io, originOf, shapeOf, backchanne
     },
 
     async callback(request: Request): Promise<Response> {
+      // No query: the response (if any) is in the fragment, which only the browser sees. The
+      // relay page posts it here; no token ever travels in a URL this server receives.
+      if ((request.method === 'GET' || request.method === 'HEAD') && new URL(request.url).search === '') return fragmentRelayPage(request);
       const pairs = parseCookies(request.headers.get('cookie'));
       const shape = shapeOf(request, pairs);
       try {

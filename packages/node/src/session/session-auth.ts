@@ -10,17 +10,17 @@
  * the session cookie is also `SameSite=Lax`, so no other site's form sends it along.
  */
 
-import { OidcError, createDpopProof, isOidcError, protectedResourceRequest } from '@oidc-rp/core';
+import { OidcError, createDpopProof, isOidcError, protectedResourceRequest, resourceForUrl, resourceNotConfigured } from '@oidc-rp/core';
 import type { StartLoginOptions } from '../client-types';
 import { nowSeconds } from '../sealing';
 import { createBackchannel } from './backchannel-logout';
 import { type CookieShape, applyToCookieHeader, cookieShape, headersOnlyShape, parseCookies } from './cookies';
 import { type SessionAuthOptions, resolveSessionOptions } from './options';
-import { createRefresher, refusedByProvider } from './refresh';
+import { type RefreshOutcome, createRefresher, endsSession, refusedByProvider } from './refresh';
 import { crossSiteRefusal, wantsHtml } from './request-checks';
 import { createAuthRoutes, loginUrlFor, redirect, storeUnavailable } from './routes';
 import { type SignedOutReason, createSessionIo } from './session-io';
-import { type Session, type SessionRecord, publicSession } from './session-record';
+import { type Session, type SessionRecord, publicSession, resourceTokenOf } from './session-record';
 
 /**
  * What a session read returns. Send `cookies` with your response (they roll the expiry, carry
@@ -65,6 +65,40 @@ export interface GetSessionOptions {
   minValidity?: number;
   /** Refresh now, whatever the expiry (e.g. an API answered 401 to the current token). */
   forceRefresh?: boolean;
+}
+
+/**
+ * Options of `getAccessToken`: those of `getSession` (for the token asked for), and the API.
+ *
+ * @example
+ * ```ts
+ * const { accessToken } = await auth.getAccessToken(request, { resource: 'https://api.example.com/' });
+ * ```
+ */
+export interface AccessTokenOptions extends Omit<GetSessionOptions, 'refresh'> {
+  /**
+   * RFC 8707: a token for this API (one of the client's `resources`) instead of the session's
+   * own token. Obtained with the refresh token and `resource` (§2.2) on first use and when it
+   * expires, kept in the session beside the others (removed with it at logout), DPoP-bound when
+   * the client has a DPoP key. Its audience is that API alone: send it there only. A resource the
+   * client does not list is `resource_not_configured` (nothing sent); one the provider refuses is
+   * `token_endpoint_error` with `error: 'invalid_target'`, and the session stays as it was.
+   */
+  resource?: string;
+}
+
+/**
+ * What `resourceRequest` returns: the API's response, and the cookies to send back (the session
+ * with the token obtained for the API).
+ *
+ * @example
+ * ```ts
+ * const { response, cookies } = await auth.resourceRequest(request, 'https://api.example.com/orders');
+ * ```
+ */
+export interface ResourceRequestResult {
+  response: Response;
+  cookies: string[];
 }
 
 /**
@@ -131,7 +165,7 @@ export interface SessionAuth<Claims extends object = Record<string, unknown>> {
   /** The session of a request, refreshed and rolled unless `refresh: false`. Never throws for a bad cookie: see `reason`. */
   getSession(input: SessionInput, options?: GetSessionOptions): Promise<SessionResult<Claims>>;
   /** The session's access token, refreshed when it expires within `minValidity`. Rejects `login_required` when signed out. */
-  getAccessToken(input: SessionInput, options?: Omit<GetSessionOptions, 'refresh'>): Promise<AccessTokenResult>;
+  getAccessToken(input: SessionInput, options?: AccessTokenOptions): Promise<AccessTokenResult>;
   /** Wraps a handler that needs a session; signed-out requests get a redirect to login or a 401. */
   requiresAuth(
     handler: (request: Request, session: Session<Claims>) => Response | Promise<Response>,
@@ -153,13 +187,22 @@ export interface SessionAuth<Claims extends object = Record<string, unknown>> {
    * nonce), else `Authorization: Bearer`. Redirects are not followed. Refresh first
    * (`getSession`, `getAccessToken`) if the token may have expired.
    */
-  protectedResourceRequest(session: Session<Claims>, url: string | URL, init?: RequestInit): Promise<Response>;
+  protectedResourceRequest(session: Pick<Session<Claims>, 'accessToken'>, url: string | URL, init?: RequestInit): Promise<Response>;
+  /**
+   * Calls one of the client's `resources` (RFC 8707) with that API's own token
+   * (`getAccessToken(input, { resource })`): the resource is the one `url` belongs to (same
+   * origin, path at or under the resource's path at a `/` boundary, the longest match). A URL of
+   * no listed resource is refused with `resource_not_configured` before anything is sent: no
+   * token of the session ever goes to another API. DPoP-bound with a DPoP key (nonce retry
+   * included); on a 401 the token is renewed once and the call retried once. Redirects are not followed.
+   */
+  resourceRequest(input: SessionInput, url: string | URL, init?: RequestInit): Promise<ResourceRequestResult>;
   /**
    * A DPoP proof for a request you send yourself with the session's access token (`ath`
    * included): send it as the `DPoP` header with `Authorization: DPoP <accessToken>`. Needs a
    * client created with `dpop`; `invalid_options` otherwise.
    */
-  createDpopProof(session: Session<Claims>, request: { method: string; url: string | URL }): Promise<string>;
+  createDpopProof(session: Pick<Session<Claims>, 'accessToken'>, request: { method: string; url: string | URL }): Promise<string>;
   /**
    * Whether a state-changing request (your own POST forms) is the app's own: same origin, and
    * carrying the session's csrf token (form field `csrf_token` or header `x-csrf-token`). Reads a form body.
@@ -232,16 +275,30 @@ export function createSessionAuth<Claims extends object = Record<string, unknown
   }
 
   async function getSession(input: SessionInput, readOptions: GetSessionOptions = {}): Promise<SessionResult<Claims>> {
+    return (await loadSession(input, readOptions)).result;
+  }
+
+  /** `getSession`, with the session's record (when there is a session) and the request's cookies. */
+  async function loadSession(
+    input: SessionInput,
+    readOptions: GetSessionOptions,
+  ): Promise<{ result: SessionResult<Claims>; record?: SessionRecord; pairs: Array<[string, string]>; shape: CookieShape }> {
+    const found = await readSession(input, readOptions);
+    const pairs = parseCookies(headersOf(input).get('cookie'));
+    return { ...found, pairs, shape: shapeOf(input, pairs) };
+  }
+
+  async function readSession(input: SessionInput, readOptions: GetSessionOptions): Promise<{ result: SessionResult<Claims>; record?: SessionRecord }> {
     const pairs = parseCookies(headersOf(input).get('cookie'));
     const shape = shapeOf(input, pairs);
     const read = await io.read(pairs, shape);
     const writable = readOptions.refresh !== false;
     if ('reason' in read) {
-      return signedOut(read.reason, pairs, read.reason === 'no_session' || !writable ? [] : await io.destroy(undefined, pairs, shape));
+      return { result: signedOut(read.reason, pairs, read.reason === 'no_session' || !writable ? [] : await io.destroy(undefined, pairs, shape)) };
     }
     // Cookie-only sessions ended by a back-channel logout (a store's are deleted instead).
     if (backchannel && (await backchannel.revoked(read.record))) {
-      return signedOut('revoked', pairs, writable ? await io.destroy(read.record, pairs, shape) : []);
+      return { result: signedOut('revoked', pairs, writable ? await io.destroy(read.record, pairs, shape) : []) };
     }
     let record: SessionRecord = read.record;
     let changed = false;
@@ -254,27 +311,83 @@ export function createSessionAuth<Claims extends object = Record<string, unknown
         let outcome = await refresh(record);
         // Another copy's tokens that have expired since (an old cookie back after a while): refresh those.
         if ('record' in outcome && isExpired(outcome.record) && outcome.record.refreshToken) outcome = await refresh(outcome.record);
-        if ('ended' in outcome) return signedOut('refresh_failed', pairs, await io.destroy(record, pairs, shape), outcome.ended);
+        if ('ended' in outcome) return { result: signedOut('refresh_failed', pairs, await io.destroy(record, pairs, shape), outcome.ended) };
         record = outcome.record;
         changed = true;
       } catch (failure) {
         const oidcError = toOidcError(failure);
-        if (refusedByProvider(oidcError)) return signedOut('refresh_failed', pairs, await io.destroy(record, pairs, shape), oidcError);
+        if (refusedByProvider(oidcError)) return { result: signedOut('refresh_failed', pairs, await io.destroy(record, pairs, shape), oidcError) };
         error = oidcError; // the provider could not be reached: keep the session, try again next request
       }
     }
     if (!writable || (!changed && now - read.issuedAt < rollAfter)) {
-      return { session: publicSession<Claims>(record, read.expiresAt, tokenType), cookies: [], cookieHeader: applyToCookieHeader(pairs, []), ...(error ? { error } : {}) };
+      return {
+        result: { session: publicSession<Claims>(record, read.expiresAt, tokenType), cookies: [], cookieHeader: applyToCookieHeader(pairs, []), ...(error ? { error } : {}) },
+        record,
+      };
     }
     const written = await io.writeBack(record, pairs, shape);
     // Ended (logout, back-channel logout, revokeSession) while this request refreshed it.
-    if (written.ended) return signedOut('revoked', pairs, written.cookies);
+    if (written.ended) return { result: signedOut('revoked', pairs, written.cookies) };
     return {
-      session: publicSession<Claims>(record, written.expiresAt, tokenType),
-      cookies: written.cookies,
-      cookieHeader: applyToCookieHeader(pairs, written.cookies),
-      ...(error ? { error } : {}),
+      result: {
+        session: publicSession<Claims>(record, written.expiresAt, tokenType),
+        cookies: written.cookies,
+        cookieHeader: applyToCookieHeader(pairs, written.cookies),
+        ...(error ? { error } : {}),
+      },
+      record,
     };
+  }
+
+  /**
+   * A token for one API (RFC 8707): the session's own when still valid for `minValidity`, else a
+   * refresh with `resource`, kept in the session and written back. A refusal that ends the
+   * session (the refresh token spent or revoked) ends it here too; `invalid_target` and anything
+   * else leave it as it was.
+   */
+  async function resourceAccessToken(input: SessionInput, resource: string, tokenOptions: Omit<AccessTokenOptions, 'resource'>): Promise<AccessTokenResult> {
+    if (typeof resource !== 'string' || resource === '') {
+      throw new OidcError('invalid_options', 'getAccessToken({ resource }) takes one of the client\'s resources, as its resource URI (e.g. https://api.example.com/).');
+    }
+    const { result, record, pairs, shape } = await loadSession(input, {});
+    if (!result.session || !record) throw noSession(result);
+    const leeway = tokenOptions.minValidity ?? o.refreshLeeway;
+    // forceRefresh: the token the API refused is not given back again.
+    const refused = tokenOptions.forceRefresh ? record.resourceTokens?.[resource]?.accessToken : undefined;
+    const usable = (from: SessionRecord) => {
+      const token = resourceTokenOf(from, resource, leeway, nowSeconds());
+      return token && token.accessToken !== refused ? token : undefined;
+    };
+    let current = record;
+    let token = usable(current);
+    // A refresh another request started may have asked for another API: then refresh again from its result.
+    for (let attempt = 0; !token && attempt < 3; attempt++) {
+      if (!current.refreshToken) {
+        throw new OidcError('login_required', `No refresh token to get a token for ${resource.slice(0, 200)}: ask for the offline_access scope, and log in again.`);
+      }
+      let outcome: RefreshOutcome;
+      try {
+        outcome = await refresh(current, resource);
+      } catch (failure) {
+        const oidcError = toOidcError(failure);
+        if (endsSession(oidcError, resource)) await io.destroy(current, pairs, shape);
+        throw oidcError;
+      }
+      if ('ended' in outcome) {
+        await io.destroy(current, pairs, shape);
+        throw outcome.ended;
+      }
+      current = outcome.record;
+      token = usable(current);
+    }
+    if (!token) {
+      throw new OidcError('session_refresh_busy', `Other requests kept refreshing this session; no token for ${resource.slice(0, 200)} yet: try again.`);
+    }
+    if (current === record) return { accessToken: token.accessToken, expiresAt: token.expiresAt, cookies: result.cookies };
+    const written = await io.writeBack(current, pairs, shape);
+    if (written.ended) throw new OidcError('login_required', 'The session ended (logout) while its token was refreshed: the user must log in.');
+    return { accessToken: token.accessToken, expiresAt: token.expiresAt, cookies: written.cookies };
   }
 
   function applyCookies(response: Response, cookies: string[]): Response {
@@ -296,14 +409,11 @@ export function createSessionAuth<Claims extends object = Record<string, unknown
 
     getSession,
 
-    async getAccessToken(input, tokenOptions = {}) {
+    async getAccessToken(input, { resource, ...tokenOptions } = {}) {
+      if (resource !== undefined) return resourceAccessToken(input, resource, tokenOptions);
       const result = await getSession(input, { ...tokenOptions, refresh: true });
       const { session } = result;
-      if (!session) {
-        throw new OidcError('login_required', `No session (${result.reason ?? 'no_session'}): the user must log in.`, {
-          ...(result.error ? { cause: result.error } : {}),
-        });
-      }
+      if (!session) throw noSession(result);
       if (result.error) throw result.error;
       if (session.accessTokenExpiresAt !== undefined && session.accessTokenExpiresAt <= nowSeconds()) {
         throw new OidcError(
@@ -375,6 +485,23 @@ export function createSessionAuth<Claims extends object = Record<string, unknown
       return fetch(url, { ...init, headers, redirect: 'manual' });
     },
 
+    async resourceRequest(input, url, init = {}) {
+      const resource = resourceForUrl(url, o.client.resources);
+      if (resource === undefined) throw resourceNotConfigured(new URL(url).origin, o.client.resources);
+      // A stream is read once, so that the retry can send it again (other bodies can be sent twice).
+      const body = init.body instanceof ReadableStream ? await new Response(init.body).arrayBuffer() : init.body;
+      const send = (accessToken: string) => auth.protectedResourceRequest({ accessToken }, url, { ...init, body });
+      const first = await auth.getAccessToken(input, { resource });
+      const response = await send(first.accessToken);
+      if (response.status !== 401) return { response, cookies: first.cookies };
+      // The API refused the token: one renewal, one retry (a second 401 is the API's answer).
+      const withCookies = first.cookies.length ? withCookieHeader(input, first.cookies) : input;
+      const renewed = await auth.getAccessToken(withCookies, { resource, forceRefresh: true }).catch(() => undefined);
+      if (!renewed) return { response, cookies: first.cookies };
+      await response.body?.cancel().catch(() => undefined);
+      return { response: await send(renewed.accessToken), cookies: renewed.cookies.length ? renewed.cookies : first.cookies };
+    },
+
     async createDpopProof(session, request) {
       if (!dpop) {
         throw new OidcError('invalid_options', 'createDpopProof needs a client created with a DPoP key: createNodeClient({ dpop: await dpop() }).');
@@ -389,6 +516,23 @@ export function createSessionAuth<Claims extends object = Record<string, unknown
     },
   };
   return auth;
+}
+
+/** `input` as it would come back with `cookies` set: the next step reads the session they wrote. */
+function withCookieHeader(input: SessionInput, cookies: string[]): SessionInput {
+  const header = applyToCookieHeader(parseCookies((input instanceof Request ? input.headers : input).get('cookie')), cookies);
+  if (input instanceof Request) {
+    const headers = new Headers(input.headers);
+    headers.set('cookie', header);
+    return new Request(input.url, { method: input.method, headers });
+  }
+  return { get: (name) => (name.toLowerCase() === 'cookie' ? header : input.get(name)) };
+}
+
+function noSession(result: { reason?: string; error?: OidcError }): OidcError {
+  return new OidcError('login_required', `No session (${result.reason ?? 'no_session'}): the user must log in.`, {
+    ...(result.error ? { cause: result.error } : {}),
+  });
 }
 
 function isExpired(record: SessionRecord): boolean {

@@ -23,6 +23,18 @@ export interface SessionRecord {
   absoluteExpiresAt: number;
   /** Refreshes so far (absent: none): a copy with a lower one is stale (`refresh.ts`). */
   generation?: number;
+  /**
+   * RFC 8707: an access token per API (resource URI) of the client's `resources`, obtained with
+   * the refresh token and `resource` (`getAccessToken(request, { resource })`). Absent: none yet.
+   */
+  resourceTokens?: Record<string, ResourceToken>;
+}
+
+/** An access token for one API, as the session keeps it. Internal. */
+export interface ResourceToken {
+  accessToken: string;
+  /** Epoch seconds: the provider's `expires_in`, or the `unknownAccessTokenLifetime` option. */
+  expiresAt: number;
 }
 
 /**
@@ -95,6 +107,24 @@ export function refreshedRecord(record: SessionRecord, tokens: TokenSet, now: nu
   if (tokens.scope !== undefined) next.scope = tokens.scope;
   if (next.refreshToken === undefined) delete next.refreshToken;
   return next;
+}
+
+/**
+ * The record after a refresh for one API (RFC 8707 §2.2): its token kept beside the others, the
+ * rotated refresh token in place of the spent one; the session's own access token unchanged.
+ */
+export function withResourceToken(record: SessionRecord, resource: string, tokens: TokenSet, now: number, unknownLifetime: number): SessionRecord {
+  return {
+    ...record,
+    refreshToken: tokens.refreshToken ?? record.refreshToken,
+    resourceTokens: { ...record.resourceTokens, [resource]: { accessToken: tokens.accessToken, expiresAt: tokens.expiresAt ?? now + unknownLifetime } },
+  };
+}
+
+/** The record's token for `resource`, when it is one and stays valid for `minValidity` seconds (a tampered store could hold anything). */
+export function resourceTokenOf(record: SessionRecord, resource: string, minValidity: number, now: number): ResourceToken | undefined {
+  const token = Object.hasOwn(record.resourceTokens ?? {}, resource) ? record.resourceTokens?.[resource] : undefined;
+  return typeof token?.accessToken === 'string' && typeof token.expiresAt === 'number' && now < token.expiresAt - minValidity ? token : undefined;
 }
 
 export function publicSession<Claims extends object>(record: SessionRecord, expiresAt: number, tokenType: 'Bearer' | 'DPoP' = 'Bearer'): Session<Claims> {

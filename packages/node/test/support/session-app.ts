@@ -69,7 +69,11 @@ export function sessionServerConfig(appOrigin: string, accessTokenLifetime: numb
   return config;
 }
 
-export async function startSessionWorld({ accessTokenLifetime = 120, dpop }: { accessTokenLifetime?: number; dpop?: DpopHandle } = {}): Promise<SessionWorld> {
+export async function startSessionWorld({
+  accessTokenLifetime = 120,
+  dpop,
+  resources,
+}: { accessTokenLifetime?: number; dpop?: DpopHandle; resources?: { client: string[]; provider: string[] } } = {}): Promise<SessionWorld> {
   let auth: SessionAuth | undefined;
   const app: Server = createServer(async (req, res) => {
     try {
@@ -89,7 +93,13 @@ export async function startSessionWorld({ accessTokenLifetime = 120, dpop }: { a
   const appOrigin = `http://127.0.0.1:${address.port}`;
 
   const requests: Array<{ method: string; path: string }> = [];
-  const server = await createReferenceServer(sessionServerConfig(appOrigin, accessTokenLifetime), {
+  const config = sessionServerConfig(appOrigin, accessTokenLifetime);
+  if (resources) {
+    // JWT access tokens, so that the APIs of a test can check their audience.
+    config.tenants[0]!.access_token_format = 'jwt';
+    config.tenants[0]!.clients!.find((c) => c.client_id === 'web')!.resources = resources.provider;
+  }
+  const server = await createReferenceServer(config, {
     onRequest: ({ method, path }) => requests.push({ method, path }),
     logger: false,
   });
@@ -106,6 +116,7 @@ export async function startSessionWorld({ accessTokenLifetime = 120, dpop }: { a
     scope: 'openid profile email offline_access',
     cookieSecret: 'test-tx-oFp2bAbXNweB5DkDlIp8K5Ci-dGM7BII',
     ...(dpop ? { dpop } : {}),
+    ...(resources ? { resources: resources.client } : {}),
     fetch: async (input, init) => {
       if (state.providerDown && String(input).endsWith('/oauth/token')) throw new TypeError('fetch failed');
       const response = await fetch(input, init);
@@ -197,11 +208,23 @@ async function route(auth: SessionAuth, request: Request): Promise<Response> {
   }
   if (pathname === '/token') {
     try {
-      const forceRefresh = new URL(request.url).searchParams.has('force');
-      const { accessToken, cookies } = await auth.getAccessToken(request, { forceRefresh });
+      const { searchParams } = new URL(request.url);
+      const forceRefresh = searchParams.has('force');
+      const resource = searchParams.get('resource') ?? undefined;
+      const { accessToken, cookies } = await auth.getAccessToken(request, { forceRefresh, ...(resource !== undefined ? { resource } : {}) });
       return auth.applyCookies(Response.json({ accessToken }), cookies);
     } catch (error) {
-      return Response.json({ error: (error as { code?: string }).code }, { status: 401 });
+      const { code, error: oauthError } = error as { code?: string; error?: string };
+      return Response.json({ error: code, ...(oauthError ? { oauthError } : {}) }, { status: 401 });
+    }
+  }
+  if (pathname === '/call') {
+    // Calls `?url=` with the token of the resource it belongs to (resourceRequest).
+    try {
+      const { response, cookies } = await auth.resourceRequest(request, new URL(request.url).searchParams.get('url') as string);
+      return auth.applyCookies(Response.json({ status: response.status, body: response.ok ? await response.json() : null }), cookies);
+    } catch (error) {
+      return Response.json({ error: (error as { code?: string }).code }, { status: 400 });
     }
   }
   return new Response('not found', { status: 404 });

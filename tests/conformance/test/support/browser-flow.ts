@@ -5,7 +5,7 @@
  * where `handleRedirectCallback()` finishes the login. Tokens go to the page's sessionStorage,
  * so a test can see what was stored.
  */
-import { createBrowserClient, discovery, getUserInfo, implicitFlow, par, type BrowserClient, type UserInfo } from '@oidc-rp/browser';
+import { createBrowserClient, discovery, getUserInfo, hybridFlow, implicitFlow, par, type BrowserClient, type UserInfo } from '@oidc-rp/browser';
 import { SPA_REDIRECT } from './config';
 import type { ServerProcess } from '@oidc-rp/reference-server/testing';
 
@@ -22,8 +22,8 @@ export interface BrowserFlow {
 export interface BrowserFlowOptions {
   issuer: string;
   clientId: string;
-  /** `code` (default), or the deprecated implicit `id_token token` (tokens in the fragment). */
-  responseType?: 'code' | 'id_token token';
+  /** `code` (default), the deprecated implicit `id_token token`, or the hybrid `code id_token` (both in the fragment). */
+  responseType?: 'code' | 'id_token token' | 'code id_token';
   /** After the login, ask the userinfo endpoint about the user. */
   userinfo?: boolean;
   /** The client's per-request timeout (ms); its default (10 s) when left out. */
@@ -50,6 +50,7 @@ export async function runBrowserFlow(provider: ServerProcess, options: BrowserFl
     tokenStorage: 'sessionStorage',
     ...(options.timeout !== undefined ? { http: { timeout: options.timeout } } : {}),
     ...(options.responseType === 'id_token token' ? { implicitFlow } : {}),
+    ...(options.responseType === 'code id_token' ? { implicitFlow: hybridFlow('code id_token') } : {}),
     ...(options.par ? { par: par() } : {}),
     ...(options.signingAlgorithm !== undefined ? { signingAlgorithm: options.signingAlgorithm } : {}),
     // Leaving the page is the one thing a test page cannot do: navigations are recorded.

@@ -39,13 +39,11 @@ export interface FaultCase {
    * refresh after a login, or the back-channel logout that RP-initiated logout at the provider sends (node's session layer).
    */
   step?: 'login' | 'discovery' | 'userinfo' | 'refresh' | 'backchannelLogout';
-  /** Logs in with this response type (default `code`); hybrid carries `c_hash`. */
+  /** Logs in with this response type (default `code`): node by form_post, the browser with `hybridFlow` (the fragment); hybrid carries `c_hash`. */
   responseType?: 'code id_token';
   /** What @oidc-rp/browser does in the implicit flow (`id_token token`), when it differs from `browser`. */
   implicit?: Outcome;
 }
-
-const NO_HYBRID = 'the browser client has no response type with a front-channel code and ID token (c_hash)';
 
 export const CASES: readonly FaultCase[] = [
   { fault: 'id_token_bad_signature', mirrors: 'rp-id_token-bad-sig-rs256', node: 'id_token_signature_invalid', browser: 'id_token_signature_invalid' },
@@ -62,13 +60,20 @@ export const CASES: readonly FaultCase[] = [
   { fault: 'id_token_missing_nonce', mirrors: 'OIDC Core 3.1.3.7 (11): nonce sent, so required', node: 'id_token_nonce_missing', browser: 'id_token_nonce_missing' },
   { fault: 'id_token_missing_sub', mirrors: 'rp-id_token-sub', node: 'id_token_sub_missing', browser: 'id_token_sub_missing' },
   { fault: 'id_token_bad_at_hash', mirrors: 'rp-id_token-bad-at_hash', node: 'id_token_at_hash_mismatch', browser: 'id_token_at_hash_mismatch' },
-  { fault: 'id_token_bad_c_hash', mirrors: 'rp-id_token-bad-c_hash', node: 'id_token_c_hash_mismatch', browser: { notApplicable: NO_HYBRID }, responseType: 'code id_token' },
-  { fault: 'id_token_missing_c_hash', mirrors: 'rp-id_token-missing-c_hash', node: 'id_token_c_hash_missing', browser: { notApplicable: NO_HYBRID }, responseType: 'code id_token' },
+  // Hybrid: node by form_post, the browser with the hybridFlow('code id_token') part (the fragment).
+  { fault: 'id_token_bad_c_hash', mirrors: 'rp-id_token-bad-c_hash', node: 'id_token_c_hash_mismatch', browser: 'id_token_c_hash_mismatch', responseType: 'code id_token' },
+  { fault: 'id_token_missing_c_hash', mirrors: 'rp-id_token-missing-c_hash', node: 'id_token_c_hash_missing', browser: 'id_token_c_hash_missing', responseType: 'code id_token' },
   // The provider lists ES256 beside RS256 and publishes both keys: only the client's registration tells the token apart.
   { fault: 'id_token_wrong_alg', mirrors: 'OIDC Core 3.1.3.7 (7): the registered id_token_signed_response_alg', signingAlgorithm: 'RS256', node: 'id_token_alg_not_allowed', browser: 'id_token_alg_not_allowed' },
   { fault: 'jwks_key_rotated', mirrors: 'rp-key-rotation-op-sign-key', node: 'accepted', browser: 'accepted' },
   // Back-channel logout is the node session layer's (the browser has none): its route answers 400, no-store, and ends nothing.
   { fault: 'logout_token_wrong_alg', mirrors: 'oidcc-client-test-rp-backchannel-rpinitlogout-wrong-alg', wrappers: ['node'], signingAlgorithm: 'RS256', step: 'backchannelLogout', node: 'logout_token_alg_not_allowed' },
+  { fault: 'logout_token_alg_none', mirrors: 'oidcc-client-test-rp-backchannel-rpinitlogout-alg-none', wrappers: ['node'], step: 'backchannelLogout', node: 'logout_token_alg_not_allowed' },
+  { fault: 'logout_token_missing_events', mirrors: 'oidcc-client-test-rp-backchannel-rpinitlogout-no-event', wrappers: ['node'], step: 'backchannelLogout', node: 'logout_token_events_invalid' },
+  { fault: 'logout_token_with_nonce', mirrors: 'oidcc-client-test-rp-backchannel-rpinitlogout-with-nonce', wrappers: ['node'], step: 'backchannelLogout', node: 'logout_token_nonce_present' },
+  { fault: 'logout_token_wrong_aud', mirrors: 'oidcc-client-test-rp-backchannel-rpinitlogout-wrong-aud', wrappers: ['node'], step: 'backchannelLogout', node: 'logout_token_aud_mismatch' },
+  { fault: 'logout_token_wrong_events', mirrors: 'oidcc-client-test-rp-backchannel-rpinitlogout-wrong-event', wrappers: ['node'], step: 'backchannelLogout', node: 'logout_token_events_invalid' },
+  { fault: 'logout_token_wrong_iss', mirrors: 'oidcc-client-test-rp-backchannel-rpinitlogout-wrong-iss', wrappers: ['node'], step: 'backchannelLogout', node: 'logout_token_iss_mismatch' },
   { fault: 'redirect_missing_state', mirrors: 'RFC 6749 10.12 (CSRF): state', node: 'state_missing', browser: 'state_missing' },
   // Both wrappers find the login's transaction by its state: another state finds none.
   { fault: 'redirect_wrong_state', mirrors: 'RFC 6749 10.12 (CSRF): state', node: 'transaction_not_found', browser: 'transaction_not_found' },
@@ -99,6 +104,8 @@ export const CASES: readonly FaultCase[] = [
   { fault: 'client_assertion_wrong_aud', mirrors: 'RFC 7523 3 (3): aud reported as another', wrappers: ['node'], clientAssertion: true, node: 'token_endpoint_error', oauthError: 'invalid_client' },
   { fault: 'client_assertion_expired', mirrors: 'RFC 7523 3 (4): exp reported as past', wrappers: ['node'], clientAssertion: true, node: 'token_endpoint_error', oauthError: 'invalid_client' },
   { fault: 'client_assertion_unknown_key', mirrors: 'RFC 7523 3 (9): signature reported as by an unregistered key', wrappers: ['node'], clientAssertion: true, node: 'token_endpoint_error', oauthError: 'invalid_client' },
+  // An error in the client's response mode: node's by form_post, the browser's in the fragment.
+  { fault: 'authorize_error_login_required', mirrors: 'oidcc-client-test-form-post-error', responseType: 'code id_token', node: 'authorization_error', browser: 'authorization_error', oauthError: 'login_required' },
   // JARM: the FAPI 2.0 Message Signing client plan's JARM modules (fapi2-security-profile-final-client-test-…), node only
   // (the browser has no JARM part); the pass rule is no token request after the response.
   { fault: 'jarm_missing_iss', mirrors: 'ensure-jarm-without-iss-fails', wrappers: ['node'], jarm: true, node: 'jarm_iss_mismatch' },

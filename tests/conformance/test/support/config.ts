@@ -51,7 +51,7 @@ function clients(fault?: Fault): ClientConfig[] {
       client_id: clientId('spa', fault),
       redirect_uris: [SPA_REDIRECT],
       grant_types: ['authorization_code', 'refresh_token', 'implicit'],
-      response_types: ['code', 'id_token token'],
+      response_types: ['code', 'id_token token', 'code id_token'],
       ...common,
     },
   ];

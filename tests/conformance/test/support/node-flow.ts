@@ -4,7 +4,7 @@
  * provider's real HTML forms (`completeLogin`, real HTTP), and the browser comes back to the
  * callback with that cookie, where `handleCallback` finishes the login.
  */
-import { type ClientAuth, type DpopHandle, MemoryTokenCache, createNodeClient, type NodeClient, type NodeResponseMode, type ResponseType, type TokenSet, type UserInfo } from '@oidc-rp/node';
+import { type ClientAuth, type DpopHandle, MemoryTokenCache, createNodeClient, type NodeClient, type NodeClientOptions, type NodeResponseMode, type ResponseType, type TokenSet, type UserInfo } from '@oidc-rp/node';
 import { completeLogin } from '@oidc-rp/reference-server/testing';
 import { CLIENT_SECRET, NODE_REDIRECT, SCOPE } from './config';
 
@@ -49,8 +49,12 @@ export interface NodeFlowOptions {
   clientAuth?: ClientAuth;
   /** The client's pinned signing algorithm (`createNodeClient({ signingAlgorithm })`). */
   signingAlgorithm?: string;
-  /** The response mode (default `query` for `code`, `form_post` otherwise); `jwt` asks for JARM. */
+  /** Default: `query` for `code`, `form_post` otherwise; `jwt` asks for JARM. */
   responseMode?: NodeResponseMode;
+  /** Authenticate with the client secret by this method (e.g. `client_secret_basic`) instead of the client's choice. */
+  authMethod?: NodeClientOptions['authMethod'];
+  /** Options that replace the flow's own client options (e.g. a `fapi2()` preset); the recording fetch and cache stay. */
+  clientOptions?: NodeClientOptions;
 }
 
 /** A fetch that records each request's path, status, DPoP proof and Authorization scheme. */
@@ -86,15 +90,19 @@ export async function runNodeFlow(options: NodeFlowOptions): Promise<NodeFlow> {
   const cacheWrites: string[] = [];
   const sent: SentRequest[] = [];
   const responseType = options.responseType ?? 'code';
-  const client = createNodeClient({
+  const base: NodeClientOptions = options.clientOptions ?? {
     issuer: options.issuer,
     clientId: options.clientId,
     ...(options.clientAuth ? { clientAuth: options.clientAuth } : { clientSecret: CLIENT_SECRET }),
+    ...(options.authMethod ? { authMethod: options.authMethod } : {}),
     redirectUri: NODE_REDIRECT,
     scope: SCOPE,
     responseType,
     responseMode: options.responseMode ?? (responseType === 'code' ? 'query' : 'form_post'),
     cookieSecret: 'conformance-OV0rZnPlj-o9ioSgs8cfPBGlwSm6kqjT',
+  };
+  const client = createNodeClient({
+    ...base,
     tokenCache: recordingCache(cacheWrites),
     fetch: recordingFetch(sent),
     ...(options.timeout !== undefined ? { timeout: options.timeout } : {}),

@@ -1,0 +1,256 @@
+/**
+ * One module run through @oidc-rp/node over real HTTP against the reference server: the client
+ * (or the session layer, for the logout modules) as a certifying RP configures it — its
+ * registered response type and mode, `client_secret_basic` and RS256 pinned for OIDCC, `fapi2()`
+ * (PAR, private_key_jwt, DPoP, ES256) for FAPI 2.0 — and the provider playing the module by its
+ * fault. Judged by the outcome the app sees and by the provider's request journal.
+ */
+import { clearJwksCache, isOidcError } from '@oidc-rp/core';
+import { MemorySessionStore, createNodeClient, createSessionAuth, dpop, fapi2, type NodeClientOptions, type ResponseType as SdkResponseType } from '@oidc-rp/node';
+import type { ClientConfig, ReferenceServer } from '@oidc-rp/reference-server';
+import { CLIENT_PRIVATE_JWK, CLIENT_SECRET, NODE_REDIRECT, SCOPE } from '@oidc-rp/conformance/support/config';
+import { runNodeFlow, type NodeFlow } from '@oidc-rp/conformance/support/node-flow';
+import { startSessionApp, type SessionApp } from '@oidc-rp/conformance/support/session-app';
+import { expect } from 'vitest';
+import { tenantOf, type ResponseType } from '../../src/modules';
+import type { ModuleRun } from '../../src/runs';
+import { expectStoppedAfter, journalled, type RunJournal } from './journal';
+import { MISMATCH_CLIENT } from './server-config';
+import { expectAccepted, expectChecks, rejectionPoint } from './verdict';
+
+export interface NodeRunContext {
+  server: ReferenceServer;
+  origin: string;
+}
+
+const COOKIE_SECRET = 'certification-tx-Hq3vN8kLw2PzR6tYb9XcM4sJ';
+const SESSION_SECRET = 'certification-session-Zt4qW8nRk2VbY7cLx5mJp3sD';
+const { d: _private, ...CLIENT_PUBLIC_JWK } = CLIENT_PRIVATE_JWK;
+let clients = 0;
+
+/** Core names the three-part hybrid type in this word order. */
+export const sdkResponseType = (t: ResponseType): SdkResponseType => (t === 'code id_token token' ? 'code token id_token' : t) as SdkResponseType;
+export const hasAccessToken = (t: ResponseType): boolean => t !== 'id_token';
+const isFapi = (run: ModuleRun) => tenantOf(run.module).startsWith('fapi');
+
+/** Registers the run's client at the provider (a new one per run, with the module's fault) and returns its id. */
+async function registerClient(run: ModuleRun, ctx: NodeRunContext, redirects?: Partial<ClientConfig>): Promise<string> {
+  const tenant = tenantOf(run.module);
+  if (tenant.endsWith('-mismatch')) return MISMATCH_CLIENT;
+  const clientId = `node-${++clients}`;
+  const implicit = !run.responseType.includes('code');
+  await ctx.server.control.clients.add(
+    {
+      client_id: clientId,
+      ...(isFapi(run)
+        ? { jwks: { keys: [CLIENT_PUBLIC_JWK] }, token_endpoint_auth_method: 'private_key_jwt', require_dpop: true }
+        : { client_secret: CLIENT_SECRET, token_endpoint_auth_method: 'client_secret_basic' }),
+      redirect_uris: [NODE_REDIRECT],
+      grant_types: implicit ? ['implicit'] : ['authorization_code', 'refresh_token', ...(run.responseType === 'code' ? [] : ['implicit' as const])],
+      response_types: [sdkResponseType(run.responseType)],
+      scopes: SCOPE.split(' '),
+      skip_consent: true,
+      ...(run.definition.fault && !tenant.endsWith('-mismatch') ? { fault: run.definition.fault as ClientConfig['fault'] } : {}),
+      ...redirects,
+    } as ClientConfig,
+    { tenant },
+  );
+  return clientId;
+}
+
+/** The client options of the run: fapi2() for FAPI 2.0; else the RP registered for client_secret_basic and RS256. */
+async function clientOptions(run: ModuleRun, ctx: NodeRunContext, clientId: string, redirectUri = NODE_REDIRECT): Promise<NodeClientOptions> {
+  const issuer = `${ctx.origin}/${tenantOf(run.module)}`;
+  if (isFapi(run)) {
+    return fapi2({ issuer, clientId, privateKey: CLIENT_PRIVATE_JWK, dpop: await dpop(), redirectUri, cookieSecret: COOKIE_SECRET, scope: SCOPE });
+  }
+  return {
+    issuer,
+    clientId,
+    clientSecret: CLIENT_SECRET,
+    authMethod: 'client_secret_basic',
+    redirectUri,
+    scope: SCOPE,
+    responseType: sdkResponseType(run.responseType),
+    responseMode: run.responseMode,
+    signingAlgorithm: 'RS256',
+    cookieSecret: COOKIE_SECRET,
+  };
+}
+
+async function login(run: ModuleRun, ctx: NodeRunContext, userinfo: boolean): Promise<NodeFlow> {
+  const clientId = await registerClient(run, ctx);
+  return runNodeFlow({ issuer: '', clientId, userinfo, clientOptions: await clientOptions(run, ctx, clientId) });
+}
+
+/** What the app saw: the error, the session (tokens) and userinfo. */
+function verdictOf(flow: NodeFlow) {
+  return {
+    error: flow.error,
+    signedIn: flow.tokens !== undefined,
+    ...(flow.tokens ? { tokens: { idToken: flow.tokens.idToken, expiresAt: flow.tokens.expiresAt, claims: flow.tokens.claims } } : {}),
+    ...(flow.userinfo ? { userinfo: flow.userinfo } : {}),
+  };
+}
+
+/**
+ * Runs one module run on node and asserts the suite's verdict.
+ *
+ * @example
+ * await runOnNode(run, { server, origin });
+ */
+export async function runOnNode(run: ModuleRun, ctx: NodeRunContext): Promise<void> {
+  clearJwksCache();
+  switch (run.definition.step) {
+    case 'login':
+    case 'userinfo':
+    case 'discovery':
+      return loginRun(run, ctx);
+    case 'refresh':
+      return refreshRun(run, ctx);
+    case 'keyRotation':
+      return keyRotationRun(run, ctx);
+    case 'backchannelLogout':
+    case 'rpInitiatedLogout':
+      return logoutRun(run, ctx);
+    default:
+      throw new Error(`${run.module}: no node runner for step ${run.definition.step}`);
+  }
+}
+
+async function loginRun(run: ModuleRun, ctx: NodeRunContext): Promise<void> {
+  const m = run.definition;
+  const { value: flow, journal } = await journalled(ctx.server, () => login(run, ctx, hasAccessToken(run.responseType)));
+  const verdict = verdictOf(flow);
+  if (m.outcome === 'accept' || (m.outcome === 'either' && flow.error === undefined)) {
+    expectAccepted(run, verdict, journal);
+    expectChecks(run, verdict, journal);
+    return;
+  }
+  expectRejected(run, flow, journal);
+}
+
+function expectRejected(run: ModuleRun, flow: NodeFlow, journal: RunJournal): void {
+  const m = run.definition;
+  expect(isOidcError(flow.error), `not a typed OidcError: ${String(flow.error)}`).toBe(true);
+  if (m.code) expect(flow.error).toMatchObject({ code: m.code });
+  if (m.step === 'userinfo') {
+    expect(flow.tokens?.claims?.sub).toBe('alice');
+    expect(flow.userinfo).toBeUndefined();
+  } else {
+    expect(flow.tokens).toBeUndefined();
+    expect(flow.cacheWrites).toEqual([]);
+  }
+  expectStoppedAfter(rejectionPoint(run), journal);
+}
+
+async function refreshRun(run: ModuleRun, ctx: NodeRunContext): Promise<void> {
+  const m = run.definition;
+  const flow = await login(run, ctx, false);
+  expect(flow.error).toBeUndefined();
+  const refreshToken = flow.tokens?.refreshToken;
+  expect(refreshToken).toEqual(expect.any(String));
+  const { value: outcome, journal } = await journalled(ctx.server, async () => {
+    try {
+      const tokens = await flow.client.refresh(refreshToken as string, { expectedSubject: 'alice' });
+      // The app goes on with what the refresh gave it.
+      return { tokens, userinfo: await flow.client.getUserInfo(tokens.accessToken, { expectedSubject: 'alice' }) };
+    } catch (error) {
+      return { error };
+    }
+  });
+  expect(journal.calls('token').map((c) => c.grant_type)).toEqual(['refresh_token']);
+  if (m.outcome === 'accept') {
+    expect('error' in outcome ? outcome.error : undefined).toBeUndefined();
+    expect(outcome).toMatchObject({ userinfo: { sub: 'alice' } });
+    expect(journal.calls('userinfo').map((c) => c.status)).toEqual([200]);
+    return;
+  }
+  expect('error' in outcome && isOidcError(outcome.error)).toBe(true);
+  expect(outcome).toMatchObject({ error: { code: m.code } });
+  expect(journal.calls('userinfo'), 'a userinfo request after the refused refresh answer').toEqual([]);
+}
+
+async function keyRotationRun(run: ModuleRun, ctx: NodeRunContext): Promise<void> {
+  const first = await login(run, ctx, true);
+  expectAccepted(run, verdictOf(first), undefined);
+  await ctx.server.control.keys.rotate({ tenant: tenantOf(run.module) });
+  // The same RP (its JWKS cache kept) logs in again: the new kid sends it to the JWKS once more.
+  const { value: second, journal } = await journalled(ctx.server, () => login(run, ctx, true));
+  expectAccepted(run, verdictOf(second), journal);
+  expect(journal.calls('jwks').map((c) => c.status)).toEqual([200]);
+}
+
+/**
+ * The logout modules through the session layer of an app on 127.0.0.1: sign in, log out through
+ * the app (RP-initiated logout at the provider's end_session), the provider's back-channel
+ * logout token meets the app's route, and the person comes back through the post-logout route.
+ */
+async function logoutRun(run: ModuleRun, ctx: NodeRunContext): Promise<void> {
+  const m = run.definition;
+  let clientId = '';
+  const app: SessionApp = await startSessionApp(async (origin) => {
+    clientId = await registerClient(run, ctx, {
+      redirect_uris: [`${origin}/auth/callback`],
+      post_logout_redirect_uris: [`${origin}/auth/post-logout`],
+      backchannel_logout_uri: `${origin}/auth/backchannel-logout`,
+      backchannel_logout_session_required: true,
+    });
+    const client = createNodeClient(await clientOptions(run, ctx, clientId, `${origin}/auth/callback`));
+    return createSessionAuth({
+      client,
+      secret: SESSION_SECRET,
+      store: new MemorySessionStore(),
+      routes: { postLogout: '/auth/post-logout' },
+      backchannelLogout: { clientId },
+    });
+  });
+  try {
+    expect((await app.signIn()).status).toBe(303);
+    const signedIn = await app.state();
+    expect(signedIn.signedIn).toBe(true);
+
+    const { value: back, journal } = await journalled(ctx.server, async () => {
+      const logout = await app.logout();
+      const endSession = new URL(logout.headers.get('location') ?? '');
+      const atProvider = await fetch(endSession, { headers: { cookie: app.providerCookies.header(endSession) ?? '' }, redirect: 'manual' });
+      const postLogout = new URL(atProvider.headers.get('location') ?? '', endSession);
+      // The person's browser carries the provider's answer back to the app; for the state modules
+      // the harness plays the provider that changes (or drops) the state.
+      if (run.module.endsWith('-other-state')) postLogout.searchParams.set('state', 'not-the-state-the-rp-sent');
+      if (run.module.endsWith('-no-state')) postLogout.searchParams.delete('state');
+      return { endSession, atProvider, postLogout, answer: await app.get(postLogout.pathname + postLogout.search) };
+    });
+    expect((await app.state()).signedIn).toBe(false);
+    expect([302, 303]).toContain(back.atProvider.status);
+    expect(back.postLogout.href.startsWith(`${app.origin}/auth/post-logout`)).toBe(true);
+
+    const [endSession] = journal.calls('logout');
+    expect(endSession?.params).toMatchObject({ id_token_hint: '[redacted]', post_logout_redirect_uri: `${app.origin}/auth/post-logout` });
+    if (m.checks?.includes('logoutState')) expect(endSession?.params.state).toBe('[redacted]');
+
+    if (m.step === 'backchannelLogout') {
+      expect(journal.backchannelDeliveries().map((d) => d.client_id)).toEqual([clientId]);
+      expect(app.backchannelAnswers).toHaveLength(1);
+      const [delivery] = app.backchannelAnswers;
+      if (m.outcome === 'accept') expect(delivery?.status).toBe(200);
+      else {
+        expect(delivery).toMatchObject({ status: 400, cacheControl: 'no-store' });
+        if (m.code) expect(JSON.parse(delivery?.body ?? '{}')).toMatchObject({ error: 'invalid_request', error_description: expect.stringContaining(m.code) });
+      }
+      expect(back.answer.status).toBe(303);
+      return;
+    }
+    if (m.outcome === 'accept') {
+      expect(back.answer.status).toBe(303);
+      expect(back.answer.headers.get('location')).toBe(`${app.origin}/`);
+    } else {
+      // A post-logout redirect without the state sent: the app goes nowhere on its word.
+      expect(back.answer.status).toBe(400);
+      expect(await back.answer.text()).toContain(m.code ?? '');
+      expect(back.answer.headers.get('location')).toBeNull();
+    }
+  } finally {
+    app.close();
+  }
+}
