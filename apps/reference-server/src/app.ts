@@ -26,6 +26,7 @@ import { introspect } from './endpoints/introspect';
 import { serverHome, wantsHtml } from './endpoints/server-home';
 import { revokeConsent, tenantHome, toTenantHome } from './endpoints/tenant-home';
 import { userinfo } from './endpoints/userinfo';
+import { webFinger } from './endpoints/webfinger';
 import { corsHeaders, preflight } from './http/cors';
 import { jsonResponse } from './http/errors';
 import { withRegisteredClients } from './oauth/registered-clients';
@@ -164,6 +165,14 @@ export function createApp(server: Omit<ServerContext, 'store'>, onRequest?: (inf
       return app.fetch(new Request(url, c.req.raw), c.env);
     });
   }
+
+  // OpenID Connect Discovery 2: which tenant's issuer serves a user (RFC 7033, at the origin).
+  app.get('/.well-known/webfinger', (c) => {
+    const socket = (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming?.socket;
+    const where = requestOrigin(server.origin, c.req.raw, socket?.remoteAddress);
+    if ('problem' in where) return problem('json', 400, where.problem);
+    return webFinger(c.req.raw, allTenants, where.origin);
+  });
 
   // Browsers ask for it on their own; the pages also carry it inline (see html.ts).
   app.get('/favicon.ico', () => new Response(FAVICON_SVG, { headers: { 'Content-Type': 'image/svg+xml', 'Cache-Control': 'public, max-age=86400' } }));

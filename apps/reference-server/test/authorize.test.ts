@@ -68,8 +68,6 @@ describe('authorize: other problems redirect with error, error_description, stat
     ['code_challenge too short', 'invalid_request', webParams({ code_challenge: 'abc', code_challenge_method: 'S256' })],
     ['code_challenge too long', 'invalid_request', webParams({ code_challenge: 'a'.repeat(129), code_challenge_method: 'S256' })],
     ['public client without PKCE', 'invalid_request', spaParams(pkce().challenge, { code_challenge: undefined, code_challenge_method: undefined })],
-    ['request object', 'request_not_supported', webParams({ request: 'eyJ.x.y' })],
-    ['request_uri', 'request_uri_not_supported', webParams({ request_uri: 'https://x.example/r' })],
     ['unknown prompt', 'invalid_request', webParams({ prompt: 'sometimes' })],
     ['prompt=none with login', 'invalid_request', webParams({ prompt: 'none login' })],
     ['bad max_age', 'invalid_request', webParams({ max_age: '-5' })],

@@ -208,7 +208,8 @@ export function createBrowserClient(options: BrowserClientOptions): BrowserClien
 
   async function logout({ returnTo, redirect = true }: LogoutOptions = {}): Promise<void> {
     const { navigate_: navigate } = runtime();
-    const ended = session ?? (await tokens().read());
+    // Storage first: a refresh for an API (the resources part) may have rotated the refresh token since.
+    const ended = (await tokens().read()) ?? session;
     // Local state first: whatever happens at the provider, this app is logged out.
     await tokens().clear();
     adopt(undefined);

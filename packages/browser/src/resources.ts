@@ -154,7 +154,13 @@ function bind(options: ResolvedOptions, adopt: Parameters<Resources['bind_']>[1]
       const inner = platform.tokens_;
       platform.tokens_ = {
         get: (key) => inner.get(key),
-        set: (key, value) => inner.set(key, value),
+        // A new session (another login) starts with no API token of the one it replaces.
+        async set(key, value) {
+          await inner.set(key, value);
+          if (key !== sessionKey) return;
+          const kept = await readStored<ApiTokens>(inner, cacheKey, () => true);
+          if (kept && kept.id !== (JSON.parse(value) as Session).id) await inner.remove(cacheKey);
+        },
         keys: () => inner.keys(),
         // The tokens per API go with the session: a logout or an ended session leaves none behind.
         async remove(key) {

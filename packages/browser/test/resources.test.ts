@@ -5,7 +5,7 @@
 // provider revoke the session). The two-API, DPoP and cross-origin cases run in Chromium
 // (tests/conformance/test/api-resources-chromium.test.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { authorizedFetch, memoryStorage, resourceIndicators } from '../src/index';
+import { authorizedFetch, memoryStorage, resourceIndicators, revocation } from '../src/index';
 import { createTab, loggedInTab, signIn, startProvider, type Provider } from './harness';
 
 const API = 'http://127.0.0.1:3000/api';
@@ -77,11 +77,46 @@ describe('resourceIndicators', () => {
     expect(lenient.client.resources!.forUrl(userinfo)).toBeUndefined();
   });
 
+  it('a new login starts without the API tokens of the session it replaces; logout leaves none behind', async () => {
+    const tokenStorage = memoryStorage();
+    const tab = await loggedInTab(provider, { tokenStorage }, { resources: resourceIndicators({ resources: [API] }) });
+    const first = await tab.client.resources!.getAccessToken(API);
+    const cacheKey = `oidc-rp.resources:spa:${provider.issuer}`;
+    expect(await tokenStorage.keys()).toContain(cacheKey);
+    tab.url = await signIn(tab, provider);
+    await tab.client.handleRedirectCallback(tab.url);
+    expect(await tokenStorage.keys()).not.toContain(cacheKey);
+    const second = await tab.client.resources!.getAccessToken(API);
+    expect(second).not.toBe(first);
+    await tab.client.logout({ redirect: false });
+    expect(await tokenStorage.keys()).toEqual([]);
+  });
+
   it('an unlisted resource: resource_not_configured, nothing sent, the session as it was', async () => {
     const tab = await loggedInTab(provider, {}, { resources: resourceIndicators({ resources: [API] }) });
     const refreshes = await provider.count('/oauth/token');
     await expect(tab.client.resources!.getAccessToken('http://127.0.0.1:3000/other')).rejects.toMatchObject({ code: 'resource_not_configured' });
     expect(await provider.count('/oauth/token')).toBe(refreshes);
     expect(tab.client.getSnapshot().status).toBe('authenticated');
+  });
+
+  it('logout with revocation revokes the refresh token an API refresh rotated, not the spent one it replaced', async () => {
+    const tokenStorage = memoryStorage();
+    const tab = await loggedInTab(provider, { tokenStorage }, { resources: resourceIndicators({ resources: [API] }), revocation });
+    const sessionKey = `oidc-rp.session:spa:${provider.issuer}`;
+    const refreshTokenNow = async () => JSON.parse((await tokenStorage.get(sessionKey)) as string).refreshToken as string;
+    const before = await refreshTokenNow();
+    await tab.client.resources!.getAccessToken(API);
+    const rotated = await refreshTokenNow();
+    expect(rotated).not.toBe(before); // the demo provider rotates refresh tokens
+    await tab.client.logout({ redirect: false });
+    // After logout the live refresh token is dead at the provider: nobody who copied it can use it.
+    const refused = await fetch(`${provider.issuer}/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: rotated, client_id: 'spa' }),
+    });
+    expect(refused.status).toBe(400);
+    expect((await refused.json()).error).toBe('invalid_grant');
   });
 });

@@ -44,6 +44,12 @@ export type OidcErrorCode =
   | 'id_token_missing'
   // Pushed authorization requests (RFC 9126).
   | 'par_response_invalid'
+  // Request objects (RFC 9101).
+  | 'request_object_key_unsupported'
+  | 'request_object_alg_not_supported'
+  // WebFinger issuer discovery (OpenID Connect Discovery 2).
+  | 'webfinger_failed'
+  | 'webfinger_invalid'
   // Finding an API's authorization server (RFC 9728) and registering with it (RFC 7591/7592).
   | 'resource_challenge_missing'
   | 'resource_metadata_invalid'
@@ -106,6 +112,13 @@ export type OidcErrorCode =
   // UserInfo.
   | 'userinfo_error'
   | 'userinfo_sub_mismatch'
+  // Signed userinfo (application/jwt).
+  | 'userinfo_jwt_invalid'
+  | 'userinfo_alg_not_allowed'
+  | 'userinfo_signature_invalid'
+  | 'userinfo_iss_mismatch'
+  | 'userinfo_aud_mismatch'
+  | 'userinfo_encrypted_unsupported'
   // Stateful wrappers (browser, node).
   | 'transaction_not_found'
   | 'callback_replayed'

@@ -37,7 +37,7 @@ function edges(): Map<string, string[]> {
 /** The layer of a file: 0 the shared base at the root, 4 both sides, 5 the root entries. */
 function layer(file: string): { rank: number; side?: 'client' | 'api' } {
   const [top, ...rest] = relative(SRC, file).split(sep);
-  if (rest.length === 0) return { rank: top === 'index.ts' || top === 'internal.ts' ? 5 : 0 };
+  if (rest.length === 0) return { rank: top === 'index.ts' || top === 'internal.ts' || top === 'signed.ts' ? 5 : 0 };
   if (top === 'client' || top === 'api') return { rank: 4, side: top };
   const rank = { http: 1, jose: 2, provider: 3 }[top ?? ''];
   if (rank === undefined) throw new Error(`src/${top}/ is not a known folder: add it to the layers here and in ARCHITECTURE.md.`);

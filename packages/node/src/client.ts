@@ -27,7 +27,8 @@ import {
   jarmDelivery,
   withJarm,
 } from '@oidc-rp/core';
-import { normaliseScope } from '@oidc-rp/core/internal';
+import { fetchSignedUserInfo } from '@oidc-rp/core/signed';
+import { checkSigningAlgorithm, normaliseScope } from '@oidc-rp/core/internal';
 import type { AuthorizationTransaction, ClientAuth, GrantType, HttpOptions, ProviderMetadata, TokenSet } from '@oidc-rp/core';
 import { assertCallbackMode, readCallbackRequest } from './callback-input';
 import { assertRelayedFromOwnOrigin, relayedFragmentUrl } from './fragment-relay';
@@ -39,6 +40,7 @@ import { sealTransaction, unsealTransaction } from './sealed-transaction';
 import { MemoryTokenCache } from './token-cache';
 import type { NodeClient } from './client-types';
 import { createWebHandlers } from './web-handlers';
+import { checkRequestObjectOptions, toRequestObject } from './request-objects';
 
 /**
  * Creates a confidential client. Options are checked at once: a missing secret, an
@@ -91,6 +93,9 @@ export function createNodeClient(options: NodeClientOptions): NodeClient {
     const metadata = await providerMetadata(provider, http);
     return fapi ? fapi2Provider(metadata, messageSigning) : metadata;
   };
+  const requestObject = checkRequestObjectOptions(options.requestObject);
+  const userinfoAlgorithm = options.userinfoSigningAlgorithm;
+  if (userinfoAlgorithm !== undefined) checkSigningAlgorithm(userinfoAlgorithm);
   // One switch: with a DPoP handle every token call, userinfo and login use its key.
   const dpop = opts.dpop;
   const withDpop = dpop ? { dpop } : {};
@@ -204,8 +209,11 @@ export function createNodeClient(options: NodeClientOptions): NodeClient {
       }), login.resources ?? opts.resources);
       if (jarm) withJarm(request);
       // RFC 9126: pushed, the browser carries client_id and request_uri only.
-      if (!usesPushedAuthorization(provider, opts.par)) return request;
-      return pushAuthorizationRequest({ provider, client: clientConfig, clientAuth, request, http });
+      const pushed = usesPushedAuthorization(provider, opts.par);
+      // RFC 9101: the parameters signed as one request object (in the PAR body when pushed).
+      const sent = requestObject ? await toRequestObject(requestObject, provider, request, pushed) : request;
+      if (!pushed) return sent;
+      return pushAuthorizationRequest({ provider, client: clientConfig, clientAuth, request: sent, http });
     },
 
     async finishLogin(input, transaction) {
@@ -258,7 +266,10 @@ export function createNodeClient(options: NodeClientOptions): NodeClient {
     async getUserInfo(accessToken, userInfoOptions) {
       const provider = await getProvider();
       // Core refuses a missing subject with invalid_options before any request.
-      return fetchUserInfo({ provider, accessToken, expectedSubject: userInfoOptions?.expectedSubject as string, http, ...withDpop });
+      const params = { provider, accessToken, expectedSubject: userInfoOptions?.expectedSubject as string, http, ...withDpop };
+      // OIDC Core 5.3.2: a client registered for signed userinfo takes nothing else.
+      if (userinfoAlgorithm !== undefined) return fetchSignedUserInfo({ ...params, clientId: opts.clientId, signingAlgorithm: userinfoAlgorithm });
+      return fetchUserInfo(params);
     },
 
     invalidate: (invalidateOptions) => cc.invalidate(invalidateOptions),

@@ -10,6 +10,7 @@ import { OidcError, privateKeyJwt } from '@oidc-rp/core';
 import { invalidOptions } from '@oidc-rp/core/internal';
 import type { ClientAuth, DpopHandle, ProviderMetadata } from '@oidc-rp/core';
 import type { NodeClientOptions } from './options';
+import { messageSigningOptions } from './fapi2-message-signing';
 
 /** The signing algorithms FAPI 2.0 allows (FAPI 2.0 Security Profile 5.4). */
 export type Fapi2Algorithm = 'PS256' | 'ES256' | 'EdDSA';
@@ -34,9 +35,10 @@ export interface Fapi2Options extends Omit<NodeClientOptions, (typeof FIXED)[num
   /** Sender-constrained tokens (FAPI 2.0 5.3.2.2): a handle from `dpop()`, its key PS256, ES256 or EdDSA. */
   dpop: DpopHandle;
   /**
-   * FAPI 2.0 Message Signing, its signed authorization responses: every login asks for JARM
-   * (`query.jwt`), and the response JWT must be signed PS256, ES256 or EdDSA by the provider
-   * (which must list one in `authorization_signing_alg_values_supported`). Default false.
+   * FAPI 2.0 Message Signing, both halves: every login's parameters go in a request object
+   * signed with `privateKey` (PS256, ES256 or EdDSA), pushed as the PAR body's `request`; and
+   * every login asks for a JARM response (`query.jwt`), whose JWT the provider must sign PS256,
+   * ES256 or EdDSA (listing one in `authorization_signing_alg_values_supported`). Default false.
    */
   messageSigning?: boolean;
 }
@@ -72,8 +74,8 @@ export function fapi2(options: Fapi2Options): NodeClientOptions {
   }
   if (options.alg !== undefined && !ALGORITHMS.includes(options.alg)) throw invalidOptions('FAPI 2.0 allows alg PS256, ES256 or EdDSA only.');
   checkDpop(options.dpop);
-  if (options.messageSigning !== undefined && typeof options.messageSigning !== 'boolean') throw invalidOptions('messageSigning must be true or false.');
   const { privateKey, kid, alg, messageSigning, ...rest } = options;
+  if (messageSigning !== undefined && typeof messageSigning !== 'boolean') throw invalidOptions('messageSigning must be true or false.');
   const sign = privateKeyJwt(privateKey, { ...(kid !== undefined ? { kid } : {}), ...(alg !== undefined ? { alg } : {}) });
   const clientAuth: ClientAuth = async (request) => {
     await sign(request);
@@ -84,8 +86,11 @@ export function fapi2(options: Fapi2Options): NodeClientOptions {
     }
   };
   made.add(clientAuth);
+  // Message Signing: the signed request object (PAR) and JARM responses.
+  const signing = messageSigning ? messageSigningOptions(privateKey, kid, alg) : {};
   const preset = {
     ...rest,
+    ...signing,
     clientAuth,
     par: true,
     pkce: true,
@@ -110,6 +115,9 @@ export function isFapi2(options: NodeClientOptions): boolean {
   }
   if (par !== true || pkce !== true || responseType !== 'code' || (responseMode ?? 'query') !== mode) {
     throw invalidOptions(`FAPI 2.0 fixes par: true, pkce: true and the code flow with response mode ${mode}: do not override them after fapi2().`);
+  }
+  if (mark === MESSAGE_SIGNING && !options.requestObject?.signer) {
+    throw invalidOptions('FAPI 2.0 Message Signing signs every request object: keep the requestObject fapi2({ messageSigning: true }) made.');
   }
   checkDpop(options.dpop);
   return true;

@@ -30,8 +30,14 @@ export { sealTransaction, unsealTransaction } from './sealed-transaction';
 export type { SealOptions } from './sealed-transaction';
 export { isRetryableError } from './retry';
 export { fapi2 } from './fapi2';
+export { createRequestObjectStore } from './request-objects';
+export type { NodeRequestObjectOptions, RequestObjectStore, RequestObjectStoreOptions } from './request-objects';
 export type { Fapi2Algorithm, Fapi2Options } from './fapi2';
 export * from './session/index';
+
+// Signed requests (RFC 9101), signed userinfo and WebFinger issuer discovery, from core's `signed` entry.
+export { discoverByIdentifier, fetchSignedUserInfo, requestObjectSigner, webFingerIssuer } from '@oidc-rp/core/signed';
+export type { RequestObjectAlgorithm, RequestObjectSigner, RequestObjectSignerOptions, WebFingerOptions } from '@oidc-rp/core/signed';
 
 // The core pieces a backend meets directly, so one import is enough.
 export {

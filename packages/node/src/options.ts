@@ -8,6 +8,7 @@ import { checkResources, isJarmResponseMode, jarmDelivery } from '@oidc-rp/core'
 import type { ClientAuth, ClientAuthMethod, DpopHandle, GrantType, JarmResponseMode, ProviderMetadata, ResponseMode, ResponseType } from '@oidc-rp/core';
 import { checkSecrets } from './secret-strength';
 import type { TokenCache } from './token-cache';
+import type { NodeRequestObjectOptions } from './request-objects';
 
 /**
  * Retry policy for client-credentials requests (network errors and HTTP 5xx only).
@@ -145,6 +146,19 @@ export interface NodeClientOptions {
    * keeps its own cache entries.
    */
   dpop?: DpopHandle;
+  /**
+   * Request objects (RFC 9101): every login's parameters signed as one JWT by
+   * `requestObject.signer` (core's `requestObjectSigner`), sent by value, inside the pushed
+   * request with `par`, or by `request_uri` from `requestObject.store` (`createRequestObjectStore`).
+   * Default: none, the parameters go in the URL (or the PAR body).
+   */
+  requestObject?: NodeRequestObjectOptions;
+  /**
+   * The client's registered `userinfo_signed_response_alg` (e.g. `'RS256'`): `getUserInfo` then
+   * expects a JWT signed with it by the provider (`iss`, `aud` and `sub` checked); plain JSON, an
+   * encrypted answer or another algorithm is refused. Default: unset, plain JSON userinfo.
+   */
+  userinfoSigningAlgorithm?: string;
 }
 
 /** Options after validation, with every default applied. Internal. */

@@ -2,13 +2,15 @@
 // (query.jwt, form_post.jwt, and jwt), through finishLogin and the session layer; each JARM
 // fault of the FAPI 2.0 Message Signing plan refused with its code before any token request;
 // a response replayed to another client, and a plain response where JARM was asked (downgrade),
-// refused; and fapi2({ messageSigning: true }) end to end.
+// refused; and fapi2({ messageSigning: true }) end to end: a signed request object pushed by
+// PAR (asking for query.jwt) and a JARM response, to a client that must send signed request
+// objects, registered for JARM or not.
 import { demoConfig } from '@oidc-rp/reference-server';
 import { CookieJar, completeLogin } from '@oidc-rp/reference-server/testing';
 import { exportJWK, generateKeyPair } from 'jose';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type NodeClientOptions, createNodeClient, dpop, fapi2, isOidcError } from '../src/index';
-import { type RunningServer, startReferenceServer } from './support/reference-server';
+import { type RunningServer, recordingFetch, startReferenceServer } from './support/reference-server';
 import { Agent, type SessionWorld, startSessionWorld } from './support/session-app';
 
 const REDIRECT = 'http://127.0.0.1:3000/callback';
@@ -31,25 +33,28 @@ beforeAll(async () => {
     skip_consent: true,
   });
   tenant.clients?.push(client('jarm-web'), client('jarm-other'));
-  // FAPI 2.0 Message Signing: an ES256 tenant, a private_key_jwt client that must push and use DPoP.
+  // FAPI 2.0 Message Signing: an ES256 tenant, private_key_jwt clients that must push, use DPoP and
+  // send signed request objects; fapi-rp is also registered for JARM, fapi-ask gets it only by asking.
+  const fapiClient = async (client_id: string, jarm: boolean) => ({
+    client_id,
+    redirect_uris: [REDIRECT],
+    grant_types: ['authorization_code' as const],
+    scopes: ['openid', 'profile'],
+    skip_consent: true,
+    jwks: { keys: [{ ...(await exportJWK(publicKey)), kid: 'ms-1' }] },
+    token_endpoint_auth_method: 'private_key_jwt' as const,
+    require_dpop: true,
+    require_signed_request_object: true,
+    request_object_signing_alg: 'ES256',
+    ...(jarm ? { authorization_signed_response_alg: 'ES256' as const } : {}),
+  });
   config.tenants.push({
     id: 'bank',
     development: true,
     signing_alg: 'ES256',
     require_pushed_authorization_requests: true,
     users: [{ username: 'alice', password: 'wonderland' }],
-    clients: [
-      {
-        client_id: 'fapi-rp',
-        redirect_uris: [REDIRECT],
-        grant_types: ['authorization_code'],
-        scopes: ['openid', 'profile'],
-        skip_consent: true,
-        jwks: { keys: [{ ...(await exportJWK(publicKey)), kid: 'ms-1' }] },
-        token_endpoint_auth_method: 'private_key_jwt',
-        require_dpop: true,
-      },
-    ],
+    clients: [await fapiClient('fapi-rp', true), await fapiClient('fapi-ask', false)],
   });
   server = await startReferenceServer(config);
 });
@@ -202,17 +207,31 @@ describe('attacks', () => {
 });
 
 describe('fapi2({ messageSigning: true })', () => {
-  it('pushes a query.jwt login, verifies the ES256 response JWT and gets DPoP-bound tokens', async () => {
-    const client = createNodeClient(
-      fapi2({ issuer: `${server.origin}/bank`, clientId: 'fapi-rp', privateKey: privateJwk, dpop: await dpop(), redirectUri: REDIRECT, scope: 'openid profile', messageSigning: true }),
-    );
-    const { url, transaction } = await client.startLogin();
-    expect([...url.searchParams.keys()].sort()).toEqual(['client_id', 'request_uri']);
-    expect(transaction.jarm).toBe(true);
-    const callback = await redirected(url);
-    expect([...callback.searchParams.keys()]).toEqual(['response']);
-    const tokens = await client.finishLogin(callback, transaction);
-    expect(tokens).toMatchObject({ tokenType: 'DPoP', claims: { sub: 'alice' } });
+  for (const clientId of ['fapi-rp', 'fapi-ask']) {
+    it(`${clientId}: pushes a signed request object asking for query.jwt, verifies the ES256 response JWT and gets DPoP-bound tokens`, async () => {
+      const recorder = recordingFetch();
+      const client = createNodeClient(
+        fapi2({ issuer: `${server.origin}/bank`, clientId, privateKey: privateJwk, dpop: await dpop(), redirectUri: REDIRECT, scope: 'openid profile', messageSigning: true, fetch: recorder.fetch }),
+      );
+      const { url, transaction } = await client.startLogin();
+      expect([...url.searchParams.keys()].sort()).toEqual(['client_id', 'request_uri']);
+      expect(transaction.jarm).toBe(true);
+      // The push: the client assertion beside one signed request object that carries the JARM mode.
+      const push = recorder.posts.find((p) => p.url.endsWith('/oauth/par'))!;
+      expect([...push.body.keys()].sort()).toEqual(['client_assertion', 'client_assertion_type', 'client_id', 'request']);
+      const [header, payload] = push.body.get('request')!.split('.').slice(0, 2).map((part) => JSON.parse(Buffer.from(part, 'base64url').toString()));
+      expect(header).toMatchObject({ alg: 'ES256', typ: 'oauth-authz-req+jwt', kid: 'ms-1' });
+      expect(payload).toMatchObject({ response_mode: 'query.jwt', response_type: 'code', client_id: clientId });
+      const callback = await redirected(url);
+      expect([...callback.searchParams.keys()]).toEqual(['response']);
+      const tokens = await client.finishLogin(callback, transaction);
+      expect(tokens).toMatchObject({ tokenType: 'DPoP', claims: { sub: 'alice' } });
+    });
+  }
+
+  it('without messageSigning the provider refuses the push: the client must send a signed request object', async () => {
+    const client = createNodeClient(fapi2({ issuer: `${server.origin}/bank`, clientId: 'fapi-rp', privateKey: privateJwk, dpop: await dpop(), redirectUri: REDIRECT }));
+    expect(await refusal(client.startLogin())).toBe('token_endpoint_error');
   });
 
   it('refuses a provider without a FAPI algorithm for JARM, and a JARM fault, before any token request', async () => {

@@ -6,10 +6,10 @@
 import { clearJwksCache, isOidcError } from '@oidc-rp/core';
 import { FAULTS, createReferenceServer, type Listening, type ReferenceServer, type RequestInfo } from '@oidc-rp/reference-server';
 import { completeLogin } from '@oidc-rp/reference-server/testing';
-import { MemorySessionStore, createNodeClient, createSessionAuth, dpop, privateKeyJwt } from '@oidc-rp/node';
+import { MemorySessionStore, createNodeClient, createSessionAuth, dpop, privateKeyJwt, requestObjectSigner } from '@oidc-rp/node';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CASES, caseName, casesFor, requestTimeoutFor, testTimeoutFor, type FaultCase } from './support/catalogue';
-import { CLIENT_PRIVATE_JWK, CLIENT_SECRET, MISMATCH_TENANT, NODE_REDIRECT, SCOPE, TENANT, clientId, conformanceConfig, tenantOf } from './support/config';
+import { CLIENT_PRIVATE_JWK, CLIENT_SECRET, MISMATCH_TENANT, NODE_REDIRECT, SCOPE, SIGNED_USERINFO_CLIENT, TENANT, clientId, conformanceConfig, tenantOf } from './support/config';
 import { runNodeFlow, type NodeFlow } from './support/node-flow';
 import { startSessionApp } from './support/session-app';
 
@@ -44,6 +44,8 @@ async function flowOptions(c: FaultCase) {
     ...(c.clientAssertion ? { clientAuth: privateKeyJwt(CLIENT_PRIVATE_JWK) } : {}),
     ...(c.signingAlgorithm ? { signingAlgorithm: c.signingAlgorithm } : {}),
     ...(c.jarm ? { responseMode: 'jwt' as const } : {}),
+    ...(c.requestObject ? { requestObject: { signer: requestObjectSigner({ key: CLIENT_PRIVATE_JWK }) } } : {}),
+    ...(c.signedUserinfo ? { userinfoSigningAlgorithm: 'RS256' } : {}),
   };
 }
 
@@ -139,7 +141,7 @@ describe('@oidc-rp/node against the misbehaving reference server', () => {
       // The FAPI 2.0 Message Signing plan's pass rule: no token request after a refused JARM response.
       if (c.jarm) expect(tokenRequests(flow)).toEqual([]);
 
-      const wellBehaved = await runNodeFlow({ issuer: issuerOf(), clientId: clientId('node'), ...(await flowOptions(c)) });
+      const wellBehaved = await runNodeFlow({ issuer: issuerOf(), clientId: c.signedUserinfo ? SIGNED_USERINFO_CLIENT : clientId('node'), ...(await flowOptions(c)) });
       expectLoggedIn(wellBehaved, c);
     }, testTimeoutFor(c));
   }

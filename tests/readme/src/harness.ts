@@ -163,6 +163,26 @@ export interface RunResult {
 }
 
 /** Runs a snippet with node as a module of the scratch project; it must exit 0 within `timeout` ms. */
+/**
+ * Runs at most `slots` tasks at once, in the order they were queued. The README programs are
+ * started together; run all at once on a 2-core machine each one's time limit measured the
+ * crowd, not the program (a busy machine made several miss 30 s while alone they take 2 s).
+ */
+export function limitConcurrency(slots: number): <T>(task: () => Promise<T>) => Promise<T> {
+  let running = 0;
+  const waiting: (() => void)[] = [];
+  return async (task) => {
+    if (running >= slots) await new Promise<void>((resolve) => waiting.push(resolve));
+    running++;
+    try {
+      return await task();
+    } finally {
+      running--;
+      waiting.shift()?.();
+    }
+  };
+}
+
 export async function runSnippet(snippet: Snippet, dir: string, origin: string, timeout = 30_000, env: Record<string, string> = {}): Promise<RunResult> {
   mkdirSync(join(dir, 'run'), { recursive: true });
   let file = join(dir, 'run', `${snippet.name}.mjs`);

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { extractBlocks, MarkerError, snippetsOf } from '../src/extract.ts';
-import { failure, runnableSource, runSnippet, runVitestSnippets, typecheck } from '../src/harness.ts';
+import { failure, limitConcurrency, runnableSource, runSnippet, runVitestSnippets, typecheck } from '../src/harness.ts';
 import { checkInstallNotes, INSTALL_NOTE, installNote } from '../src/install-note.ts';
 
 const fence = '```';
@@ -232,5 +232,39 @@ describe('install commands', () => {
     expect(checkInstallNotes('packages/react/README.md', `${react}\n\n${INSTALL_NOTE}\n`)).toHaveLength(1);
     expect(installNote(['node'])).toContain('`npm install ./oidc-rp-core-0.0.0.tgz ./oidc-rp-node-0.0.0.tgz`');
     expect(installNote([])).not.toContain('npm install');
+  });
+});
+
+describe('running the README programs a few at a time', () => {
+  it('never runs more than its slots at once, and starts queued tasks in order as slots free', async () => {
+    const slot = limitConcurrency(2);
+    let running = 0;
+    let most = 0;
+    const started: number[] = [];
+    const releases: (() => void)[] = [];
+    const results = [0, 1, 2, 3, 4].map((n) =>
+      slot(async () => {
+        started.push(n);
+        running++;
+        most = Math.max(most, running);
+        await new Promise<void>((resolve) => releases.push(resolve));
+        running--;
+        return n;
+      }),
+    );
+    await expect.poll(() => started.length).toBe(2);
+    for (let done = 0; done < 5; done++) {
+      await expect.poll(() => releases.length).toBeGreaterThan(done);
+      releases[done]?.();
+    }
+    expect(await Promise.all(results)).toEqual([0, 1, 2, 3, 4]);
+    expect(started).toEqual([0, 1, 2, 3, 4]);
+    expect(most).toBe(2);
+  });
+
+  it('frees its slot when a task fails', async () => {
+    const slot = limitConcurrency(1);
+    await expect(slot(() => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
+    expect(await slot(async () => 'next')).toBe('next');
   });
 });

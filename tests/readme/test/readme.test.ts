@@ -4,14 +4,14 @@
 // not. The markers: ../README.md.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { packAll } from '../../../scripts/release-check.mjs';
 import { type RunningRedis, startRedisServer } from '../../../test-support/redis-server.ts';
 import { closeBrowser, runInBrowser, runServerInBrowser, walkQuickStart } from '../src/browser.ts';
 import { isCodeLang, type Snippet } from '../src/extract.ts';
-import { collectBlocks, collectSnippets, createScratch, failure, ROOT, type RunResult, runSnippet, runVitestSnippets, typecheck } from '../src/harness.ts';
+import { collectBlocks, collectSnippets, createScratch, failure, limitConcurrency, ROOT, type RunResult, runSnippet, runVitestSnippets, typecheck } from '../src/harness.ts';
 import { checkInstallNotes } from '../src/install-note.ts';
 
 const blocks = collectBlocks();
@@ -63,9 +63,12 @@ beforeAll(async () => {
     scratch,
     origin,
   );
+  // A few programs at a time, each timed from its own start: the limit is a hang guard (a server
+  // left listening), not a speed test.
+  const slot = limitConcurrency(Math.max(2, availableParallelism()));
   const startRuns = (mode: Snippet['mode']) => {
     for (const snippet of snippets.filter((s) => s.mode === mode)) {
-      const result = runSnippet(snippet, scratch, origin, 30_000, { REDIS_URL: redis?.url ?? '' }).catch((error: Error) => ({ ok: false, output: error.stack ?? error.message }));
+      const result = slot(() => runSnippet(snippet, scratch, origin, 60_000, { REDIS_URL: redis?.url ?? '' })).catch((error: Error) => ({ ok: false, output: error.stack ?? error.message }));
       nodeResults.set(snippet.name, result);
     }
   };

@@ -81,6 +81,15 @@ export const FAULTS = [
   'logout_token_wrong_aud',
   'logout_token_wrong_events',
   'logout_token_wrong_iss',
+  // Request objects (RFC 9101) and signed userinfo (OIDC Core 5.3.2): a valid request object refused
+  // (invalid_request_object) as if a check failed; signed userinfo broken in one rule each.
+  'request_object_refused',
+  'userinfo_signed_wrong_alg',
+  'userinfo_signed_unknown_key',
+  'userinfo_signed_wrong_iss',
+  'userinfo_signed_wrong_aud',
+  'userinfo_signed_alg_none',
+  'userinfo_encrypted',
   // JARM (JWT Secured Authorization Response Mode): the `response` JWT of a client that asked for
   // a .jwt response mode (or registered authorization_signed_response_alg), as the FAPI 2.0
   // Message Signing plan's JARM modules send it; jarm_plain_response sends the plain parameters instead (a downgrade).

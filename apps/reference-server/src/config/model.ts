@@ -98,6 +98,14 @@ export interface Client {
   require_pushed_authorization_requests: boolean;
   /** JARM: every authorization response goes to the client as a JWT signed with this algorithm (the tenant's); undefined: only when it asks (a .jwt response_mode). */
   authorization_signed_response_alg: SigningAlg | undefined;
+  /** The one algorithm of this client's request objects (RFC 9101); `none` only when set so. Undefined: any asymmetric one. */
+  request_object_signing_alg: string | undefined;
+  /** Every authorize and PAR request must carry a signed request object. */
+  require_signed_request_object: boolean;
+  /** Where this client's request objects may be fetched from (`request_uri`); empty: any URL the fetch rules allow. */
+  request_uris: readonly string[];
+  /** Userinfo answered as a JWT signed with the tenant's key (OIDC Core 5.3.2); undefined: plain JSON. */
+  userinfo_signed_response_alg: SigningAlg | undefined;
 }
 
 /**

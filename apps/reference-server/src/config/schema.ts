@@ -88,6 +88,14 @@ export interface ClientConfig {
    * the client asks for it (response_mode jwt, query.jwt, fragment.jwt, form_post.jwt).
    */
   authorization_signed_response_alg?: SigningAlg;
+  /** RFC 9101: the one algorithm of the client's request objects (`none` accepts unsigned ones). Default: any asymmetric algorithm. */
+  request_object_signing_alg?: string;
+  /** RFC 9101: every authorize and PAR request must carry a signed request object. Default false. */
+  require_signed_request_object?: boolean;
+  /** RFC 9101 / OIDC Registration: the URLs request objects may be fetched from (`request_uri`). Default: any https URL. */
+  request_uris?: string[];
+  /** OIDC Core 5.3.2: userinfo as a JWT signed with the tenant's key; must be the tenant's signing_alg. Default: plain JSON. */
+  userinfo_signed_response_alg?: SigningAlg;
 }
 
 /** An end user who can sign in at the login page. */
@@ -322,6 +330,10 @@ function readClient(o: ClientConfig, field: string, development: boolean, tenant
     token_endpoint_auth_method: o.token_endpoint_auth_method,
     require_pushed_authorization_requests: o.require_pushed_authorization_requests ?? false,
     authorization_signed_response_alg: o.authorization_signed_response_alg,
+    request_object_signing_alg: o.request_object_signing_alg,
+    require_signed_request_object: o.require_signed_request_object ?? false,
+    request_uris: o.request_uris ?? [],
+    userinfo_signed_response_alg: o.userinfo_signed_response_alg,
   };
   unique(client.grant_types, `${field}.grant_types`, 'grant type');
   unique(client.response_types, `${field}.response_types`, 'response type');
@@ -329,6 +341,7 @@ function readClient(o: ClientConfig, field: string, development: boolean, tenant
   if (client.access_token_audience) unique(client.access_token_audience, `${field}.access_token_audience`, 'audience');
   unique(client.introspection_audiences, `${field}.introspection_audiences`, 'audience');
   checkClientConsistency(client, field);
+  checkRequestObjectSettings(client, field);
   return client;
 }
 
@@ -359,6 +372,25 @@ function readBackchannelUri(uri: string | undefined, field: string, development:
     );
   }
   return uri;
+}
+
+// RFC 9101 settings: a client that requires signed objects cannot register alg none; request_uris are fetchable URLs.
+function checkRequestObjectSettings(client: Client, field: string): void {
+  if (client.require_signed_request_object && client.request_object_signing_alg === 'none') {
+    throw new ConfigError(`${field}.request_object_signing_alg`, 'cannot be "none" with require_signed_request_object');
+  }
+  client.request_uris.forEach((uri, i) => {
+    let url: URL | undefined;
+    try {
+      url = new URL(uri);
+    } catch {
+      url = undefined;
+    }
+    const loopback = url !== undefined && (url.hostname === 'localhost' || url.hostname === '127.0.0.1' || url.hostname === '[::1]');
+    if (!url || !(url.protocol === 'https:' || (url.protocol === 'http:' && loopback))) {
+      throw new ConfigError(`${field}.request_uris[${i}]`, 'must be an absolute https URL (http only on localhost, 127.0.0.1 or [::1])');
+    }
+  });
 }
 
 function checkClientConsistency(client: Client, field: string): void {
@@ -470,10 +502,14 @@ function readTenant(o: TenantConfig, field: string): Tenant {
   const accessTokenFormat = o.access_token_format ?? 'opaque';
   const clients = (o.clients ?? []).map((c, i) => readClient(c, `${field}.clients[${i}]`, development, accessTokenFormat));
   const signingAlg = o.signing_alg ?? 'RS256';
-  // JARM responses are signed with the tenant's one key.
-  clients.forEach((c, i) => {
-    const alg = c.authorization_signed_response_alg;
-    if (alg !== undefined && alg !== signingAlg) throw new ConfigError(`${field}.clients[${i}].authorization_signed_response_alg`, `must be the tenant's signing_alg, "${signingAlg}"`);
+  // JARM responses and signed userinfo are signed with the tenant's one key.
+  clients.forEach((client, i) => {
+    const jarmAlg = client.authorization_signed_response_alg;
+    if (jarmAlg !== undefined && jarmAlg !== signingAlg) throw new ConfigError(`${field}.clients[${i}].authorization_signed_response_alg`, `must be the tenant's signing_alg, "${signingAlg}"`);
+    const alg = client.userinfo_signed_response_alg;
+    if (alg !== undefined && alg !== signingAlg) {
+      throw new ConfigError(`${field}.clients[${i}].userinfo_signed_response_alg`, `must be the tenant's signing_alg (${signingAlg}): userinfo is signed with the tenant's key`);
+    }
   });
   unique(users.map((u) => u.username), `${field}.users`, 'username');
   unique(users.map((u) => u.claims.sub), `${field}.users`, 'claims.sub');

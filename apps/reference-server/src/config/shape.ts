@@ -187,6 +187,16 @@ function buildConfigFileSchema() {
       oneOf(['RS256', 'ES256']),
       "JARM: every authorization response goes to this client as a JWT signed with this algorithm, which must be the tenant's signing_alg. Default: JARM only when the client asks for a .jwt response_mode.",
     ),
+    request_object_signing_alg: optional(
+      oneOf(['ES256', 'ES384', 'ES512', 'PS256', 'PS384', 'PS512', 'RS256', 'RS384', 'RS512', 'EdDSA', 'none']),
+      'RFC 9101: the one algorithm of the client\'s request objects, verified with its jwks or jwks_uri; "none" accepts unsigned ones. Default: any asymmetric algorithm.',
+    ),
+    require_signed_request_object: optional(flag, 'RFC 9101: every authorize and PAR request of this client must carry a signed request object. Default false.'),
+    request_uris: optional(list(text), 'RFC 9101: the only URLs the client\'s request objects may be fetched from by request_uri (https; http on loopback). Default: any https URL of a public host.'),
+    userinfo_signed_response_alg: optional(
+      oneOf(['RS256', 'ES256']),
+      "OIDC Core 5.3.2: userinfo answered as a JWT (application/jwt) signed with the tenant's key; must be the tenant's signing_alg. Default: plain JSON.",
+    ),
   });
 
   const registration = strict({

@@ -11,6 +11,7 @@ import { queryParams } from '../http/params';
 import { finishAuthorization, redirectError, targetOf } from '../oauth/authorization-response';
 import { validateAuthorizeRequest } from '../oauth/authorize-request';
 import { pushedAuthorizeRequest, REQUEST_URI_PREFIX } from '../oauth/pushed-request';
+import { carriesRequestObject, resolveRequestObject } from '../oauth/request-object';
 import { needsConsent } from '../oauth/consent';
 import { bindBrowser } from '../oauth/browser-binding';
 import { demoUser } from '../oauth/demo-login';
@@ -25,11 +26,27 @@ import { nowSeconds, type RequestContext } from '../request/context';
  * { path: '/oidc/authorize', kind: 'html', cors: false, methods: { GET: authorize } }
  */
 export async function authorize(ctx: RequestContext): Promise<Response> {
-  const params = queryParams(ctx.request);
-  // Only a request_uri of this server's PAR endpoint; any other is request_uri_not_supported, as before.
+  let params = queryParams(ctx.request);
+  // A request_uri of this server's PAR endpoint is a pushed request; any other, or `request`, a request object (RFC 9101).
   const pushed = params.values.get('request_uri')?.startsWith(REQUEST_URI_PREFIX) === true;
+  const fromObject = !pushed && carriesRequestObject(params.values, REQUEST_URI_PREFIX);
+  if (fromObject) {
+    const clientId = params.values.get('client_id');
+    const client = clientId === undefined ? undefined : ctx.tenant.clients.get(clientId);
+    // Until the object is verified its redirect_uri is not trusted: refusals are pages, never redirects.
+    if (!client) return errorPage(400, 'A request object comes with the client_id of a registered client beside it (RFC 9101 5).');
+    try {
+      params = await resolveRequestObject(ctx, params, client);
+    } catch (error) {
+      if (error instanceof OAuthError) return errorPage(400, `The request object was refused (${error.error}): ${error.description}.`, error.error);
+      throw error;
+    }
+  }
   const result = pushed ? await pushedAuthorizeRequest(ctx, params) : validateAuthorizeRequest(params, ctx.tenant.clients);
   if (result.kind === 'page') return errorPage(400, result.message);
+  if (!pushed && !fromObject && result.kind === 'ok' && result.client.require_signed_request_object) {
+    return redirectError(ctx, targetOf(result.request), new OAuthError('invalid_request', 'this client must send its authorization request as a signed request object (RFC 9101)'));
+  }
   if (!pushed && parRequired(ctx, result.kind === 'ok' ? result.client.client_id : result.target.clientId)) {
     const target = result.kind === 'ok' ? targetOf(result.request) : result.target;
     return redirectError(ctx, target, new OAuthError('invalid_request', `this client must push its authorization request to ${ctx.issuer}/oauth/par (RFC 9126)`));

@@ -1,4 +1,5 @@
 /** The OpenID Provider metadata (OIDC Discovery 1.0) of a tenant. */
+import { REQUEST_OBJECT_ALGS } from '../oauth/request-object';
 import { RESPONSE_TYPES } from '../config/model';
 import { discoveryIssuer } from '../faults/responses';
 import { advertisedSigningAlgorithms } from '../faults/id-token';
@@ -64,8 +65,11 @@ export function providerMetadata(ctx: RequestContext) {
     claims_supported: ['sub', 'iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'sid', 'at_hash', 'c_hash', ...new Set([...SCOPE_CLAIM_NAMES, ...customClaims])],
     prompt_values_supported: ['none', 'login', 'consent', 'select_account'],
     authorization_response_iss_parameter_supported: true,
-    request_parameter_supported: false,
-    request_uri_parameter_supported: false,
+    request_parameter_supported: true,
+    request_uri_parameter_supported: true,
+    require_request_uri_registration: false,
+    request_object_signing_alg_values_supported: [...REQUEST_OBJECT_ALGS],
+    userinfo_signing_alg_values_supported: [ctx.tenant.signing_alg],
     claims_parameter_supported: false,
     dpop_signing_alg_values_supported: [...DPOP_ALGORITHMS],
     pushed_authorization_request_endpoint: `${base}/oauth/par`,

@@ -11,6 +11,7 @@ import { authenticateClient, requireSecretIfConfidential } from '../oauth/client
 import { checkProof, demandedNonces, dpopHeader, nonceHeader } from '../oauth/dpop';
 import { faultyPushAnswer, refuseFaultyPush } from '../faults/pushed-request';
 import { pushRequest } from '../oauth/pushed-request';
+import { resolveRequestObject } from '../oauth/request-object';
 import type { RequestContext } from '../request/context';
 
 /** Parameters of client authentication, which are not part of the authorization request. */
@@ -29,12 +30,18 @@ export async function pushedAuthorizationRequest(ctx: RequestContext): Promise<R
     const auth = await authenticateClient(ctx, form);
     requireSecretIfConfidential(ctx, auth);
     if (form.has('request_uri')) throw new OAuthError('invalid_request', 'request_uri cannot be pushed (RFC 9126 2.1)');
-    const values = new Map(form);
-    for (const name of AUTH_PARAMS) values.delete(name);
-    values.set('client_id', auth.client.client_id);
+    let values: ReadonlyMap<string, string> = new Map(form);
+    for (const name of AUTH_PARAMS) (values as Map<string, string>).delete(name);
+    (values as Map<string, string>).set('client_id', auth.client.client_id);
 
     // Repeated `resource` values (RFC 8707) travel beside the single-valued parameters.
-    const repeated = formBodyRead(ctx.request)?.repeated;
+    let repeated = formBodyRead(ctx.request)?.repeated;
+    if (values.has('request')) {
+      // RFC 9126 3: a request object in the body is the whole request; other parameters are ignored.
+      ({ values, repeated } = await resolveRequestObject(ctx, { values, invalid: new Map() }, auth.client));
+    } else if (auth.client.require_signed_request_object) {
+      throw new OAuthError('invalid_request', 'this client must push a signed request object (the request parameter, RFC 9101)');
+    }
     const result = validateAuthorizeRequest({ values, invalid: new Map(), ...(repeated ? { repeated } : {}) }, ctx.tenant.clients);
     if (result.kind === 'page') throw new OAuthError('invalid_request', result.message);
     if (result.kind === 'error') throw result.error;

@@ -98,7 +98,7 @@ export function register(ctx: RequestContext): Promise<Response> {
     if (clients.size >= policy.maxClients) {
       throw new OAuthError('access_denied', `this tenant holds its maximum of ${policy.maxClients} registered clients; delete one first`, 403);
     }
-    const requested = readClientMetadata(await jsonBody(ctx.request), policy);
+    const requested = readClientMetadata(await jsonBody(ctx.request), policy, ctx.tenant.signing_alg);
     const clientId = randomToken(16);
     const client = validatedClient(ctx.tenant, {
       client_id: clientId,
@@ -149,7 +149,7 @@ export function manageRegistration(ctx: RequestContext): Promise<Response> {
     if (fields.client_secret !== undefined && (typeof fields.client_secret !== 'string' || client.client_secret === undefined || !safeEqual(fields.client_secret, client.client_secret))) {
       throw new OAuthError('invalid_request', 'client_secret in the body must be the current secret (RFC 7592 2.2)');
     }
-    const requested = readClientMetadata(body, policyOf(ctx));
+    const requested = readClientMetadata(body, policyOf(ctx), ctx.tenant.signing_alg);
     const secret = requested.needsSecret ? (client.client_secret ?? randomToken(32)) : undefined;
     const updated = validatedClient(ctx.tenant, { client_id: client.client_id, ...requested.config, ...(secret !== undefined ? { client_secret: secret } : {}) });
     const next: Registration = { ...registration, client: updated, metadata: requested.metadata };

@@ -6,7 +6,9 @@
 import { clientFaults } from '../config/model';
 import { faultyProofRefusal } from '../faults/dpop';
 import { faultyUserinfoClaims } from '../faults/responses';
-import { OAuthError, errorResponse, jsonResponse } from '../http/errors';
+import { SignJWT } from 'jose';
+import { NO_STORE, OAuthError, errorResponse, jsonResponse } from '../http/errors';
+import { faultySignedUserinfo } from '../faults/request-object';
 import { BodyError, queryParams, readStrictForm } from '../http/params';
 import { releasedClaims } from '../oauth/claims';
 import { findLiveAccessToken } from '../oauth/issue';
@@ -107,7 +109,15 @@ export async function userinfo(ctx: RequestContext): Promise<Response> {
     }
     const claims = releasedClaims(ctx.tenant, user, record.scopes);
     const faults = clientFaults(ctx.tenant, record.clientId);
-    return jsonResponse(faults ? faultyUserinfoClaims(faults, claims) : claims, 200, { ...ctx.corsHeaders, ...headers });
+    const body = faults ? faultyUserinfoClaims(faults, claims) : claims;
+    // OIDC Core 5.3.2: a client registered for signed userinfo gets a JWT from this issuer, for it.
+    if (ctx.tenant.clients.get(record.clientId)?.userinfo_signed_response_alg !== undefined) {
+      const key = (await ctx.keys()).current;
+      const payload = { ...body, iss: ctx.issuer, aud: record.clientId };
+      const jwt = (faults && (await faultySignedUserinfo(faults, payload, key))) ?? (await new SignJWT(payload).setProtectedHeader({ alg: key.alg, kid: key.kid }).sign(key.privateKey));
+      return new Response(jwt, { status: 200, headers: { ...ctx.corsHeaders, ...headers, ...NO_STORE, 'Content-Type': 'application/jwt' } });
+    }
+    return jsonResponse(body, 200, { ...ctx.corsHeaders, ...headers });
   } catch (error) {
     if (error instanceof OAuthError) return errorResponse(error, ctx.corsHeaders);
     throw error;

@@ -169,7 +169,7 @@ function checkClaims(ctx: RequestContext, claims: Record<string, unknown>, endpo
 
 type Candidate = { jwk: ClientJwk } | { secret: string };
 
-async function verifyWith(assertion: string, candidates: readonly Candidate[], alg: string): Promise<boolean> {
+export async function verifyWith(assertion: string, candidates: readonly Candidate[], alg: string): Promise<boolean> {
   for (const candidate of candidates.slice(0, MAX_CANDIDATES)) {
     try {
       const key = 'secret' in candidate ? new TextEncoder().encode(candidate.secret) : await importJWK(publicMembers(candidate.jwk), alg);
@@ -193,8 +193,8 @@ function ktyFor(alg: string): string {
   return alg === 'EdDSA' ? 'OKP' : alg.startsWith('ES') ? 'EC' : 'RSA';
 }
 
-/** The registered keys that may have signed an assertion with this header. */
-async function candidateKeys(ctx: RequestContext, client: Client, kid: unknown, alg: string): Promise<Candidate[]> {
+/** The registered keys that may have signed an assertion (or a request object) with this header. */
+export async function candidateKeys(ctx: RequestContext, client: Client, kid: unknown, alg: string): Promise<Candidate[]> {
   const fits = (jwk: ClientJwk) =>
     jwk.kty === ktyFor(alg) &&
     (jwk.use === undefined || jwk.use === 'sig') &&

@@ -6,7 +6,8 @@
  * (no custom schemes, no http elsewhere even in a development tenant), only the code flow, and
  * public clients use PKCE (the authorize endpoint requires it of every public client).
  */
-import type { Client, RegistrationPolicy, Tenant } from '../config/model';
+import type { Client, RegistrationPolicy, SigningAlg, Tenant } from '../config/model';
+import { REQUEST_OBJECT_ALGS } from './request-object';
 import { ConfigError, type ClientConfig, validateConfig } from '../config/schema';
 import { OAuthError } from '../http/errors';
 
@@ -68,7 +69,7 @@ function redirectUriProblem(uri: string): string | undefined {
  * @example
  * const requested = readClientMetadata(await request.json(), tenant.registration);
  */
-export function readClientMetadata(input: unknown, policy: RegistrationPolicy): RequestedClient {
+export function readClientMetadata(input: unknown, policy: RegistrationPolicy, signingAlg: SigningAlg = 'RS256'): RequestedClient {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) throw invalidMetadata('the body must be a JSON object of client metadata');
   const m = input as Record<string, unknown>;
 
@@ -113,9 +114,29 @@ export function readClientMetadata(input: unknown, policy: RegistrationPolicy): 
   const jwksUri = optionalString(m.jwks_uri, 'jwks_uri', 2000);
   const jwks = m.jwks === undefined ? undefined : readJwks(m.jwks);
   if (method === 'private_key_jwt' && jwks === undefined && jwksUri === undefined) throw invalidMetadata('private_key_jwt needs jwks or jwks_uri');
-  if (method !== 'private_key_jwt' && (jwks !== undefined || jwksUri !== undefined)) {
-    throw invalidMetadata('jwks and jwks_uri are for token_endpoint_auth_method private_key_jwt');
+  // RFC 9101 / OIDC Registration 2: request objects and signed userinfo.
+  const requestObjectAlg = optionalString(m.request_object_signing_alg, 'request_object_signing_alg', 20);
+  if (requestObjectAlg !== undefined && !REQUEST_OBJECT_ALGS.includes(requestObjectAlg)) {
+    throw invalidMetadata(`request_object_signing_alg must be one of ${REQUEST_OBJECT_ALGS.join(', ')}`);
   }
+  if (m.require_signed_request_object !== undefined && typeof m.require_signed_request_object !== 'boolean') {
+    throw invalidMetadata('require_signed_request_object must be true or false (RFC 9101 10.5)');
+  }
+  const requireSigned = m.require_signed_request_object === true;
+  const requestUris = stringList(m.request_uris, 'request_uris');
+  const userinfoAlg = optionalString(m.userinfo_signed_response_alg, 'userinfo_signed_response_alg', 20);
+  if (userinfoAlg !== undefined && userinfoAlg !== signingAlg) {
+    throw invalidMetadata(`userinfo_signed_response_alg must be ${signingAlg}, the algorithm of this tenant's keys`);
+  }
+  if (m.userinfo_encrypted_response_alg !== undefined || m.request_object_encryption_alg !== undefined) {
+    throw invalidMetadata('encrypted userinfo and request objects are not supported: leave out userinfo_encrypted_response_alg and request_object_encryption_alg');
+  }
+  // Keys serve private_key_jwt, or the signatures of request objects.
+  const signsRequestObjects = requestObjectAlg !== undefined && requestObjectAlg !== 'none';
+  if (method !== 'private_key_jwt' && !signsRequestObjects && (jwks !== undefined || jwksUri !== undefined)) {
+    throw invalidMetadata('jwks and jwks_uri are for token_endpoint_auth_method private_key_jwt or a request_object_signing_alg');
+  }
+  if (signsRequestObjects && jwks === undefined && jwksUri === undefined) throw invalidMetadata('request_object_signing_alg needs jwks or jwks_uri');
 
   const jarmAlg = m.authorization_signed_response_alg;
   if (jarmAlg !== undefined && jarmAlg !== 'RS256' && jarmAlg !== 'ES256') {
@@ -134,6 +155,10 @@ export function readClientMetadata(input: unknown, policy: RegistrationPolicy): 
     ...(jwks ? { jwks } : {}),
     ...(jwksUri !== undefined ? { jwks_uri: jwksUri } : {}),
     ...(jarmAlg !== undefined ? { authorization_signed_response_alg: jarmAlg } : {}),
+    ...(requestObjectAlg !== undefined ? { request_object_signing_alg: requestObjectAlg } : {}),
+    ...(requireSigned ? { require_signed_request_object: true } : {}),
+    ...(requestUris ? { request_uris: requestUris } : {}),
+    ...(userinfoAlg !== undefined ? { userinfo_signed_response_alg: userinfoAlg as ClientConfig['userinfo_signed_response_alg'] } : {}),
   };
   const metadata: Record<string, unknown> = {
     redirect_uris: redirectUris,
@@ -147,6 +172,10 @@ export function readClientMetadata(input: unknown, policy: RegistrationPolicy): 
     ...(jwks ? { jwks } : {}),
     ...(jwksUri !== undefined ? { jwks_uri: jwksUri } : {}),
     ...(jarmAlg !== undefined ? { authorization_signed_response_alg: jarmAlg } : {}),
+    ...(requestObjectAlg !== undefined ? { request_object_signing_alg: requestObjectAlg } : {}),
+    ...(m.require_signed_request_object !== undefined ? { require_signed_request_object: requireSigned } : {}),
+    ...(requestUris ? { request_uris: requestUris } : {}),
+    ...(userinfoAlg !== undefined ? { userinfo_signed_response_alg: userinfoAlg } : {}),
   };
   return { config, needsSecret: method.startsWith('client_secret'), metadata };
 }
@@ -169,7 +198,9 @@ function readJwks(value: unknown): { keys: Record<string, unknown>[] } {
  */
 export function validatedClient(tenant: Tenant, config: ClientConfig): Client {
   try {
-    const [validated] = validateConfig({ tenants: [{ id: tenant.id, development: tenant.development, access_token_format: tenant.access_token_format, signing_alg: tenant.signing_alg, clients: [config] }] });
+    const [validated] = validateConfig({
+      tenants: [{ id: tenant.id, development: tenant.development, access_token_format: tenant.access_token_format, signing_alg: tenant.signing_alg, clients: [config] }],
+    });
     const client = validated?.clients.get(config.client_id);
     if (!client) throw new Error('validation returned no client');
     return client;

@@ -58,10 +58,11 @@ const JTI_BYTES = 16;
 const RSA = ['PS256', 'RS256', 'PS384', 'PS512', 'RS384', 'RS512'] as const;
 const HMAC = ['HS256', 'HS384', 'HS512'] as const;
 
-type SignParams = Algorithm | EcdsaParams | RsaPssParams | HmacImportParams;
+/** WebCrypto parameters of a JWS signing algorithm. Internal (shared with request-object.ts). */
+export type SignParams = Algorithm | EcdsaParams | RsaPssParams | HmacImportParams;
 
-// WebCrypto import and sign parameters of a JWS algorithm; undefined for one this module does not sign with.
-function paramsFor(alg: string): SignParams | undefined {
+/** WebCrypto import and sign parameters of a JWS algorithm; undefined for one this module does not sign with. Internal. */
+export function paramsFor(alg: string): SignParams | undefined {
   if (alg === 'EdDSA') return { name: 'Ed25519' };
   const bits = Number(alg.slice(2));
   if (bits !== 256 && bits !== 384 && bits !== 512) return undefined;
@@ -196,8 +197,8 @@ function checkedOptions(options: PrivateKeyJwtOptions | ClientSecretJwtOptions):
   return { ...(kid !== undefined ? { kid } : {}), now: options?.now ?? systemClock };
 }
 
-// What decides a key's default algorithm, from a JWK or a CryptoKey.
-function keyKind(key: JsonWebKey | CryptoKey, jwk: JsonWebKey | undefined): { kty?: string; crv?: string; rsaHash?: string; pss?: boolean } {
+/** What decides a key's default algorithm, from a JWK or a CryptoKey. Internal. */
+export function keyKind(key: JsonWebKey | CryptoKey, jwk: JsonWebKey | undefined): { kty?: string; crv?: string; rsaHash?: string; pss?: boolean } {
   if (jwk) return { kty: jwk.kty, crv: jwk.crv };
   const algorithm = (key as CryptoKey).algorithm as Partial<EcKeyAlgorithm & RsaHashedKeyAlgorithm>;
   switch (algorithm.name) {
@@ -213,8 +214,8 @@ function keyKind(key: JsonWebKey | CryptoKey, jwk: JsonWebKey | undefined): { kt
   }
 }
 
-// A CryptoKey of another algorithm, curve or hash than `alg`, or RSA under 2048 bits, is refused.
-function checkKeyFits(key: CryptoKey, params: SignParams, alg: string): void {
+/** A CryptoKey of another algorithm, curve or hash than `alg`, or RSA under 2048 bits, is refused. Internal. */
+export function checkKeyFits(key: CryptoKey, params: SignParams, alg: string): void {
   const algorithm = key.algorithm as Partial<EcKeyAlgorithm & RsaHashedKeyAlgorithm>;
   const wanted = params as Partial<EcdsaParams & { namedCurve: string; hash: string }>;
   const fits =

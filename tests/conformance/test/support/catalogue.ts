@@ -26,6 +26,10 @@ export interface FaultCase {
   clientAssertion?: true;
   /** The client asks for JARM responses (node: `responseMode: 'jwt'`); the fault only meets such clients. */
   jarm?: true;
+  /** The client sends its logins as request objects signed with its key (node: `requestObject`); the fault only meets such clients. */
+  requestObject?: true;
+  /** The client is registered for signed userinfo (node: `userinfoSigningAlgorithm: 'RS256'`); the fault only meets such clients. */
+  signedUserinfo?: true;
   /** What @oidc-rp/node does (through handleLogin / handleCallback). */
   node: Outcome;
   /** With `token_endpoint_error` or `authorization_error`: the OAuth `error` the provider sent, which the OidcError carries. */
@@ -106,6 +110,14 @@ export const CASES: readonly FaultCase[] = [
   { fault: 'client_assertion_unknown_key', mirrors: 'RFC 7523 3 (9): signature reported as by an unregistered key', wrappers: ['node'], clientAssertion: true, node: 'token_endpoint_error', oauthError: 'invalid_client' },
   // An error in the client's response mode: node's by form_post, the browser's in the fragment.
   { fault: 'authorize_error_login_required', mirrors: 'oidcc-client-test-form-post-error', responseType: 'code id_token', node: 'authorization_error', browser: 'authorization_error', oauthError: 'login_required' },
+  // Request objects (RFC 9101), pushed as FAPI 2.0 Message Signing does, and signed userinfo (OIDC Core 5.3.2): node only (the browser has neither).
+  { fault: 'request_object_refused', mirrors: 'RFC 9101 6.2: a request object refused (invalid_request_object)', wrappers: ['node'], par: true, requestObject: true, node: 'token_endpoint_error', oauthError: 'invalid_request_object' },
+  { fault: 'userinfo_signed_wrong_alg', mirrors: 'rp-userinfo-sig (another alg than userinfo_signed_response_alg)', wrappers: ['node'], signedUserinfo: true, step: 'userinfo', node: 'userinfo_alg_not_allowed' },
+  { fault: 'userinfo_signed_unknown_key', mirrors: 'rp-userinfo-sig (a key the JWKS does not publish)', wrappers: ['node'], signedUserinfo: true, step: 'userinfo', node: 'userinfo_signature_invalid' },
+  { fault: 'userinfo_signed_wrong_iss', mirrors: 'OIDC Core 5.3.2: signed userinfo from another iss', wrappers: ['node'], signedUserinfo: true, step: 'userinfo', node: 'userinfo_iss_mismatch' },
+  { fault: 'userinfo_signed_wrong_aud', mirrors: 'OIDC Core 5.3.2: signed userinfo for another aud', wrappers: ['node'], signedUserinfo: true, step: 'userinfo', node: 'userinfo_aud_mismatch' },
+  { fault: 'userinfo_signed_alg_none', mirrors: 'rp-userinfo-sig (alg none)', wrappers: ['node'], signedUserinfo: true, step: 'userinfo', node: 'userinfo_alg_not_allowed' },
+  { fault: 'userinfo_encrypted', mirrors: 'OIDC Core 5.3.2: encrypted userinfo (unsupported, refused)', wrappers: ['node'], signedUserinfo: true, step: 'userinfo', node: 'userinfo_encrypted_unsupported' },
   // JARM: the FAPI 2.0 Message Signing client plan's JARM modules (fapi2-security-profile-final-client-test-…), node only
   // (the browser has no JARM part); the pass rule is no token request after the response.
   { fault: 'jarm_missing_iss', mirrors: 'ensure-jarm-without-iss-fails', wrappers: ['node'], jarm: true, node: 'jarm_iss_mismatch' },

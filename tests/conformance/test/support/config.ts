@@ -35,11 +35,17 @@ export function tenantOf(fault?: Fault): string {
   return fault === 'discovery_issuer_mismatch' ? MISMATCH_TENANT : TENANT;
 }
 
-function clients(fault?: Fault): ClientConfig[] {
+/** The well-behaved node client registered for signed userinfo (the counterpart of the signed-userinfo rows). */
+export const SIGNED_USERINFO_CLIENT = 'node.well-behaved-signed-userinfo';
+const SIGNED_USERINFO_FAULTS: readonly string[] = ['userinfo_signed_wrong_alg', 'userinfo_signed_unknown_key', 'userinfo_signed_wrong_iss', 'userinfo_signed_wrong_aud', 'userinfo_signed_alg_none', 'userinfo_encrypted'];
+
+function clients(fault?: Fault, nodeId = clientId('node', fault)): ClientConfig[] {
   const common = { scopes: SCOPE.split(' '), skip_consent: true, ...(fault ? { fault } : {}) };
+  const signed = nodeId === SIGNED_USERINFO_CLIENT || (fault !== undefined && SIGNED_USERINFO_FAULTS.includes(fault));
   return [
     {
-      client_id: clientId('node', fault),
+      ...(signed ? { userinfo_signed_response_alg: 'RS256' as const } : {}),
+      client_id: nodeId,
       client_secret: CLIENT_SECRET,
       jwks: { keys: [CLIENT_PUBLIC_JWK] },
       redirect_uris: [NODE_REDIRECT],
@@ -71,7 +77,12 @@ export function conformanceConfig(): ServerConfig {
   return {
     tenants: [
       // development: an app on http://127.0.0.1 may register its back-channel logout URI (the logout_token_wrong_alg row).
-      { id: TENANT, development: true, users, clients: [...clients(), ...inMain.flatMap((fault) => clients(fault))] },
+      {
+        id: TENANT,
+        development: true,
+        users,
+        clients: [...clients(), clients(undefined, SIGNED_USERINFO_CLIENT)[0] as ClientConfig, ...inMain.flatMap((fault) => clients(fault))],
+      },
       { id: MISMATCH_TENANT, users, clients: clients('discovery_issuer_mismatch') },
     ],
   };

@@ -4,7 +4,7 @@
  * provider's real HTML forms (`completeLogin`, real HTTP), and the browser comes back to the
  * callback with that cookie, where `handleCallback` finishes the login.
  */
-import { type ClientAuth, type DpopHandle, MemoryTokenCache, createNodeClient, type NodeClient, type NodeClientOptions, type NodeResponseMode, type ResponseType, type TokenSet, type UserInfo } from '@oidc-rp/node';
+import { type ClientAuth, type DpopHandle, MemoryTokenCache, type NodeRequestObjectOptions, createNodeClient, type NodeClient, type NodeClientOptions, type NodeResponseMode, type ResponseType, type TokenSet, type UserInfo } from '@oidc-rp/node';
 import { completeLogin } from '@oidc-rp/reference-server/testing';
 import { CLIENT_SECRET, NODE_REDIRECT, SCOPE } from './config';
 
@@ -55,6 +55,10 @@ export interface NodeFlowOptions {
   authMethod?: NodeClientOptions['authMethod'];
   /** Options that replace the flow's own client options (e.g. a `fapi2()` preset); the recording fetch and cache stay. */
   clientOptions?: NodeClientOptions;
+  /** Logins as request objects (`createNodeClient({ requestObject })`). */
+  requestObject?: NodeRequestObjectOptions;
+  /** The client's registered userinfo algorithm (`createNodeClient({ userinfoSigningAlgorithm })`). */
+  userinfoSigningAlgorithm?: string;
 }
 
 /** A fetch that records each request's path, status, DPoP proof and Authorization scheme. */
@@ -109,6 +113,8 @@ export async function runNodeFlow(options: NodeFlowOptions): Promise<NodeFlow> {
     ...(options.dpop ? { dpop: options.dpop } : {}),
     ...(options.par !== undefined ? { par: options.par } : {}),
     ...(options.signingAlgorithm !== undefined ? { signingAlgorithm: options.signingAlgorithm } : {}),
+    ...(options.requestObject ? { requestObject: options.requestObject } : {}),
+    ...(options.userinfoSigningAlgorithm !== undefined ? { userinfoSigningAlgorithm: options.userinfoSigningAlgorithm } : {}),
   });
   const flow: NodeFlow = { client, callback: new URLSearchParams(), cacheWrites, sent };
   try {

@@ -29,6 +29,10 @@ export interface InteropClient {
   backchannel_logout_session_required?: boolean;
   /** JARM (needs the `jarm` option): the algorithm of this client's response JWTs. */
   authorization_signed_response_alg?: string;
+  /** RFC 9101 (needs the `requestObjects` option): the algorithm of the client's request objects. */
+  request_object_signing_alg?: string;
+  /** OIDC Core 5.3.2 (needs the `jwtUserinfo` option): userinfo as a JWT signed with this algorithm. */
+  userinfo_signed_response_alg?: string;
 }
 
 /** How a person's browser meets the provider: what the provider sent back to the client. */
@@ -74,6 +78,10 @@ export interface OidcProviderOptions {
    * is `invalid_target`. Default off.
    */
   resourceIndicators?: { resources: string[] };
+  /** Request objects (RFC 9101, oidc-provider's `requestObjects` feature); `requireSigned`: every request must carry a signed one. Default off. */
+  requestObjects?: { requireSigned: boolean };
+  /** Signed userinfo (oidc-provider's `jwtUserinfo` feature). Default off. */
+  jwtUserinfo?: boolean;
 }
 
 /** The provider's outgoing requests: without its SSRF dispatcher for 127.0.0.1 only. */
@@ -125,6 +133,8 @@ export async function startOidcProvider(clients: InteropClient[], options: OidcP
       ...(options.dpop ? { dPoP: { enabled: true, nonceSecret: randomBytes(32), requireNonce: () => options.dpop?.requireNonce === true } } : {}),
       ...(options.par || options.fapi2 ? { pushedAuthorizationRequests: { enabled: true, requirePushedAuthorizationRequests: options.par?.required === true || options.fapi2 === true } } : {}),
       ...(options.fapi2 ? { fapi: { enabled: true, profile: '2.0' }, dPoP: { enabled: true } } : {}),
+      ...(options.requestObjects ? { requestObjects: { enabled: true, requireSignedRequestObject: options.requestObjects.requireSigned } } : {}),
+      ...(options.jwtUserinfo ? { jwtUserinfo: { enabled: true } } : {}),
     },
     ...(options.fapi2 ? { enabledJWA: { authorizationSigningAlgValues: ['PS256', 'ES256', 'EdDSA'], clientAuthSigningAlgValues: ['PS256', 'ES256', 'EdDSA'], idTokenSigningAlgValues: ['PS256', 'ES256', 'EdDSA'] } } : {}),
     ...(options.clientAuthMethods ? { clientAuthMethods: options.clientAuthMethods } : {}),
