@@ -1,6 +1,6 @@
 // JARM across implementations, over real HTTP on 127.0.0.1: @oidc-rp/node against oidc-provider
 // (certified) with its jwtResponseModes feature (query.jwt, form_post.jwt, and fapi2() with
-// messageSigning against its FAPI 2.0 profile), and the reference server's JARM responses judged
+// messageSigning against its FAPI 2.0 profile, signed request objects required), and the reference server's JARM responses judged
 // by openid-client v6 (certified), which must accept the healthy ones and refuse each JARM fault
 // before it redeems the code. Each side is the judge of the other.
 import { generateKeyPairSync } from 'node:crypto';
@@ -35,9 +35,11 @@ describe('@oidc-rp/node against oidc-provider with JARM', () => {
           redirect_uris: [REDIRECT],
           grant_types: ['authorization_code'],
           dpop_bound_access_tokens: true,
+          request_object_signing_alg: 'ES256',
         },
       ],
-      { fapi2: true, jarm: true },
+      // FAPI 2.0 Message Signing: signed request objects required beside JARM.
+      { fapi2: true, jarm: true, requestObjects: { requireSigned: true } },
     );
   });
   afterAll(async () => {
@@ -76,7 +78,7 @@ describe('@oidc-rp/node against oidc-provider with JARM', () => {
     await expect(other.finishLogin(callback.location, transaction)).rejects.toMatchObject({ code: 'jarm_aud_mismatch' });
   });
 
-  it('fapi2({ messageSigning: true }): a pushed query.jwt login with a PS256 response JWT, DPoP-bound tokens', async () => {
+  it('fapi2({ messageSigning: true }): a pushed signed request object (required) asking query.jwt, a PS256 response JWT, DPoP-bound tokens', async () => {
     const rp = createNodeClient(fapi2({ issuer: fapi.issuer, clientId: 'fapi-rp', privateKey: privateJwk, dpop: await dpop(), redirectUri: REDIRECT, scope: 'openid email', messageSigning: true }));
     const { url, transaction } = await rp.startLogin();
     expect([...url.searchParams.keys()].sort()).toEqual(['client_id', 'request_uri']);
