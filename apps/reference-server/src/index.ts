@@ -11,6 +11,7 @@ export { createReferenceServer } from './server';
 export type { ReferenceServer, ReferenceServerOptions, Listening } from './server';
 export { demoConfig } from './config/demo';
 export { CLIENT_ASSERTION_FAULTS, DPOP_FAULTS, FAULTS, PAR_FAULTS } from './config/fault-names';
+export { JARM_FAULTS } from './config/fault-names';
 export type { Fault } from './config/fault-names';
 export { ConfigError, DEFAULT_LIFETIMES, validateConfig } from './config/schema';
 export { loadConfigFile } from './config/load';

@@ -29,7 +29,8 @@ describe('GET /.well-known/openid-configuration', () => {
       token_endpoint_auth_methods_supported: ['client_secret_post', 'client_secret_basic', 'client_secret_jwt', 'private_key_jwt', 'none'],
       id_token_signing_alg_values_supported: ['RS256'],
       subject_types_supported: ['public'],
-      response_modes_supported: ['query', 'fragment', 'form_post'],
+      response_modes_supported: ['query', 'fragment', 'form_post', 'jwt', 'query.jwt', 'fragment.jwt', 'form_post.jwt'],
+      authorization_signing_alg_values_supported: ['RS256'],
       grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials', 'implicit'],
     });
     expect(doc.response_types_supported).toEqual(['code', 'code id_token', 'code token', 'code token id_token', 'token', 'id_token token', 'id_token']);

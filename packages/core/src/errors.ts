@@ -28,6 +28,16 @@ export type OidcErrorCode =
   | 'state_mismatch'
   | 'iss_missing'
   | 'iss_mismatch'
+  // JARM: the signed authorization response, one code per rule.
+  | 'jarm_response_missing'
+  | 'jarm_response_malformed'
+  | 'jarm_alg_not_allowed'
+  | 'jarm_unknown_kid'
+  | 'jarm_signature_invalid'
+  | 'jarm_iss_mismatch'
+  | 'jarm_aud_mismatch'
+  | 'jarm_exp_missing'
+  | 'jarm_expired'
   // Token endpoint.
   | 'token_endpoint_error'
   | 'token_response_invalid'

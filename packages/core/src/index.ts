@@ -39,6 +39,8 @@ export { buildEndSessionUrl } from './client/end-session';
 export type { EndSessionParams } from './client/end-session';
 export { completeAuthorization } from './client/authorization-flow';
 export type { CompleteAuthorizationParams } from './client/authorization-flow';
+export { isJarmResponseMode, jarmDelivery, validateJarmResponse, withJarm } from './client/jarm';
+export type { JarmResponseMode, JarmValidationOptions } from './client/jarm';
 export { pushAuthorizationRequest, usesPushedAuthorization } from './client/pushed-authorization';
 export type { PushAuthorizationRequestParams } from './client/pushed-authorization';
 export { dpop, generateDpopKeyPair, createDpopProof, protectedResourceRequest } from './client/dpop-proof-maker';

@@ -15,3 +15,4 @@ export { buildCodeAuthorizationRequest, checkRedirectUri, normaliseScope, RESPON
 export { completeCodeAuthorization } from './client/authorization-flow';
 export { dpopForGeneratedKey } from './client/dpop-proof-maker';
 export { checkSigningAlgorithm } from './client/id-token';
+export { decodeUnverifiedJwt } from './jose/jwt';

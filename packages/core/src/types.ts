@@ -58,6 +58,8 @@ export interface ProviderMetadata {
   require_pushed_authorization_requests?: boolean;
   response_types_supported?: string[];
   response_modes_supported?: string[];
+  /** JARM: the algorithms the provider signs authorization responses with. */
+  authorization_signing_alg_values_supported?: string[];
   scopes_supported?: string[];
   [extension: string]: unknown;
 }
@@ -97,6 +99,11 @@ export interface AuthorizationTransaction {
   redirectUri: string;
   responseType: ResponseType;
   responseMode: ResponseMode;
+  /**
+   * JARM: the response comes as one signed `response` JWT, delivered as `responseMode` says
+   * (response mode `query.jwt`, `fragment.jwt` or `form_post.jwt`); a plain response is refused.
+   */
+  jarm?: boolean;
   scope: string;
   clientId: string;
   issuer: string;

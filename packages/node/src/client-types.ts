@@ -6,6 +6,7 @@
 
 import type { AuthorizationRequestParams, AuthorizationTransaction, ClaimsProvider, DpopHandle, InitiatedLogin, ProviderMetadata, ResolvedClaims, TokenSet, UserInfo } from '@oidc-rp/core';
 import type { CallbackInput } from './callback-input';
+import type { NodeResponseMode } from './options';
 import type { ClientCredentialsOptions, InvalidateOptions } from './client-credentials';
 
 /**
@@ -16,7 +17,9 @@ import type { ClientCredentialsOptions, InvalidateOptions } from './client-crede
  * await client.startLogin({ responseType: 'code id_token', maxAge: 300, appState: { returnTo: '/orders' } });
  * ```
  */
-export type StartLoginOptions = Omit<AuthorizationRequestParams, 'provider' | 'clientId' | 'redirectUri' | 'scope'> & {
+export type StartLoginOptions = Omit<AuthorizationRequestParams, 'provider' | 'clientId' | 'redirectUri' | 'scope' | 'responseMode'> & {
+  /** Default: the client's `responseMode` option; a JARM mode (`jwt`, `query.jwt`, `form_post.jwt`) asks for a signed response. */
+  responseMode?: NodeResponseMode;
   /** Default: the client's `scope` option. */
   scope?: AuthorizationRequestParams['scope'];
   /** RFC 8707: the APIs this login asks tokens for. Default: the client's `resources` option. */

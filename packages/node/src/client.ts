@@ -25,6 +25,9 @@ import {
   withResources,
   secretAuthMethodFor,
   usesPushedAuthorization,
+  isJarmResponseMode,
+  jarmDelivery,
+  withJarm,
 } from '@oidc-rp/core';
 import { fetchSignedUserInfo } from '@oidc-rp/core/signed';
 import { checkSigningAlgorithm, normaliseScope } from '@oidc-rp/core/internal';
@@ -32,7 +35,7 @@ import type { AuthorizationTransaction, ClientAuth, GrantType, HttpOptions, Prov
 import { assertCallbackMode, readCallbackRequest } from './callback-input';
 import { assertRelayedFromOwnOrigin, relayedFragmentUrl } from './fragment-relay';
 import { createClientCredentialsSource } from './client-credentials';
-import { checkFapi2Algorithm, fapi2Provider, isFapi2 } from './fapi2';
+import { checkFapi2Algorithm, fapi2Provider, isFapi2, isFapi2MessageSigning } from './fapi2';
 import { type NodeClientOptions, checkResponse, resolveOptions } from './options';
 import { withRetry } from './retry';
 import { sealTransaction, unsealTransaction } from './sealed-transaction';
@@ -68,6 +71,7 @@ import { checkRequestObjectOptions, toRequestObject } from './request-objects';
 export function createNodeClient(options: NodeClientOptions): NodeClient {
   const opts = resolveOptions(options);
   const fapi = isFapi2(options);
+  const messageSigning = fapi && isFapi2MessageSigning(options);
   if (fapi && opts.signingAlgorithm !== undefined) checkFapi2Algorithm(opts.signingAlgorithm);
   const http: HttpOptions = {
     ...(opts.fetch ? { fetch: opts.fetch } : {}),
@@ -89,7 +93,7 @@ export function createNodeClient(options: NodeClientOptions): NodeClient {
   // FAPI 2.0: the metadata is checked against the profile, and narrowed to its ID token algorithms.
   const getProvider = async (): Promise<ProviderMetadata> => {
     const metadata = await providerMetadata(provider, http);
-    return fapi ? fapi2Provider(metadata) : metadata;
+    return fapi ? fapi2Provider(metadata, messageSigning) : metadata;
   };
   const requestObject = checkRequestObjectOptions(options.requestObject);
   const userinfoAlgorithm = options.userinfoSigningAlgorithm;
@@ -167,10 +171,14 @@ export function createNodeClient(options: NodeClientOptions): NodeClient {
       const scope = login.scope ?? opts.scope;
       normaliseScope(scope);
       const responseType = login.responseType ?? opts.responseType;
-      const responseMode = login.responseMode ?? opts.responseMode ?? (responseType === 'code' ? 'query' : 'form_post');
-      checkResponse(responseType, responseMode);
+      const requestedMode = login.responseMode ?? opts.responseMode ?? (responseType === 'code' ? 'query' : 'form_post');
+      checkResponse(responseType, requestedMode);
+      // JARM: the response comes back signed, where its plain mode would bring it.
+      const jarm = isJarmResponseMode(requestedMode);
+      const responseMode = jarm ? jarmDelivery(requestedMode, responseType) : requestedMode;
       const withCode = responseType.includes('code');
       const provider = await getProvider();
+      if (jarm) checkJarmOffered(provider, responseMode);
       // The client always authenticates its code exchange. Where the provider takes the secret
       // or the verifier in the body, never both, and Basic is not an option, PKCE is left out.
       const secretReplacesPkce =
@@ -201,6 +209,7 @@ export function createNodeClient(options: NodeClientOptions): NodeClient {
         // RFC 9449 10: dpop_jkt binds the code to the key, so only this client's proof redeems it.
         ...(login.extra !== undefined || dpop ? { extra: { ...login.extra, ...(dpop ? { dpop_jkt: dpop.jkt } : {}) } } : {}),
       }), login.resources ?? opts.resources);
+      if (jarm) withJarm(request);
       // RFC 9126: pushed, the browser carries client_id and request_uri only.
       const pushed = usesPushedAuthorization(provider, opts.par);
       // RFC 9101: the parameters signed as one request object (in the PAR body when pushed).
@@ -311,6 +320,16 @@ export function createNodeClient(options: NodeClientOptions): NodeClient {
   });
 
   return client;
+}
+
+/** A provider that lists its response modes must list the JARM one asked for (or `jwt`, JARM 4). */
+function checkJarmOffered(provider: ProviderMetadata, mode: string): void {
+  const modes = provider.response_modes_supported;
+  if (!Array.isArray(modes) || modes.includes(`${mode}.jwt`) || modes.includes('jwt')) return;
+  throw new OidcError(
+    'invalid_provider_metadata',
+    `The provider does not offer JARM response mode "${mode}.jwt" (its response_modes_supported): ask for another responseMode, or have the provider enable JARM.`,
+  );
 }
 
 /** The transaction must be one this client started (same client and provider). */

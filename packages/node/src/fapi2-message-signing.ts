@@ -2,8 +2,8 @@
  * FAPI 2.0 Message Signing for `fapi2({ messageSigning: true })`: the options it adds to the
  * Security Profile preset. The authorization request half (FAPI 2.0 Message Signing 5.3): every
  * login's parameters in a request object signed with the client's key (PS256, ES256 or EdDSA)
- * and pushed as the PAR body's `request`. The authorization response half (JARM) adds its own
- * options here.
+ * and pushed as the PAR body's `request`. The authorization response half (JARM, `responseMode:
+ * 'query.jwt'`) is fixed by the preset in fapi2.ts.
  */
 
 import { requestObjectSigner } from '@oidc-rp/core/signed';

@@ -19,6 +19,8 @@ const ALGORITHMS: readonly string[] = ['PS256', 'ES256', 'EdDSA'];
 /** Options the profile decides; giving one is refused. */
 const FIXED = ['clientSecret', 'clientAuth', 'authMethod', 'pkce', 'par', 'responseType', 'responseMode'] as const;
 const FAPI2 = Symbol.for('oidc-rp.fapi2');
+// The mark of a Message Signing preset.
+const MESSAGE_SIGNING = 'message-signing';
 // The client authentications fapi2() made: a profile client must use one of them.
 const made = new WeakSet<ClientAuth>();
 
@@ -33,8 +35,10 @@ export interface Fapi2Options extends Omit<NodeClientOptions, (typeof FIXED)[num
   /** Sender-constrained tokens (FAPI 2.0 5.3.2.2): a handle from `dpop()`, its key PS256, ES256 or EdDSA. */
   dpop: DpopHandle;
   /**
-   * FAPI 2.0 Message Signing: every login's parameters go in a request object signed with
-   * `privateKey` (PS256, ES256 or EdDSA), pushed as the PAR body's `request`. Default false.
+   * FAPI 2.0 Message Signing, both halves: every login's parameters go in a request object
+   * signed with `privateKey` (PS256, ES256 or EdDSA), pushed as the PAR body's `request`; and
+   * every login asks for a JARM response (`query.jwt`), whose JWT the provider must sign PS256,
+   * ES256 or EdDSA (listing one in `authorization_signing_alg_values_supported`). Default false.
    */
   messageSigning?: boolean;
 }
@@ -82,8 +86,18 @@ export function fapi2(options: Fapi2Options): NodeClientOptions {
     }
   };
   made.add(clientAuth);
+  // Message Signing: the signed request object (PAR) and JARM responses.
   const signing = messageSigning ? messageSigningOptions(privateKey, kid, alg) : {};
-  const preset = { ...rest, ...signing, clientAuth, par: true, pkce: true, responseType: 'code', responseMode: 'query', [FAPI2]: true };
+  const preset = {
+    ...rest,
+    ...signing,
+    clientAuth,
+    par: true,
+    pkce: true,
+    responseType: 'code',
+    responseMode: messageSigning ? 'query.jwt' : 'query',
+    [FAPI2]: messageSigning ? MESSAGE_SIGNING : true,
+  };
   return preset as NodeClientOptions;
 }
 
@@ -92,16 +106,26 @@ export function fapi2(options: Fapi2Options): NodeClientOptions {
  * something the profile fixes was changed afterwards. Internal.
  */
 export function isFapi2(options: NodeClientOptions): boolean {
-  if ((options as { [FAPI2]?: boolean })[FAPI2] !== true) return false;
+  const mark = (options as { [FAPI2]?: unknown })[FAPI2];
+  if (mark !== true && mark !== MESSAGE_SIGNING) return false;
+  const mode = mark === MESSAGE_SIGNING ? 'query.jwt' : 'query';
   const { clientAuth, par, pkce, responseType, responseMode, clientSecret, authMethod } = options;
   if (!clientAuth || !made.has(clientAuth) || clientSecret !== undefined || authMethod !== undefined) {
     throw invalidOptions('FAPI 2.0 authenticates the client with privateKey (private_key_jwt): keep the clientAuth fapi2() made, and no clientSecret.');
   }
-  if (par !== true || pkce !== true || responseType !== 'code' || (responseMode ?? 'query') !== 'query') {
-    throw invalidOptions('FAPI 2.0 fixes par: true, pkce: true and the code flow in the query: do not override them after fapi2().');
+  if (par !== true || pkce !== true || responseType !== 'code' || (responseMode ?? 'query') !== mode) {
+    throw invalidOptions(`FAPI 2.0 fixes par: true, pkce: true and the code flow with response mode ${mode}: do not override them after fapi2().`);
+  }
+  if (mark === MESSAGE_SIGNING && !options.requestObject?.signer) {
+    throw invalidOptions('FAPI 2.0 Message Signing signs every request object: keep the requestObject fapi2({ messageSigning: true }) made.');
   }
   checkDpop(options.dpop);
   return true;
+}
+
+/** Whether `options` are a {@link fapi2} preset with `messageSigning`. Internal. */
+export function isFapi2MessageSigning(options: NodeClientOptions): boolean {
+  return (options as { [FAPI2]?: unknown })[FAPI2] === MESSAGE_SIGNING;
 }
 
 /** A pinned `signingAlgorithm` must be one FAPI 2.0 allows. Internal. */
@@ -117,13 +141,15 @@ function checkDpop(handle: DpopHandle | undefined): void {
 }
 
 const checked = new WeakMap<ProviderMetadata, ProviderMetadata>();
+const checkedForMessageSigning = new WeakMap<ProviderMetadata, ProviderMetadata>();
 
 /**
  * The provider's metadata checked against FAPI 2.0, with `id_token_signing_alg_values_supported`
  * narrowed to the profile's algorithms (so an ID token signed otherwise is refused). Internal.
  */
-export function fapi2Provider(provider: ProviderMetadata): ProviderMetadata {
-  const known = checked.get(provider);
+export function fapi2Provider(provider: ProviderMetadata, messageSigning = false): ProviderMetadata {
+  const cache = messageSigning ? checkedForMessageSigning : checked;
+  const known = cache.get(provider);
   if (known) return known;
   const refuse = (rule: string): never => {
     throw new OidcError('invalid_provider_metadata', `The provider does not meet FAPI 2.0: ${rule}. Check its configuration, or do not use fapi2().`);
@@ -138,11 +164,16 @@ export function fapi2Provider(provider: ProviderMetadata): ProviderMetadata {
   const idTokenAlgs = (Array.isArray(advertised) ? advertised : ['RS256']).filter((alg) => ALGORITHMS.includes(alg));
   if (idTokenAlgs.length === 0) refuse('it signs ID tokens with none of PS256, ES256, EdDSA');
   const assertionAlgs = provider.token_endpoint_auth_signing_alg_values_supported;
+  // Message Signing: JARM responses signed with a FAPI algorithm only (the JARM default, RS256, is not one).
+  const jarmAdvertised = provider.authorization_signing_alg_values_supported;
+  const jarmAlgs = (Array.isArray(jarmAdvertised) ? jarmAdvertised : []).filter((alg) => ALGORITHMS.includes(alg));
+  if (messageSigning && jarmAlgs.length === 0) refuse('it signs JARM responses with none of PS256, ES256, EdDSA (authorization_signing_alg_values_supported)');
   const narrowed: ProviderMetadata = {
     ...provider,
     id_token_signing_alg_values_supported: idTokenAlgs,
     ...(Array.isArray(assertionAlgs) ? { token_endpoint_auth_signing_alg_values_supported: assertionAlgs.filter((alg) => ALGORITHMS.includes(alg)) } : {}),
+    ...(messageSigning ? { authorization_signing_alg_values_supported: jarmAlgs } : {}),
   };
-  checked.set(provider, narrowed);
+  cache.set(provider, narrowed);
   return narrowed;
 }

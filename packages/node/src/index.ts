@@ -19,7 +19,7 @@
 
 export { createNodeClient } from './client';
 export type { EndSessionOptions, LoginStart, NodeClient, RefreshOptions, StartLoginOptions, UserInfoOptions } from './client-types';
-export type { NodeClientOptions, RetryOptions } from './options';
+export type { NodeClientOptions, NodeResponseMode, RetryOptions } from './options';
 export type { CallbackInput } from './callback-input';
 export type { CallbackResult, HandleLoginOptions } from './client-types';
 export type { ClientCredentialsOptions, InvalidateOptions } from './client-credentials';

@@ -4,8 +4,8 @@
  */
 
 import { RESPONSE_TYPES, assertSecureUrl, checkRedirectUri as checkRedirectUrl, checkSigningAlgorithm, invalidOptions, normaliseScope } from '@oidc-rp/core/internal';
-import { checkResources } from '@oidc-rp/core';
-import type { ClientAuth, ClientAuthMethod, DpopHandle, GrantType, ProviderMetadata, ResponseMode, ResponseType } from '@oidc-rp/core';
+import { checkResources, isJarmResponseMode, jarmDelivery } from '@oidc-rp/core';
+import type { ClientAuth, ClientAuthMethod, DpopHandle, GrantType, JarmResponseMode, ProviderMetadata, ResponseMode, ResponseType } from '@oidc-rp/core';
 import { checkSecrets } from './secret-strength';
 import type { TokenCache } from './token-cache';
 import type { NodeRequestObjectOptions } from './request-objects';
@@ -92,8 +92,12 @@ export interface NodeClientOptions {
   resources?: string[];
   /** Default response type of logins. Default `code`. */
   responseType?: ResponseType;
-  /** Default response mode of logins: `query` or `form_post`. Default `query` for `code`, `form_post` otherwise. */
-  responseMode?: ResponseMode;
+  /**
+   * Default response mode of logins: `query` or `form_post`; or JARM (a signed response JWT,
+   * verified before anything else of the response is read): `jwt` (`query.jwt` for `code`),
+   * `query.jwt` (code only) or `form_post.jwt`. Default `query` for `code`, `form_post` otherwise.
+   */
+  responseMode?: NodeResponseMode;
   /**
    * PKCE on logins with a code. Default true, beside the client's authentication; false where the
    * provider takes the secret or the verifier in the body, never both, and the client uses
@@ -171,7 +175,7 @@ export interface ResolvedOptions {
   scope: string | string[];
   resources: readonly string[];
   responseType: ResponseType;
-  responseMode: ResponseMode | undefined;
+  responseMode: NodeResponseMode | undefined;
   pkce: boolean | undefined;
   cookieSecrets: string[];
   transactionMaxAge: number;
@@ -285,18 +289,25 @@ export function resolveOptions(options: NodeClientOptions): ResolvedOptions {
  * Checks a response type and mode for a backend: tokens never come in the query, so anything but
  * `code` needs `form_post` or `fragment` (which reaches the server through the relay page).
  */
-export function checkResponse(responseType: ResponseType, responseMode: ResponseMode | undefined): void {
+export function checkResponse(responseType: ResponseType, requested: NodeResponseMode | undefined): void {
   if (!RESPONSE_TYPES.includes(responseType)) {
     fail(`Unsupported response type "${String(responseType)}"; use one of: ${RESPONSE_TYPES.join(', ')}.`);
   }
-  if (responseMode === undefined) return;
+  if (requested === undefined) return;
+  if (requested === 'jwt' && responseType !== 'code') fail(`For response type "${responseType}", JARM's "jwt" means fragment.jwt, which a backend does not take: use "form_post.jwt".`);
+  if (requested === 'query.jwt' && responseType !== 'code') fail(`Response type "${responseType}" returns tokens, which JARM never puts in the query: use "form_post.jwt".`);
+  if ((requested as string) === 'fragment.jwt') fail('JARM in the fragment is not offered to a backend: use "form_post.jwt" (or "query.jwt" for the code flow).');
+  const responseMode = isJarmResponseMode(requested) ? jarmDelivery(requested, responseType) : requested;
   if (responseMode !== 'query' && responseMode !== 'form_post' && responseMode !== 'fragment') {
-    fail(`Unsupported response mode "${String(responseMode)}"; use "query" (code only), "form_post" or "fragment" (relayed by the callback page).`);
+    fail(`Unsupported response mode "${String(requested)}"; use "query" (code only), "form_post" or "fragment" (relayed by the callback page), or JARM's "jwt", "query.jwt", "form_post.jwt".`);
   }
   if (responseMode === 'query' && responseType !== 'code') {
     fail(`Response type "${responseType}" returns tokens from the authorize endpoint: use response mode "form_post" or "fragment".`);
   }
 }
+
+/** A response mode a backend can receive: plain, or JARM's (`jwt` is `query.jwt` for `code`). */
+export type NodeResponseMode = ResponseMode | Exclude<JarmResponseMode, 'fragment.jwt'>;
 
 /** Throws OidcError('invalid_options') with `message` (core's one caller-mistake error). */
 export function fail(message: string): never {

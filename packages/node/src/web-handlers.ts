@@ -15,6 +15,7 @@
  */
 
 import { OidcError } from '@oidc-rp/core';
+import { decodeUnverifiedJwt } from '@oidc-rp/core/internal';
 import type { AuthorizationTransaction, TokenSet } from '@oidc-rp/core';
 import { type CallbackParams, readCallbackRequest } from './callback-input';
 import type { CallbackResult, HandleLoginOptions, NodeClient } from './client-types';
@@ -61,7 +62,7 @@ export function createWebHandlers(deps: WebHandlerDeps) {
     async handleCallback(request: Request): Promise<CallbackResult> {
       const callback = await readCallbackRequest(request);
       const search = callback.params instanceof URL ? callback.params.searchParams : callback.params;
-      const state = search.get('state');
+      const state = search.get('state') ?? jarmState(search);
       if (!state) {
         throw new OidcError(
           'state_missing',
@@ -84,6 +85,17 @@ export function createWebHandlers(deps: WebHandlerDeps) {
       return { tokens, appState: transaction.appState, transaction, clearCookie };
     },
   };
+}
+
+/**
+ * The `state` inside a JARM `response`, read WITHOUT verification: only to find which login's
+ * cookie the callback answers. The response is verified (and its state compared with that
+ * login's) by the callback's completion before anything in it is used.
+ */
+function jarmState(search: URLSearchParams): string | undefined {
+  const response = search.get('response');
+  const state = response === null ? undefined : decodeUnverifiedJwt(response)?.payload.state;
+  return typeof state === 'string' ? state : undefined;
 }
 
 /** Short, fixed-length cookie-name suffix for a state (hex of the first 12 bytes of its SHA-256). */

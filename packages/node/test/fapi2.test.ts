@@ -60,6 +60,14 @@ describe('fapi2() options', () => {
     expect(createNodeClient({ ...options, signingAlgorithm: 'PS256' }).signingAlgorithm).toBe('PS256');
   });
 
+  it('messageSigning fixes both halves: a signed request object and query.jwt, neither to be dropped afterwards', () => {
+    const options = fapi2(base({ messageSigning: true }));
+    expect(options).toMatchObject({ responseMode: 'query.jwt', requestObject: { signer: expect.anything() } });
+    expect(() => createNodeClient({ ...options })).not.toThrow();
+    expect(() => createNodeClient({ ...options, responseMode: 'query' })).toThrow(refused('invalid_options', /response mode query.jwt/));
+    expect(() => createNodeClient({ ...options, requestObject: undefined })).toThrow(refused('invalid_options', /signs every request object/));
+  });
+
   it('refuses, before anything is sent, a key whose JWK says RS256', async () => {
     const { clientAuth } = fapi2(base({ privateKey: rsaJwk }));
     const body = new URLSearchParams();

@@ -6,7 +6,7 @@
 import { createBrowserClient, discovery, loginFromInitiation, memoryStorage, serviceProvider, type BrowserClientOptions } from '@oidc-rp/browser';
 import { get } from 'node:http';
 import { clearJwksCache, isOidcError } from '@oidc-rp/core';
-import { CLIENT_ASSERTION_FAULTS, DPOP_FAULTS, FAULTS, PAR_FAULTS } from '@oidc-rp/reference-server';
+import { CLIENT_ASSERTION_FAULTS, DPOP_FAULTS, FAULTS, JARM_FAULTS, PAR_FAULTS } from '@oidc-rp/reference-server';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runBrowserFlow, storedSessions, type BrowserFlow } from './support/browser-flow';
 import { CASES, caseName, casesFor, requestTimeoutFor, testTimeoutFor, type FaultCase } from './support/catalogue';
@@ -80,13 +80,13 @@ describe('@oidc-rp/browser against the misbehaving reference server', () => {
     expect(CASES.map((c) => c.fault).sort()).toEqual([...FAULTS].sort());
   });
 
-  it('runs every row but the DPoP ones (proven in Chromium: browser-dpop-interop and the browser package), the client assertion ones (confidential clients only) and the back-channel logout ones (a server route)', () => {
+  it('runs every row but the DPoP ones (proven in Chromium: browser-dpop-interop and the browser package), the client assertion ones (confidential clients only), the JARM ones (no browser part) and the back-channel logout ones (a server route)', () => {
     const skipped = CASES.filter((c) => !casesFor('browser').includes(c));
     const logoutTokenFaults = FAULTS.filter((f) => f.startsWith('logout_token_'));
     // And the request-object and signed-userinfo ones: the browser client sends no request objects and asks for no signed userinfo.
     const confidentialOnly = ['request_object_refused', 'userinfo_signed_wrong_alg', 'userinfo_signed_unknown_key', 'userinfo_signed_wrong_iss', 'userinfo_signed_wrong_aud', 'userinfo_signed_alg_none', 'userinfo_encrypted'];
     const dpopOddCase = ['token_response_token_type_inverted_case', 'userinfo_dpop_challenge_odd_case'];
-    expect(skipped.map((c) => c.fault).sort()).toEqual([...DPOP_FAULTS, ...dpopOddCase, ...CLIENT_ASSERTION_FAULTS, ...logoutTokenFaults, ...confidentialOnly].sort());
+    expect(skipped.map((c) => c.fault).sort()).toEqual([...DPOP_FAULTS, ...dpopOddCase, ...CLIENT_ASSERTION_FAULTS, ...JARM_FAULTS, ...logoutTokenFaults, ...confidentialOnly].sort());
     // The PAR rows run with the par() part.
     for (const fault of PAR_FAULTS) expect(casesFor('browser').find((c) => c.fault === fault)?.par).toBe(true);
   });

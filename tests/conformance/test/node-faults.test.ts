@@ -45,6 +45,7 @@ async function flowOptions(c: FaultCase) {
     ...(c.par ? { par: true } : {}),
     ...(c.clientAssertion ? { clientAuth: privateKeyJwt(CLIENT_PRIVATE_JWK) } : {}),
     ...(c.signingAlgorithm ? { signingAlgorithm: c.signingAlgorithm } : {}),
+    ...(c.jarm ? { responseMode: 'jwt' as const } : {}),
     ...(c.requestObject ? { requestObject: { signer: requestObjectSigner({ key: CLIENT_PRIVATE_JWK }) } } : {}),
     ...(c.signedUserinfo ? { userinfoSigningAlgorithm: 'RS256' } : {}),
   };
@@ -147,6 +148,8 @@ describe('@oidc-rp/node against the misbehaving reference server', () => {
       if (c.par) expect(flow.sent.filter((s) => s.path.endsWith('/oauth/par'))).toHaveLength(1);
       // A refused assertion is not retried (a new request would get a new assertion): one token request.
       if (c.clientAssertion) expect(tokenRequests(flow)).toEqual([expect.objectContaining({ status: 401 })]);
+      // The FAPI 2.0 Message Signing plan's pass rule: no token request after a refused JARM response.
+      if (c.jarm) expect(tokenRequests(flow)).toEqual([]);
 
       const wellBehaved = await runNodeFlow({ issuer: wellIssuerOf(c), clientId: c.signedUserinfo ? SIGNED_USERINFO_CLIENT : clientId('node'), ...(await flowOptions(c)) });
       expectLoggedIn(wellBehaved, c);

@@ -116,7 +116,40 @@ export const FAULTS = [
   'userinfo_encrypted',
   // Logout and session (Front-Channel Logout 1.0, Session Management 1.0): the check_session_iframe answers "changed" to the client.
   'check_session_changed',
+  // JARM (JWT Secured Authorization Response Mode): the `response` JWT of a client that asked for
+  // a .jwt response mode (or registered authorization_signed_response_alg), as the FAPI 2.0
+  // Message Signing plan's JARM modules send it; jarm_plain_response sends the plain parameters instead (a downgrade).
+  'jarm_missing_iss',
+  'jarm_wrong_iss',
+  'jarm_missing_aud',
+  'jarm_wrong_aud',
+  'jarm_missing_exp',
+  'jarm_expired',
+  'jarm_bad_signature',
+  'jarm_alg_none',
+  'jarm_plain_response',
 ] as const;
+
+/**
+ * The JARM faults: the signed authorization response without or with a wrong `iss` or `aud`,
+ * without `exp` or expired, with a broken signature, unsigned (`alg: none`), or not a JWT at
+ * all when the client asked for one. Part of {@link FAULTS}; a client meets them only when its
+ * responses are JARM.
+ *
+ * @example
+ * await server.control.faults.set('fapi-client', 'jarm_wrong_aud', { times: 1 });
+ */
+export const JARM_FAULTS = [
+  'jarm_missing_iss',
+  'jarm_wrong_iss',
+  'jarm_missing_aud',
+  'jarm_wrong_aud',
+  'jarm_missing_exp',
+  'jarm_expired',
+  'jarm_bad_signature',
+  'jarm_alg_none',
+  'jarm_plain_response',
+] as const satisfies readonly (typeof FAULTS)[number][];
 
 /**
  * The DPoP (RFC 9449) faults: a DPoP token request answered `token_type: Bearer` (a downgrade;

@@ -102,6 +102,8 @@ export interface Client {
   require_pushed_authorization_requests: boolean;
   /** Third-party initiated login (OIDC Core 4): where `/oidc/initiate-login` sends the browser; undefined: nowhere. */
   initiate_login_uri: string | undefined;
+  /** JARM: every authorization response goes to the client as a JWT signed with this algorithm (the tenant's); undefined: only when it asks (a .jwt response_mode). */
+  authorization_signed_response_alg: SigningAlg | undefined;
   /** The one algorithm of this client's request objects (RFC 9101); `none` only when set so. Undefined: any asymmetric one. */
   request_object_signing_alg: string | undefined;
   /** Every authorize and PAR request must carry a signed request object. */

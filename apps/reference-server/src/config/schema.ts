@@ -92,6 +92,12 @@ export interface ClientConfig {
   token_endpoint_auth_method?: ClientAuthMethod;
   /** Authorize requests must come through the PAR endpoint (RFC 9126). Default false. */
   require_pushed_authorization_requests?: boolean;
+  /**
+   * JARM: every authorization response goes to this client as a signed JWT, whatever
+   * `response_mode` it asks for. Must be the tenant's `signing_alg`. Default: JARM only when
+   * the client asks for it (response_mode jwt, query.jwt, fragment.jwt, form_post.jwt).
+   */
+  authorization_signed_response_alg?: SigningAlg;
   /** RFC 9101: the one algorithm of the client's request objects (`none` accepts unsigned ones). Default: any asymmetric algorithm. */
   request_object_signing_alg?: string;
   /** RFC 9101: every authorize and PAR request must carry a signed request object. Default false. */
@@ -336,6 +342,7 @@ function readClient(o: ClientConfig, field: string, development: boolean, tenant
     token_endpoint_auth_method: o.token_endpoint_auth_method,
     require_pushed_authorization_requests: o.require_pushed_authorization_requests ?? false,
     initiate_login_uri: readInitiateLoginUri(o.initiate_login_uri, `${field}.initiate_login_uri`, development),
+    authorization_signed_response_alg: o.authorization_signed_response_alg,
     request_object_signing_alg: o.request_object_signing_alg,
     require_signed_request_object: o.require_signed_request_object ?? false,
     request_uris: o.request_uris ?? [],
@@ -538,10 +545,14 @@ function readTenant(o: TenantConfig, field: string): Tenant {
   const users = (o.users ?? []).map(readUser);
   const accessTokenFormat = o.access_token_format ?? 'opaque';
   const clients = (o.clients ?? []).map((c, i) => readClient(c, `${field}.clients[${i}]`, development, accessTokenFormat));
+  const signingAlg = o.signing_alg ?? 'RS256';
+  // JARM responses and signed userinfo are signed with the tenant's one key.
   clients.forEach((client, i) => {
+    const jarmAlg = client.authorization_signed_response_alg;
+    if (jarmAlg !== undefined && jarmAlg !== signingAlg) throw new ConfigError(`${field}.clients[${i}].authorization_signed_response_alg`, `must be the tenant's signing_alg, "${signingAlg}"`);
     const alg = client.userinfo_signed_response_alg;
-    if (alg !== undefined && alg !== (o.signing_alg ?? 'RS256')) {
-      throw new ConfigError(`${field}.clients[${i}].userinfo_signed_response_alg`, `must be the tenant's signing_alg (${o.signing_alg ?? 'RS256'}): userinfo is signed with the tenant's key`);
+    if (alg !== undefined && alg !== signingAlg) {
+      throw new ConfigError(`${field}.clients[${i}].userinfo_signed_response_alg`, `must be the tenant's signing_alg (${signingAlg}): userinfo is signed with the tenant's key`);
     }
   });
   unique(users.map((u) => u.username), `${field}.users`, 'username');
@@ -560,7 +571,7 @@ function readTenant(o: TenantConfig, field: string): Tenant {
     development,
     demo_login: demoLogin,
     profile: o.profile ?? 'contract',
-    signing_alg: o.signing_alg ?? 'RS256',
+    signing_alg: signingAlg,
     access_token_format: accessTokenFormat,
     require_dpop: o.require_dpop ?? false,
     dpop_nonce: o.dpop_nonce ?? false,

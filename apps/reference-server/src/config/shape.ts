@@ -192,6 +192,10 @@ function buildConfigFileSchema() {
       'The one authentication method the client may use at the token, revocation and PAR endpoints. Default: any it has credentials for.',
     ),
     require_pushed_authorization_requests: optional(flag, 'Authorize requests of this client must come through the PAR endpoint (RFC 9126). Default false.'),
+    authorization_signed_response_alg: optional(
+      oneOf(['RS256', 'ES256']),
+      "JARM: every authorization response goes to this client as a JWT signed with this algorithm, which must be the tenant's signing_alg. Default: JARM only when the client asks for a .jwt response_mode.",
+    ),
     request_object_signing_alg: optional(
       oneOf(['ES256', 'ES384', 'ES512', 'PS256', 'PS384', 'PS512', 'RS256', 'RS384', 'RS512', 'EdDSA', 'none']),
       'RFC 9101: the one algorithm of the client\'s request objects, verified with its jwks or jwks_uri; "none" accepts unsigned ones. Default: any asymmetric algorithm.',

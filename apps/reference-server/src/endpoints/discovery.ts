@@ -7,6 +7,7 @@ import { jsonResponse } from '../http/errors';
 import { SCOPE_CLAIM_NAMES } from '../oauth/claims';
 import { DPOP_ALGORITHMS } from '../oauth/dpop';
 import { CLIENT_SECRET_JWT_ALGS, PRIVATE_KEY_JWT_ALGS } from '../oauth/client-assertion';
+import { jarmMetadata } from '../oauth/jarm';
 
 const CLIENT_AUTH_METHODS = ['client_secret_post', 'client_secret_basic', 'client_secret_jwt', 'private_key_jwt', 'none'];
 const CLIENT_AUTH_SIGNING_ALGS = [...PRIVATE_KEY_JWT_ALGS, ...CLIENT_SECRET_JWT_ALGS];
@@ -52,7 +53,7 @@ export function providerMetadata(ctx: RequestContext) {
     frontchannel_logout_session_supported: true,
     check_session_iframe: `${base}/oidc/check-session`,
     response_types_supported: [...RESPONSE_TYPES],
-    response_modes_supported: ['query', 'fragment', 'form_post'],
+    ...jarmMetadata(ctx),
     grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials', 'implicit'],
     code_challenge_methods_supported: ['S256'],
     token_endpoint_auth_methods_supported: CLIENT_AUTH_METHODS,

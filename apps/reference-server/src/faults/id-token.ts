@@ -97,7 +97,7 @@ function part(value: unknown): string {
 }
 
 /** An unsecured JWT (RFC 7519 6): `alg: none` and an empty signature. */
-function unsecuredJwt(claims: Record<string, unknown>): string {
+export function unsecuredJwt(claims: Record<string, unknown>): string {
   return `${part({ alg: 'none', typ: 'JWT' })}.${part(claims)}.`;
 }
 

@@ -1,7 +1,7 @@
 /**
  * The authorization response: issuing the code and front-channel tokens, and delivering them
  * (or an error) to the redirect URI in the query, the fragment, or an auto-submitting form.
- * Every response carries `state` and `iss` (RFC 9207).
+ * Every response carries `state` and `iss` (RFC 9207); a JARM one carries them inside its JWT.
  */
 import { clientFaults } from '../config/model';
 import { randomToken, storageKey } from '../crypto/secrets';
@@ -14,13 +14,15 @@ import { nowSeconds, type RequestContext } from '../request/context';
 import type { AuthorizationRequest, Authentication } from '../store/store';
 import type { ResponseTarget } from './authorize-request';
 import { issueAccessToken, issueIdToken, newGrantId } from './issue';
+import { jarmParameters } from './jarm';
 
-function deliver(ctx: RequestContext, target: ResponseTarget, params: Record<string, string>, headers?: Headers): Response {
+async function deliver(ctx: RequestContext, target: ResponseTarget, params: Record<string, string>, headers?: Headers): Promise<Response> {
   const sent: Record<string, string> = { ...params };
   if (target.state !== undefined) sent.state = target.state;
   sent.iss = ctx.issuer;
   const faults = clientFaults(ctx.tenant, target.clientId);
-  const all = faults ? faultyRedirectParams(ctx, faults, sent) : sent;
+  const plain = faults ? faultyRedirectParams(ctx, faults, sent) : sent;
+  const all = target.jarm ? await jarmParameters(ctx, target.clientId, plain) : plain;
   const out = new Headers(headers);
   if (target.mode === 'form_post') {
     const fields = Object.entries(all).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`);
@@ -53,7 +55,7 @@ ${fields}
  * @example
  * return redirectError(ctx, target, new OAuthError('access_denied', 'the user denied access'));
  */
-export function redirectError(ctx: RequestContext, target: ResponseTarget, error: OAuthError, headers?: Headers): Response {
+export function redirectError(ctx: RequestContext, target: ResponseTarget, error: OAuthError, headers?: Headers): Promise<Response> {
   return deliver(ctx, target, { error: error.error, error_description: error.description }, headers);
 }
 
@@ -64,7 +66,7 @@ export function redirectError(ctx: RequestContext, target: ResponseTarget, error
  * redirectError(ctx, targetOf(interaction.request), error);
  */
 export function targetOf(request: AuthorizationRequest): ResponseTarget {
-  return { clientId: request.clientId, redirectUri: request.redirectUri, mode: request.responseMode, state: request.state };
+  return { clientId: request.clientId, redirectUri: request.redirectUri, mode: request.responseMode, state: request.state, ...(request.jarm ? { jarm: true } : {}) };
 }
 
 /**

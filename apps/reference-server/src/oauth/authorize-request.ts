@@ -7,6 +7,7 @@ import { canonicalResponseType, type Client, isConfidential, type ResponseType }
 import { OAuthError } from '../http/errors';
 import { describeInvalid, type Params } from '../http/params';
 import type { AuthorizationRequest, ResponseMode } from '../store/store';
+import { responseDelivery } from './jarm';
 import { requestedResources, resourcesRefusal } from './resource';
 
 /** Where an authorization response (success or error) goes. */
@@ -16,6 +17,8 @@ export interface ResponseTarget {
   redirectUri: string;
   mode: ResponseMode;
   state?: string;
+  /** JARM: the parameters go inside a signed `response` JWT (oauth/jarm.ts). */
+  jarm?: boolean;
 }
 
 /** What validation concluded. */
@@ -24,7 +27,6 @@ export type AuthorizeValidation =
   | { kind: 'error'; target: ResponseTarget; error: OAuthError }
   | { kind: 'ok'; client: Client; request: AuthorizationRequest };
 
-const MODES: readonly ResponseMode[] = ['query', 'fragment', 'form_post'];
 const PROMPTS = new Set(['none', 'login', 'consent', 'select_account']);
 const PKCE_CHALLENGE = /^[A-Za-z0-9._~-]{43,128}$/;
 
@@ -66,10 +68,9 @@ export function validateAuthorizeRequest(params: Params, clients: ReadonlyMap<st
   const state = values.get('state');
   const rawType = values.get('response_type');
   const type = rawType === undefined ? undefined : canonicalResponseType(rawType);
-  const rawMode = values.get('response_mode');
-  const requestedMode = MODES.find((m) => m === rawMode);
-  const mode = requestedMode && !(requestedMode === 'query' && type !== undefined && type !== 'code') ? requestedMode : defaultMode(type);
-  const target: ResponseTarget = { clientId, redirectUri, mode, ...(state !== undefined ? { state } : {}) };
+  const delivery = responseDelivery(values.get('response_mode'), type, client);
+  const { mode, jarm } = delivery;
+  const target: ResponseTarget = { clientId, redirectUri, mode, ...(state !== undefined ? { state } : {}), ...(jarm ? { jarm } : {}) };
   const error = (e: OAuthError): AuthorizeValidation => ({ kind: 'error', target, error: e });
 
   const malformed = describeInvalid(params);
@@ -83,12 +84,7 @@ export function validateAuthorizeRequest(params: Params, clients: ReadonlyMap<st
   if (!client.response_types.includes(type)) {
     return error(fail('unauthorized_client', `the client is not registered for response_type "${type}"`));
   }
-  if (rawMode !== undefined && requestedMode === undefined) {
-    return error(fail('invalid_request', 'response_mode must be query, fragment or form_post'));
-  }
-  if (requestedMode === 'query' && type !== 'code') {
-    return error(fail('invalid_request', 'tokens are never sent in the query; use response_mode fragment or form_post'));
-  }
+  if (delivery.problem !== undefined) return error(fail('invalid_request', delivery.problem));
 
   const rawScope = values.get('scope');
   if (rawScope === undefined) return error(fail('invalid_request', 'scope is required'));
@@ -139,6 +135,7 @@ export function validateAuthorizeRequest(params: Params, clients: ReadonlyMap<st
     redirectUri,
     responseType: type,
     responseMode: mode,
+    ...(jarm ? { jarm } : {}),
     scopes,
     state,
     prompt,

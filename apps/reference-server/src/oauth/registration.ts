@@ -152,6 +152,10 @@ export function readClientMetadata(input: unknown, policy: RegistrationPolicy, s
   }
   if (signsRequestObjects && jwks === undefined && jwksUri === undefined) throw invalidMetadata('request_object_signing_alg needs jwks or jwks_uri');
 
+  const jarmAlg = m.authorization_signed_response_alg;
+  if (jarmAlg !== undefined && jarmAlg !== 'RS256' && jarmAlg !== 'ES256') {
+    throw invalidMetadata('authorization_signed_response_alg must be the tenant\'s signing algorithm (RS256 or ES256; never none)');
+  }
   const config: RequestedClient['config'] = {
     redirect_uris: redirectUris,
     grant_types: grantTypes as ClientConfig['grant_types'],
@@ -166,6 +170,7 @@ export function readClientMetadata(input: unknown, policy: RegistrationPolicy, s
     ...(jwksUri !== undefined ? { jwks_uri: jwksUri } : {}),
     ...(initiateLoginUri !== undefined ? { initiate_login_uri: initiateLoginUri } : {}),
     ...(frontchannelUri !== undefined ? { frontchannel_logout_uri: frontchannelUri, frontchannel_logout_session_required: frontchannelSid } : {}),
+    ...(jarmAlg !== undefined ? { authorization_signed_response_alg: jarmAlg } : {}),
     ...(requestObjectAlg !== undefined ? { request_object_signing_alg: requestObjectAlg } : {}),
     ...(requireSigned ? { require_signed_request_object: true } : {}),
     ...(requestUris ? { request_uris: requestUris } : {}),
@@ -184,6 +189,7 @@ export function readClientMetadata(input: unknown, policy: RegistrationPolicy, s
     ...(jwksUri !== undefined ? { jwks_uri: jwksUri } : {}),
     ...(initiateLoginUri !== undefined ? { initiate_login_uri: initiateLoginUri } : {}),
     ...(frontchannelUri !== undefined ? { frontchannel_logout_uri: frontchannelUri, frontchannel_logout_session_required: frontchannelSid } : {}),
+    ...(jarmAlg !== undefined ? { authorization_signed_response_alg: jarmAlg } : {}),
     ...(requestObjectAlg !== undefined ? { request_object_signing_alg: requestObjectAlg } : {}),
     ...(m.require_signed_request_object !== undefined ? { require_signed_request_object: requireSigned } : {}),
     ...(requestUris ? { request_uris: requestUris } : {}),

@@ -16,6 +16,8 @@ export interface AuthorizationRequest {
   redirectUri: string;
   responseType: ResponseType;
   responseMode: ResponseMode;
+  /** JARM: responses go inside a signed `response` JWT. */
+  jarm?: boolean;
   scopes: string[];
   state: string;
   nonce?: string;

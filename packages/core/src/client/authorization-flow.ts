@@ -6,7 +6,8 @@
 
 import { DEV } from '../dev';
 import { invalidOptions } from '../options';
-import { type AuthorizationResponse, parseAuthorizationResponse, parseCodeResponse } from './authorization-response';
+import { type AuthorizationResponse, checkResponseParameters, parseAuthorizationResponse, parseCodeResponse } from './authorization-response';
+import { openJarmResponse } from './jarm';
 import type { Clock } from '../clock';
 import { OidcError } from '../errors';
 import { type IdTokenValidationOptions, validateIdToken } from './id-token';
@@ -53,6 +54,9 @@ export interface CompleteAuthorizationParams {
  * - Implicit: the tokens come from the fragment.
  * - `id_token` (form_post, sign-in only): no access token is issued; `accessToken` is the
  *   empty string and `claims` holds the user.
+ * - JARM (`transaction.jarm`, see `withJarm`): the `response` JWT is verified first (algorithm,
+ *   signature, `iss`, `aud`, `exp`; `jarm_*` codes), and its content then passes the same
+ *   checks; a plain response to a JARM login is `jarm_response_missing`.
  *
  * @example
  * ```ts
@@ -67,7 +71,11 @@ export interface CompleteAuthorizationParams {
  * ```
  */
 export async function completeAuthorization(params: CompleteAuthorizationParams): Promise<TokenSet> {
-  const response = checkedResponse(params, parseAuthorizationResponse);
+  // JARM: the response JWT is verified before anything else of the response is read.
+  const verified = params.transaction.jarm ? await openJarmResponse(params.input, params.transaction, validationOptions(params)) : undefined;
+  const response = verified
+    ? checkedResponse(params, (_, transaction, provider) => checkResponseParameters(verified, transaction, provider))
+    : checkedResponse(params, parseAuthorizationResponse);
 
   let frontClaims: IdTokenClaims | undefined;
   if (response.idToken !== undefined) {
@@ -92,7 +100,8 @@ export async function completeAuthorization(params: CompleteAuthorizationParams)
  * {@link completeAuthorization} for the authorization code flow alone (`responseType: 'code'`):
  * the same checks, without the hybrid and implicit paths, so a bundle that only needs the
  * code flow does not carry them. Throws `invalid_options` for a transaction of another flow or
- * with the response elsewhere than in the query.
+ * with the response elsewhere than in the query. Never give it a JARM transaction (`withJarm`):
+ * it reads the plain query (the browser's default path, which makes none, keeps its bytes).
  *
  * @example
  * ```ts

@@ -53,7 +53,21 @@ export function parseAuthorizationResponse(
   transaction: AuthorizationTransaction,
   provider: ProviderMetadata,
 ): AuthorizationResponse {
-  const { state, iss, params } = checkResponse(responseParameters(input, transaction), transaction, provider);
+  // Reading the plain parameters of a JARM login would accept the downgrade JARM exists to stop.
+  if (transaction.jarm) throw invalidOptions(DEV && 'This login uses JARM: finish it with completeAuthorization, which verifies the response JWT first.');
+  return checkResponseParameters(responseParameters(input, transaction), transaction, provider);
+}
+
+/**
+ * {@link parseAuthorizationResponse}'s checks on parameters already taken out of the response:
+ * the verified content of a JARM response. Internal.
+ */
+export function checkResponseParameters(
+  params: URLSearchParams,
+  transaction: AuthorizationTransaction,
+  provider: ProviderMetadata,
+): AuthorizationResponse {
+  const { state, iss } = checkResponse(params, transaction, provider);
   return requiredParameters(params, transaction.responseType, state, iss);
 }
 
@@ -129,8 +143,8 @@ function checkResponse(
   return { state, iss, params };
 }
 
-/** Picks the parameter set the transaction's response mode says the response travels in. */
-function responseParameters(input: URL | string | URLSearchParams, transaction: AuthorizationTransaction): URLSearchParams {
+/** Picks the parameter set the transaction's response mode says the response travels in. Internal (JARM reads its `response` there). */
+export function responseParameters(input: URL | string | URLSearchParams, transaction: AuthorizationTransaction): URLSearchParams {
   const mode = transaction.responseMode;
   if (input instanceof URLSearchParams) {
     if (mode !== 'form_post') throw wrongInput(mode);

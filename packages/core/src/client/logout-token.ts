@@ -9,8 +9,7 @@ import { DEV } from '../dev';
 import { type Clock, systemClock } from '../clock';
 import { type OidcErrorCode, OidcError } from '../errors';
 import { algorithmProblem, allowedAlgorithms, seconds, show } from './id-token';
-import { findJwksKey, selectVerificationKey } from '../jose/jwks';
-import { verifyCompactJws } from '../jose/jws';
+import { verifyProviderSignature } from '../jose/provider-signature';
 import { decodeUnverifiedJwt } from '../jose/jwt';
 import type { HttpOptions, ProviderMetadata } from '../types';
 
@@ -122,21 +121,17 @@ export async function validateLogoutToken(logoutToken: string, options: LogoutTo
 }
 
 async function verifySignature(token: string, alg: string, kid: string | undefined, options: LogoutTokenValidationOptions): Promise<void> {
-  const jwksUri = options.provider.jwks_uri;
-  if (typeof jwksUri !== 'string') {
+  const outcome = await verifyProviderSignature(token, alg, kid, {
+    provider: options.provider,
+    http: options.http,
+    refetchCooldown: seconds(options.jwksRefetchCooldown, DEV && 'jwksRefetchCooldown') ?? 30,
+  });
+  if (outcome.ok) return;
+  if (outcome.reason === 'no_jwks_uri') {
     throw new OidcError('invalid_provider_metadata', DEV && 'The provider has no jwks_uri: add it to verify logout tokens.');
   }
-  const key = await findJwksKey(jwksUri, (keys) => selectVerificationKey(keys, alg, kid), {
-    http: options.http,
-    refetchCooldown_: seconds(options.jwksRefetchCooldown, DEV && 'jwksRefetchCooldown') ?? 30,
-  });
-  if (!key) fail('logout_token_unknown_kid', DEV && `the JWKS has no ${alg} key with "kid" ${show(kid)}`);
-  let cause: unknown;
-  const valid = await verifyCompactJws(token, key, alg).catch((error: unknown) => {
-    cause = error;
-    return false;
-  });
-  if (!valid) throw new OidcError('logout_token_signature_invalid', DEV && message('the signature does not verify'), { cause });
+  if (outcome.reason === 'unknown_kid') fail('logout_token_unknown_kid', DEV && `the JWKS has no ${alg} key with "kid" ${show(kid)}`);
+  throw new OidcError('logout_token_signature_invalid', DEV && message('the signature does not verify'), { cause: outcome.cause });
 }
 
 /** Section 2.6's claim rules, in order: the first rule broken names the error. */

@@ -24,6 +24,8 @@ export interface FaultCase {
   par?: true;
   /** The client authenticates with a key (node: `clientAuth: privateKeyJwt(key)`); the fault only meets such clients. */
   clientAssertion?: true;
+  /** The client asks for JARM responses (node: `responseMode: 'jwt'`); the fault only meets such clients. */
+  jarm?: true;
   /** The client sends its logins as request objects signed with its key (node: `requestObject`); the fault only meets such clients. */
   requestObject?: true;
   /** The client is registered for signed userinfo (node: `userinfoSigningAlgorithm: 'RS256'`); the fault only meets such clients. */
@@ -144,6 +146,17 @@ export const CASES: readonly FaultCase[] = [
   // Session Management 1.0: the fault answers "changed" from the check_session_iframe, which only the browser's
   // @oidc-rp/browser/session entry frames (proven in Chromium in packages/browser/test/chromium/logout-and-session.test.ts).
   { fault: 'check_session_changed', mirrors: 'oidcc-client-test-session-management (the OP iframe says changed); a login never reads the iframe', node: 'accepted', browser: { notApplicable: 'the login flow never frames check_session_iframe: sessionManagement() (@oidc-rp/browser/session) does, and ends the session on "changed" in packages/browser/test/chromium/logout-and-session.test.ts' } },
+  // JARM: the FAPI 2.0 Message Signing client plan's JARM modules (fapi2-security-profile-final-client-test-…), node only
+  // (the browser has no JARM part); the pass rule is no token request after the response.
+  { fault: 'jarm_missing_iss', mirrors: 'ensure-jarm-without-iss-fails', wrappers: ['node'], jarm: true, node: 'jarm_iss_mismatch' },
+  { fault: 'jarm_wrong_iss', mirrors: 'ensure-jarm-with-invalid-iss-fails', wrappers: ['node'], jarm: true, node: 'jarm_iss_mismatch' },
+  { fault: 'jarm_missing_aud', mirrors: 'ensure-jarm-without-aud-fails', wrappers: ['node'], jarm: true, node: 'jarm_aud_mismatch' },
+  { fault: 'jarm_wrong_aud', mirrors: 'ensure-jarm-with-invalid-aud-fails', wrappers: ['node'], jarm: true, node: 'jarm_aud_mismatch' },
+  { fault: 'jarm_missing_exp', mirrors: 'ensure-jarm-without-exp-fails', wrappers: ['node'], jarm: true, node: 'jarm_exp_missing' },
+  { fault: 'jarm_expired', mirrors: 'ensure-jarm-with-expired-exp-fails', wrappers: ['node'], jarm: true, node: 'jarm_expired' },
+  { fault: 'jarm_bad_signature', mirrors: 'ensure-jarm-with-invalid-sig-fails', wrappers: ['node'], jarm: true, node: 'jarm_signature_invalid' },
+  { fault: 'jarm_alg_none', mirrors: 'ensure-jarm-signature-is-not-none', wrappers: ['node'], jarm: true, node: 'jarm_alg_not_allowed' },
+  { fault: 'jarm_plain_response', mirrors: 'JARM 2.3: a plain response where JARM was asked (downgrade)', wrappers: ['node'], jarm: true, node: 'jarm_response_missing' },
 ];
 
 /**

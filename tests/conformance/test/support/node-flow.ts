@@ -4,7 +4,7 @@
  * provider's real HTML forms (`completeLogin`, real HTTP), and the browser comes back to the
  * callback with that cookie, where `handleCallback` finishes the login.
  */
-import { type ClientAuth, type DpopHandle, MemoryTokenCache, type NodeRequestObjectOptions, createNodeClient, type NodeClient, type NodeClientOptions, type ResponseMode, type ResponseType, type TokenSet, type UserInfo } from '@oidc-rp/node';
+import { type ClientAuth, type DpopHandle, MemoryTokenCache, type NodeRequestObjectOptions, createNodeClient, type NodeClient, type NodeClientOptions, type NodeResponseMode, type ResponseType, type TokenSet, type UserInfo } from '@oidc-rp/node';
 import { completeLogin } from '@oidc-rp/reference-server/testing';
 import { CLIENT_SECRET, NODE_REDIRECT, SCOPE } from './config';
 
@@ -49,8 +49,8 @@ export interface NodeFlowOptions {
   clientAuth?: ClientAuth;
   /** The client's pinned signing algorithm (`createNodeClient({ signingAlgorithm })`). */
   signingAlgorithm?: string;
-  /** Default: `query` for `code`, `form_post` otherwise. */
-  responseMode?: ResponseMode;
+  /** Default: `query` for `code`, `form_post` otherwise; `jwt` asks for JARM. */
+  responseMode?: NodeResponseMode;
   /** Authenticate with the client secret by this method (e.g. `client_secret_basic`) instead of the client's choice. */
   authMethod?: NodeClientOptions['authMethod'];
   /** Options that replace the flow's own client options (e.g. a `fapi2()` preset); the recording fetch and cache stay. */

@@ -27,6 +27,8 @@ export interface InteropClient {
   backchannel_logout_uri?: string;
   /** Logout tokens carry `sid`. */
   backchannel_logout_session_required?: boolean;
+  /** JARM (needs the `jarm` option): the algorithm of this client's response JWTs. */
+  authorization_signed_response_alg?: string;
   /** RFC 9101 (needs the `requestObjects` option): the algorithm of the client's request objects. */
   request_object_signing_alg?: string;
   /** OIDC Core 5.3.2 (needs the `jwtUserinfo` option): userinfo as a JWT signed with this algorithm. */
@@ -63,6 +65,8 @@ export interface OidcProviderOptions {
   par?: { required: boolean };
   /** oidc-provider's FAPI 2.0 security profile (its `fapi` feature), with DPoP and PAR required. */
   fapi2?: boolean;
+  /** JARM (oidc-provider's `jwtResponseModes` feature): response modes jwt, query.jwt, fragment.jwt, form_post.jwt. Default off. */
+  jarm?: boolean;
   /** RFC 7662 introspection (oidc-provider's `introspection` feature). Default off. */
   introspection?: boolean;
   /** oidc-provider's `backchannelLogout` feature (OpenID Connect Back-Channel Logout 1.0). Default off. */
@@ -106,6 +110,7 @@ export async function startOidcProvider(clients: InteropClient[], options: OidcP
     clients: clients.map((c) => ({
       response_types: ['code'],
       ...(options.fapi2 ? { id_token_signed_response_alg: 'PS256' } : {}),
+      ...(options.fapi2 && options.jarm ? { authorization_signed_response_alg: 'PS256' } : {}),
       ...c,
       scope: 'openid profile email offline_access api.read',
     })),
@@ -119,6 +124,7 @@ export async function startOidcProvider(clients: InteropClient[], options: OidcP
       revocation: { enabled: true },
       rpInitiatedLogout: { enabled: true },
       ...(options.introspection ? { introspection: { enabled: true } } : {}),
+      ...(options.jarm ? { jwtResponseModes: { enabled: true } } : {}),
       ...(options.backchannelLogout ? { backchannelLogout: { enabled: true } } : {}),
       ...(options.registration
         ? { registration: { enabled: true, initialAccessToken: options.registration.initialAccessToken ?? false }, registrationManagement: { enabled: true, rotateRegistrationAccessToken: false } }
