@@ -66,7 +66,7 @@ function cycles(graph: Map<string, string[]>): string[] {
  * never one above. Top-level files are the composition root (app, server) and the entries.
  */
 const LAYERS: readonly (readonly string[])[] = [
-  ['crypto'],
+  ['crypto', 'launch'],
   ['http'],
   ['config'],
   ['store'],
@@ -79,7 +79,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['control'],
   ['app.ts', 'server.ts'],
   ['testing'],
-  ['index.ts', 'cli.ts', 'testing.ts'],
+  ['index.ts', 'cli.ts', 'cli-launcher.ts', 'testing.ts'],
 ];
 
 function layerOf(file: string): number {
