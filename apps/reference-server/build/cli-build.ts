@@ -3,8 +3,7 @@
  * source into a directory of their own, so they never run a stale dist/):
  * - `cli-bundle.cjs`: src/cli.ts with its runtime dependencies bundled in (one file to load
  *   instead of a few hundred modules takes about a third off start-up; Redis stays external,
- *   loaded only when a config asks for it). CommonJS, so that the launcher can run it through
- *   vm.Script with a V8 code cache (ES modules take no cached data).
+ *   loaded only when a config asks for it). CommonJS: Node loads it faster than an ES module.
  * - `cli.js`, the documented path: a small ES module that runs the bundle (src/cli-launcher.ts).
  */
 import type { Options } from 'tsup';
@@ -21,11 +20,6 @@ export function cliBuilds(overrides: Options = {}): Options[] {
       noExternal: ['jose', 'hono', '@hono/node-server', 'zod'],
       // It serves HTTP/1.1 only: Node's HTTP/2 stack is not loaded (build/http1-only.ts).
       esbuildPlugins: [http1Only],
-      // import('redis') becomes require('redis'): a script run by vm.Script has no module loader
-      // for import() (Node's main-context one is experimental, warns, and is lost on a cache hit).
-      esbuildOptions(options) {
-        options.supported = { ...options.supported, 'dynamic-import': false };
-      },
       sourcemap: true,
     },
     { ...common, entry: { cli: 'src/cli-launcher.ts' }, format: ['esm'] },

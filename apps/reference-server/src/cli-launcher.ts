@@ -1,9 +1,8 @@
 #!/usr/bin/env node
 /**
- * `dist/cli.js`: starts the command line (src/cli.ts, built as the CommonJS `dist/cli-bundle.cjs`)
- * through a V8 code cache, so a start does not compile the bundle again (see launch/code-cache.ts).
+ * `dist/cli.js`: starts the command line (src/cli.ts, built as the CommonJS `dist/cli-bundle.cjs`:
+ * Node loads one CommonJS file faster than the same code as an ES module).
  */
-import { fileURLToPath } from 'node:url';
-import { runWithCodeCache } from './launch/code-cache';
+import { createRequire } from 'node:module';
 
-runWithCodeCache(fileURLToPath(new URL('./cli-bundle.cjs', import.meta.url)));
+createRequire(import.meta.url)('./cli-bundle.cjs');

@@ -22,7 +22,7 @@ let redis: RunningRedis | undefined;
 const absolute = (entry: unknown) => Object.fromEntries(Object.entries(entry as Record<string, string>).map(([k, v]) => [k, resolve(__dirname, '..', v)]));
 
 beforeAll(async () => {
-  // The shipped shape (build/cli-build.ts): dist/cli.js running the CommonJS bundle through its code cache.
+  // The shipped shape (build/cli-build.ts): dist/cli.js loading the CommonJS bundle.
   await rm(outDir, { recursive: true, force: true });
   for (const options of cliBuilds({ outDir, silent: true })) await build({ ...options, entry: absolute(options.entry), config: false });
 }, 60_000);

@@ -66,7 +66,7 @@ function cycles(graph: Map<string, string[]>): string[] {
  * never one above. Top-level files are the composition root (app, server) and the entries.
  */
 const LAYERS: readonly (readonly string[])[] = [
-  ['crypto', 'launch'],
+  ['crypto'],
   ['http'],
   ['config'],
   ['store'],
