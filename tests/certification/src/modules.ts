@@ -596,7 +596,6 @@ export const LOGOUT_MODULES: Record<string, CertModule> = {
 
 const FAPI_ID_TOKEN_REJECTED = 'Reject the ID token from the token endpoint: no resource (userinfo) request after it.';
 const FAPI_AUTH_REJECTED = 'Reject the authorization response: no token, userinfo or resource request after it.';
-const JARM_PENDING = 'jarm: JWT-secured authorization responses';
 
 /** The FAPI 2.0 client modules (Security Profile Final; Message Signing Final adds the JARM ones). */
 export const FAPI2_MODULES: Record<string, CertModule> = {
@@ -804,9 +803,9 @@ export const FAPI2_MODULES: Record<string, CertModule> = {
     rule: FAPI_AUTH_REJECTED,
     step: 'login',
     outcome: 'reject',
+    code: 'jarm_iss_mismatch',
     fault: 'jarm_missing_iss',
     needs: { node: ['node.jarm'] },
-    pending: JARM_PENDING,
   },
   'fapi2-security-profile-final-client-test-ensure-jarm-with-invalid-iss-fails': {
     javaClass: 'fapi2spfinal.FAPI2SPFinalClientTestEnsureJarmWithInvalidIssFails',
@@ -814,9 +813,9 @@ export const FAPI2_MODULES: Record<string, CertModule> = {
     rule: FAPI_AUTH_REJECTED,
     step: 'login',
     outcome: 'reject',
+    code: 'jarm_iss_mismatch',
     fault: 'jarm_wrong_iss',
     needs: { node: ['node.jarm'] },
-    pending: JARM_PENDING,
   },
   'fapi2-security-profile-final-client-test-ensure-jarm-without-aud-fails': {
     javaClass: 'fapi2spfinal.FAPI2SPFinalClientTestEnsureJarmWithoutAudFails',
@@ -824,9 +823,9 @@ export const FAPI2_MODULES: Record<string, CertModule> = {
     rule: FAPI_AUTH_REJECTED,
     step: 'login',
     outcome: 'reject',
+    code: 'jarm_aud_mismatch',
     fault: 'jarm_missing_aud',
     needs: { node: ['node.jarm'] },
-    pending: JARM_PENDING,
   },
   'fapi2-security-profile-final-client-test-ensure-jarm-with-invalid-aud-fails': {
     javaClass: 'fapi2spfinal.FAPI2SPFinalClientTestEnsureJarmWithInvalidAudFails',
@@ -834,9 +833,9 @@ export const FAPI2_MODULES: Record<string, CertModule> = {
     rule: FAPI_AUTH_REJECTED,
     step: 'login',
     outcome: 'reject',
+    code: 'jarm_aud_mismatch',
     fault: 'jarm_wrong_aud',
     needs: { node: ['node.jarm'] },
-    pending: JARM_PENDING,
   },
   'fapi2-security-profile-final-client-test-ensure-jarm-without-exp-fails': {
     javaClass: 'fapi2spfinal.FAPI2SPFinalClientTestEnsureJarmWithoutExpFails',
@@ -844,9 +843,9 @@ export const FAPI2_MODULES: Record<string, CertModule> = {
     rule: FAPI_AUTH_REJECTED,
     step: 'login',
     outcome: 'reject',
+    code: 'jarm_exp_missing',
     fault: 'jarm_missing_exp',
     needs: { node: ['node.jarm'] },
-    pending: JARM_PENDING,
   },
   'fapi2-security-profile-final-client-test-ensure-jarm-with-expired-exp-fails': {
     javaClass: 'fapi2spfinal.FAPI2SPFinalClientTestEnsureJarmWithExpiredExpFails',
@@ -854,9 +853,9 @@ export const FAPI2_MODULES: Record<string, CertModule> = {
     rule: FAPI_AUTH_REJECTED,
     step: 'login',
     outcome: 'reject',
+    code: 'jarm_expired',
     fault: 'jarm_expired',
     needs: { node: ['node.jarm'] },
-    pending: JARM_PENDING,
   },
   'fapi2-security-profile-final-client-test-ensure-jarm-with-invalid-sig-fails': {
     javaClass: 'fapi2spfinal.FAPI2SPFinalClientTestEnsureJarmWithInvalidSigFails',
@@ -864,9 +863,9 @@ export const FAPI2_MODULES: Record<string, CertModule> = {
     rule: FAPI_AUTH_REJECTED,
     step: 'login',
     outcome: 'reject',
+    code: 'jarm_signature_invalid',
     fault: 'jarm_bad_signature',
     needs: { node: ['node.jarm'] },
-    pending: JARM_PENDING,
   },
   'fapi2-security-profile-final-client-test-ensure-jarm-signature-is-not-none': {
     javaClass: 'fapi2spfinal.FAPI2SPFinalClientTestEnsureJarmSignatureAlgIsNotNone',
@@ -874,9 +873,9 @@ export const FAPI2_MODULES: Record<string, CertModule> = {
     rule: FAPI_AUTH_REJECTED,
     step: 'login',
     outcome: 'reject',
+    code: 'jarm_alg_not_allowed',
     fault: 'jarm_alg_none',
     needs: { node: ['node.jarm'] },
-    pending: JARM_PENDING,
   },
 };
 

@@ -387,7 +387,7 @@ export const PLANS: readonly Plan[] = [
         responseMode: 'default',
         clientAuth: 'private_key_jwt',
         modules: FAPI2_MS_MODULES,
-        runners: { node: { pending: 'jarm: JARM responses (the request half runs: fapi2({ messageSigning: true }), ES256 request objects by PAR)' } },
+        runners: { node: {} },
         settings: { fapi_profile: 'plain_fapi', fapi_client_type: 'oidc', sender_constrain: 'dpop', fapi_request_method: 'signed_non_repudiation', fapi_response_mode: 'jarm' },
       },
     ],

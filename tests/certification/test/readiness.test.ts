@@ -48,6 +48,8 @@ const FAULTS_OUTSIDE_THE_PLANS: Record<string, string> = {
   userinfo_distributed_claims_insecure_endpoint: 'OIDC Core 5.6.2',
   initiate_login_wrong_iss: 'OIDC Core 4 (an iss the RP does not know; the suite has only the happy path)',
   id_token_wrong_alg: 'an algorithm other than the pinned one (the FAPI alternate-alg module plays id_token_alternate_alg_rs256)',
+  // The Message Signing plan's JARM modules break the response JWT; none sends plain parameters where JARM was asked.
+  jarm_plain_response: 'JARM 4.4 (a downgrade to a plain response; the suite has no such module)',
   check_session_changed: 'the suite\u2019s frame answers changed after the RP logout; the reference server does that by itself',
 };
 

@@ -31,7 +31,7 @@ const { d: _private, ...CLIENT_PUBLIC_JWK } = CLIENT_PRIVATE_JWK;
 let clients = 0;
 
 const isFapi = (run: ModuleRun) => tenantOf(run.module).startsWith('fapi');
-/** FAPI 2.0 Message Signing: the login pushed as a request object signed ES256 (JAR by PAR). */
+/** FAPI 2.0 Message Signing: the login pushed as a request object signed ES256 (JAR by PAR), the response a JARM JWT (query.jwt). */
 const isMessageSigning = (run: ModuleRun) => run.variant.settings?.fapi_request_method === 'signed_non_repudiation';
 
 /** Registers the run's client at the provider (a new one per run, with the module's fault) and returns its id. */
@@ -48,7 +48,10 @@ async function registerClient(run: ModuleRun, ctx: NodeRunContext, redirects?: P
             jwks: { keys: [CLIENT_PUBLIC_JWK] },
             token_endpoint_auth_method: 'private_key_jwt',
             require_dpop: true,
-            ...(isMessageSigning(run) ? { require_signed_request_object: true, request_object_signing_alg: 'ES256' } : {}),
+            // Message Signing: signed request objects required, and JARM responses signed with the tenant's algorithm.
+            ...(isMessageSigning(run)
+              ? { require_signed_request_object: true, request_object_signing_alg: 'ES256', authorization_signed_response_alg: signingAlgorithmOf(tenant) }
+              : {}),
           }
         : { client_secret: CLIENT_SECRET, token_endpoint_auth_method: 'client_secret_basic' }),
       redirect_uris: [NODE_REDIRECT],
@@ -145,6 +148,7 @@ async function loginRun(run: ModuleRun, ctx: NodeRunContext): Promise<void> {
     }
     return flow;
   });
+  if (isMessageSigning(run)) expectJarmResponse(run, flow);
   const verdict = verdictOf(flow);
   let journal = loginJournal;
   if (claimSources && flow.userinfo) {
@@ -158,6 +162,18 @@ async function loginRun(run: ModuleRun, ctx: NodeRunContext): Promise<void> {
     return;
   }
   expectRejected(run, flow, journal);
+}
+
+/**
+ * Message Signing: the authorization response, when one reached the app, came as a JARM JWT
+ * alone (`response`), signed with the tenant's algorithm (or `none` for the unsecured module).
+ */
+function expectJarmResponse(run: ModuleRun, flow: NodeFlow): void {
+  if ([...flow.callback.keys()].length === 0) return; // stopped before the authorization response (discovery)
+  expect([...flow.callback.keys()], 'the authorization response is one JARM `response` JWT').toEqual(['response']);
+  const [header = ''] = (flow.callback.get('response') ?? '').split('.');
+  const { alg } = JSON.parse(Buffer.from(header, 'base64url').toString('utf8')) as { alg?: string };
+  expect(alg).toBe(run.definition.fault === 'jarm_alg_none' ? 'none' : signingAlgorithmOf(tenantOf(run.module)));
 }
 
 function expectRejected(run: ModuleRun, flow: NodeFlow, journal: RunJournal): void {

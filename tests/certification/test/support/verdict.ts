@@ -20,14 +20,14 @@ export interface AppVerdict {
 
 /**
  * Where the bad response reached the RP, and so after which request nothing may follow: the
- * discovery document; the authorization response (its own faults, and every ID token fault when
+ * discovery document; the authorization response (its own faults, JARM ones included, and every ID token fault when
  * the response carries the ID token); the token response; the userinfo answer.
  */
 export function rejectionPoint(run: ModuleRun): 'discovery' | 'authorization' | 'token' | 'userinfo' {
   const { step, fault } = run.definition;
   if (step === 'discovery') return 'discovery';
   if (step === 'userinfo') return 'userinfo';
-  if (fault?.startsWith('redirect_') || fault === 'authorize_error_login_required') return 'authorization';
+  if (fault?.startsWith('redirect_') || fault?.startsWith('jarm_') || fault === 'authorize_error_login_required') return 'authorization';
   return run.responseType.includes('id_token') ? 'authorization' : 'token';
 }
 
