@@ -334,14 +334,14 @@ function readClient(o: ClientConfig, field: string, development: boolean, tenant
     introspection_audiences: o.introspection_audiences ?? [],
     backchannel_logout_uri: readBackchannelUri(o.backchannel_logout_uri, `${field}.backchannel_logout_uri`, development, o.backchannel_logout_private_network ?? false),
     backchannel_logout_session_required: o.backchannel_logout_session_required ?? false,
-    frontchannel_logout_uri: readFrontchannelUri(o.frontchannel_logout_uri, `${field}.frontchannel_logout_uri`, development),
+    frontchannel_logout_uri: readClientUri(o.frontchannel_logout_uri, `${field}.frontchannel_logout_uri`, development),
     frontchannel_logout_session_required: o.frontchannel_logout_session_required ?? false,
     faults: readFaults(o.fault, `${field}.fault`),
     jwks: o.jwks === undefined ? undefined : readJwks(o.jwks.keys, `${field}.jwks.keys`),
     jwks_uri: readJwksUri(o.jwks_uri, `${field}.jwks_uri`, development),
     token_endpoint_auth_method: o.token_endpoint_auth_method,
     require_pushed_authorization_requests: o.require_pushed_authorization_requests ?? false,
-    initiate_login_uri: readInitiateLoginUri(o.initiate_login_uri, `${field}.initiate_login_uri`, development),
+    initiate_login_uri: readClientUri(o.initiate_login_uri, `${field}.initiate_login_uri`, development),
     authorization_signed_response_alg: o.authorization_signed_response_alg,
     request_object_signing_alg: o.request_object_signing_alg,
     require_signed_request_object: o.require_signed_request_object ?? false,
@@ -359,33 +359,13 @@ function readClient(o: ClientConfig, field: string, development: boolean, tenant
 }
 
 /**
- * An `initiate_login_uri` (OIDC Registration 2): absolute, no fragment, https, or http on a
- * loopback host in a development tenant (the browser is sent there with the issuer's name).
- */
-function readInitiateLoginUri(uri: string | undefined, field: string, development: boolean): string | undefined {
-  if (uri === undefined) return undefined;
-  let url: URL;
-  try {
-    url = new URL(uri);
-  } catch {
-    throw new ConfigError(field, 'must be an absolute https URI');
-  }
-  if (uri.includes('#')) throw new ConfigError(field, 'must not contain a fragment');
-  const loopback = url.hostname === 'localhost' || url.hostname === '127.0.0.1' || url.hostname === '[::1]';
-  if (!(url.protocol === 'https:' || (url.protocol === 'http:' && loopback && development))) {
-    throw new ConfigError(field, 'must be an https URI (http only on localhost, 127.0.0.1 or [::1], in a tenant with "development": true)');
-  }
-  return uri;
-}
-
-/**
  * A `backchannel_logout_uri` (Back-Channel Logout 1.0 2.2): absolute, no fragment, https, or http
  * on a loopback host in a development tenant only (the server POSTs to it, so never elsewhere in clear).
  * Never an IP address of a private network (cloud metadata, internal services) unless the client
  * sets `backchannel_logout_private_network`; loopback is allowed as before.
  */
 function readBackchannelUri(uri: string | undefined, field: string, development: boolean, privateNetwork: boolean): string | undefined {
-  if (readFrontchannelUri(uri, field, development) === undefined) return undefined;
+  if (readClientUri(uri, field, development) === undefined) return undefined;
   const url = new URL(uri as string);
   const privateAddress = privateAddressProblem(url.hostname);
   if (privateAddress !== undefined && !privateNetwork) {
@@ -398,11 +378,11 @@ function readBackchannelUri(uri: string | undefined, field: string, development:
 }
 
 /**
- * A `frontchannel_logout_uri` (Front-Channel Logout 1.0 §2): absolute, no fragment, https, or
- * http on a loopback host in a development tenant. The browser loads it, never the server. The
- * back-channel URI starts with the same rules.
+ * A client URI the browser is sent to or frames — `frontchannel_logout_uri` (Front-Channel
+ * Logout 1.0 §2), `initiate_login_uri` (OIDC Registration 2): absolute, no fragment, https, or
+ * http on a loopback host in a development tenant. The back-channel URI starts with the same rules.
  */
-function readFrontchannelUri(uri: string | undefined, field: string, development: boolean): string | undefined {
+function readClientUri(uri: string | undefined, field: string, development: boolean): string | undefined {
   if (uri === undefined) return undefined;
   let url: URL;
   try {
