@@ -9,6 +9,7 @@
  */
 
 import { OidcError } from '@oidc-rp/core';
+import { cspHash } from './csp-hash';
 
 // The relay script: fixed text, allowed by its hash in the page's CSP (no nonce to generate,
 // no inline handler). It replaces the URL before posting, so the fragment leaves the history entry.
@@ -18,13 +19,7 @@ const SCRIPT =
   "p.forEach(function(v,k){var i=document.createElement('input');i.type='hidden';i.name=k;i.value=v;f.appendChild(i)});" +
   'f.submit();';
 
-let scriptHash: Promise<string> | undefined;
-function scriptSource(): Promise<string> {
-  scriptHash ??= crypto.subtle
-    .digest('SHA-256', new TextEncoder().encode(SCRIPT))
-    .then((digest) => `'sha256-${btoa(String.fromCharCode(...new Uint8Array(digest)))}'`);
-  return scriptHash;
-}
+const scriptSource = cspHash(SCRIPT);
 
 /**
  * The relay page for a callback GET that carries no query: a response in the fragment is posted

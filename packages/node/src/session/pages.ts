@@ -7,6 +7,7 @@
  */
 
 import type { OidcError } from '@oidc-rp/core';
+import { cspHash } from '../csp-hash';
 
 /**
  * What the error page is told about a failed sign-in.
@@ -96,13 +97,7 @@ const STYLE =
   'details{margin-top:1.5rem;color:#59636e;font-size:.9rem}';
 
 // The CSP source of STYLE, computed once.
-let styleHash: Promise<string> | undefined;
-function styleSource(): Promise<string> {
-  styleHash ??= crypto.subtle
-    .digest('SHA-256', new TextEncoder().encode(STYLE))
-    .then((digest) => `'sha256-${btoa(String.fromCharCode(...new Uint8Array(digest)))}'`);
-  return styleHash;
-}
+const styleSource = cspHash(STYLE);
 
 const HTML_HEADERS = { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'x-frame-options': 'DENY' };
 
