@@ -54,7 +54,7 @@ describe('state and nonce', () => {
   it('draws from crypto.getRandomValues', () => {
     const original = crypto.getRandomValues.bind(crypto);
     let calls = 0;
-    const spy = (array: Uint8Array) => {
+    const spy = (array: Uint8Array<ArrayBuffer>) => {
       calls++;
       return original(array);
     };
