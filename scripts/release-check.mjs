@@ -4,11 +4,13 @@
 // node16, bundler and node10 resolution, and runs an ESM and a CJS program against the reference
 // server from its tarball.
 //
-//   node scripts/release-check.mjs          (after `pnpm build`; `pnpm release:check` does both)
+//   node scripts/release-check.mjs              (after `pnpm build`; `pnpm release:check` does both)
+//   node scripts/release-check.mjs --pack-only  (only packs, into the cache the checks read)
 //
 // tests/release drives the same functions under vitest, so `pnpm test` runs it in CI.
 import { execFile, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, relative, resolve } from 'node:path';
@@ -124,24 +126,71 @@ function listFiles(dir) {
   });
 }
 
+/** Where tarballs are kept between runs, each named by a hash of what it packs (see `packKey`). */
+const PACK_CACHE = join(ROOT, 'node_modules', '.cache', 'oidc-rp-packs');
+
+/** Every file under `dir`, as paths relative to it, sorted. */
+function filesUnder(dir, base = dir) {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { withFileTypes: true })
+    .flatMap((entry) => (entry.isDirectory() ? filesUnder(join(dir, entry.name), base) : [relative(base, join(dir, entry.name))]))
+    .sort();
+}
+
+/** A hash of what `pnpm pack` puts in a package's tarball: its manifest, README, LICENSE and dist. */
+function packKey(cwd) {
+  const hash = createHash('sha256');
+  for (const file of [...REQUIRED_FILES, ...filesUnder(join(cwd, 'dist')).map((f) => join('dist', f))]) {
+    hash.update(`${file}\0`);
+    if (existsSync(join(cwd, file))) hash.update(readFileSync(join(cwd, file)));
+    hash.update('\0');
+  }
+  return hash.digest('hex').slice(0, 16);
+}
+
 /**
- * Packs every package into `dest` from its current dist (lifecycle scripts off: the tree was
- * just built, and a rebuild here would wipe dist under tests running in parallel).
+ * The package's tarball for its current files: packed once (lifecycle scripts off: the tree was
+ * just built, and a rebuild here would wipe dist under tests running in parallel) and kept in
+ * PACK_CACHE, so the README and release checks of one run share it. A tarball is written under a
+ * temporary name and renamed, so a check never reads a half-written one.
+ */
+async function cachedTarball(dir) {
+  const cwd = join(ROOT, dir);
+  const pkg = readJson(join(cwd, 'package.json'));
+  const prefix = `${pkg.name.replace('@', '').replace('/', '-')}-`;
+  const cached = join(PACK_CACHE, `${prefix}${pkg.version}-${packKey(cwd)}.tgz`);
+  if (existsSync(cached)) return { pkg, cached };
+  mkdirSync(PACK_CACHE, { recursive: true });
+  const scratch = mkdtempSync(join(PACK_CACHE, 'packing-'));
+  try {
+    await run('pnpm', ['pack', '--pack-destination', scratch, '--config.ignore-scripts=true'], { cwd });
+    const tarball = readdirSync(scratch).find((f) => f.endsWith('.tgz'));
+    if (!tarball) throw new Error(`pnpm pack left no tarball for ${pkg.name}`);
+    renameSync(join(scratch, tarball), cached);
+    // Tarballs of this package's earlier builds are of no further use.
+    for (const old of readdirSync(PACK_CACHE)) if (old.startsWith(prefix) && old.endsWith('.tgz') && join(PACK_CACHE, old) !== cached) rmSync(join(PACK_CACHE, old), { force: true });
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+  return { pkg, cached };
+}
+
+/**
+ * Every package's tarball from its current dist, copied into `dest` (under pnpm's file name)
+ * and unpacked beside it. `node scripts/release-check.mjs --pack-only` fills the cache ahead
+ * (the suite's `//#pack` task), so the checks that run after it pack nothing.
  */
 export async function packAll(dest) {
   mkdirSync(dest, { recursive: true });
   const packed = [];
   for (const dir of PACKAGES) {
-    const cwd = join(ROOT, dir);
-    const pkg = readJson(join(cwd, 'package.json'));
-    const before = new Set(readdirSync(dest));
-    await run('pnpm', ['pack', '--pack-destination', dest, '--config.ignore-scripts=true'], { cwd });
-    const tarball = readdirSync(dest).find((f) => f.endsWith('.tgz') && !before.has(f));
-    if (!tarball) throw new Error(`pnpm pack left no tarball for ${pkg.name}`);
+    const { pkg, cached } = await cachedTarball(dir);
+    const tarball = join(dest, `${pkg.name.replace('@', '').replace('/', '-')}-${pkg.version}.tgz`);
+    copyFileSync(cached, tarball);
     const unpacked = join(dest, basename(tarball, '.tgz'));
     mkdirSync(unpacked);
-    await run('tar', ['xzf', join(dest, tarball), '-C', unpacked, '--strip-components=1']);
-    packed.push({ name: pkg.name, dir, tarball: join(dest, tarball), unpacked });
+    await run('tar', ['xzf', tarball, '-C', unpacked, '--strip-components=1']);
+    packed.push({ name: pkg.name, dir, tarball, unpacked });
   }
   return packed;
 }
@@ -305,8 +354,10 @@ export async function releaseCheck({ log = console.log } = {}) {
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  releaseCheck().then(
-    () => console.log('release check passed'),
+  const packOnly = process.argv.includes('--pack-only');
+  const work = packOnly ? mkdtempSync(join(tmpdir(), 'oidc-rp-pack-')) : undefined;
+  (packOnly ? packAll(work).finally(() => rmSync(work, { recursive: true, force: true })) : releaseCheck()).then(
+    () => console.log(packOnly ? `packed ${PACKAGES.length} packages into ${relative(ROOT, PACK_CACHE)}` : 'release check passed'),
     (error) => {
       console.error(`release check failed:\n${error.message}`);
       process.exit(1);
