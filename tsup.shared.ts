@@ -4,12 +4,21 @@ import { productionMessagesPlugin } from './scripts/lib/dev-messages-plugin.mjs'
 // Internal properties (named with a trailing `_`) shortened in the browser-facing packages.
 import { mangleProps } from './scripts/lib/internal-props.mjs';
 
+/**
+ * Each entry's declarations, bundled from the .d.ts files the build's first step emitted into
+ * `.types/` (scripts/lib/declarations.mjs): `src/api/index.ts` is read as `.types/api/index.d.ts`.
+ */
+export function declarationEntries(entry: Record<string, string> | string[]): Record<string, string> {
+  const named = Array.isArray(entry) ? Object.fromEntries(entry.map((path) => [path.replace(/^.*\//, '').replace(/\.tsx?$/, ''), path])) : entry;
+  return Object.fromEntries(Object.entries(named).map(([name, path]) => [name, path.replace(/^src\//, '.types/').replace(/\.tsx?$/, '.d.ts')]));
+}
+
 /** One build shape for every publishable package: ESM (.mjs) + CJS (.cjs) + declarations. */
 export function libraryBuild(entry: Record<string, string> | string[] = ['src/index.ts']): Options {
   return {
     entry,
     format: ['esm', 'cjs'],
-    dts: true,
+    dts: { entry: declarationEntries(entry) },
     clean: true,
     sourcemap: true,
     target: 'es2022',
@@ -49,7 +58,7 @@ export function messageBuilds(entries: Record<string, string> = { index: 'src/in
     esbuildPlugins: [productionMessagesPlugin],
   };
   const declarations: Options[] = several
-    ? Object.entries(entries).map(([name, path]) => ({ ...libraryBuild({ [name]: path }), clean: false, dts: { only: true } }))
+    ? Object.entries(entries).map(([name, path]) => ({ ...libraryBuild({ [name]: path }), clean: false, dts: { only: true, entry: declarationEntries({ [name]: path }) } }))
     : [];
   return [base, production, ...declarations];
 }

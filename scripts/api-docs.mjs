@@ -54,11 +54,12 @@ export function apiReport(packageDir, { internal = false } = {}) {
   const files = readdirSync(dist)
     .filter((f) => f.endsWith('.d.ts') && INTERNAL_ENTRY.test(f) === internal)
     .sort();
-  // tsup names shared declaration chunks `name-HASH.d.ts`; the hash changes with unrelated edits.
+  // tsup names shared declaration chunks `name.d-HASH.d.ts` (bundled from the emitted
+  // `name.d.ts`; `name-HASH.d.ts` when bundled from sources); the hash changes with unrelated edits.
   const renames = files
-    .map((f) => /^(.+)-([A-Za-z0-9_-]{8})\.d\.ts$/.exec(f))
+    .map((f) => /^((.+?)(?:\.d)?-[A-Za-z0-9_-]{8})\.d\.ts$/.exec(f))
     .filter(Boolean)
-    .map(([, stem, hash]) => [`${stem}-${hash}`, `${stem}-chunk`]);
+    .map(([, name, stem]) => [name, `${stem}-chunk`]);
   const stable = (text) => renames.reduce((acc, [from, to]) => acc.split(from).join(to), text);
   const sections = files.map((file) => {
     const body = withoutComments(file, readFileSync(join(dist, file), 'utf8'));

@@ -75,7 +75,7 @@ describe('an unbuilt clone', () => {
     const pkgDir = join(repo, 'packages/react');
     mkdirSync(pkgDir, { recursive: true });
     for (const file of ['tsup.shared.ts', 'tsconfig.base.json', 'scripts/lib']) cpSync(join(ROOT, file), join(repo, file), { recursive: true });
-    for (const file of ['src', 'package.json', 'tsup.config.ts', 'tsconfig.json', 'README.md', 'LICENSE']) {
+    for (const file of ['src', 'package.json', 'tsup.config.ts', 'tsconfig.json', 'tsconfig.build.json', 'README.md', 'LICENSE']) {
       cpSync(join(ROOT, 'packages/react', file), join(pkgDir, file), { recursive: true });
     }
     // Installed dependencies as in a clone after `pnpm install`: the tools at the root, the
@@ -262,8 +262,8 @@ describe('the API reports', () => {
     const node = packed.find((p) => p.name === '@oidc-rp/node') as Packed;
     const copy = join(work, 'recommented-node');
     cpSync(node.unpacked, copy, { recursive: true });
-    // The shared declaration chunk, whatever the bundler named it (`<name>-<hash>.d.ts`).
-    const chunk = readdirSync(join(copy, 'dist')).find((f) => /^[a-z-]+-[\w-]{8}\.d\.ts$/.test(f)) as string;
+    // The shared declaration chunk, whatever the bundler named it (`<name>.d-<hash>.d.ts`).
+    const chunk = readdirSync(join(copy, 'dist')).find((f) => /^[a-z-]+(\.d)?-[\w-]{8}\.d\.ts$/.test(f)) as string;
     expect(chunk).toBeDefined();
     const renamed = `${chunk.replace(/-[\w-]{8}\.d\.ts$/, '')}-AbCd1234`;
     renameSync(join(copy, 'dist', chunk), join(copy, 'dist', `${renamed}.d.ts`));

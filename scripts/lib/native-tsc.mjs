@@ -1,0 +1,15 @@
+// TypeScript 7's native compiler (`typescript-native` in the root package.json): the type checks
+// and the declaration emit of the build. TypeScript 5.9 (`typescript`) stays the compiler API
+// that tsup's declaration bundling, TypeDoc and the release check load.
+import { spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+
+// The package exports no bin path; its package.json is exported, and bin/tsc sits beside it.
+const tsc = join(dirname(createRequire(import.meta.url).resolve('typescript-native/package.json')), 'bin', 'tsc');
+
+/** Runs the native tsc with `args` in the current directory, output inherited; returns its exit code. */
+export function runNativeTsc(args) {
+  const result = spawnSync(process.execPath, [tsc, ...args], { stdio: 'inherit' });
+  return result.status ?? 1;
+}
