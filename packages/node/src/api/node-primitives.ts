@@ -47,18 +47,30 @@ const ALGORITHMS: Record<string, { hash: string | null; form: Form; saltLength?:
   Ed25519: { hash: null, form: 'plain' },
 };
 
+// The views of the scratch buffers last handed to crypto.verify: an issuer's tokens mostly have
+// the same signing-input and signature lengths, so the view is made again only when one changes.
+let inputView = scratchInput.subarray(0, 0);
+let signatureView = scratchSignature.subarray(0, 0);
+
 function verifyJws(token: string, jwk: PublicJwk, alg: string): boolean {
   const params = Object.hasOwn(ALGORITHMS, alg) ? ALGORITHMS[alg] : undefined;
   if (!params) throw new TypeError('unsupported JWS algorithm');
   const { key, ecdsa } = keyObjectOf(jwk);
   const dot = token.lastIndexOf('.');
-  // The signing input is ASCII (base64url and a dot): latin1 is its byte-for-byte encoding.
-  const input = dot <= scratchInput.length ? scratchInput.subarray(0, scratchInput.write(token, 0, dot, 'latin1')) : Buffer.from(token.slice(0, dot), 'latin1');
+  let input: Buffer;
+  if (dot <= scratchInput.length) {
+    // The signing input is ASCII (base64url and a dot): latin1 is its byte-for-byte encoding.
+    const length = scratchInput.write(token, 0, dot, 'latin1');
+    if (inputView.length !== length) inputView = scratchInput.subarray(0, length);
+    input = inputView;
+  } else input = Buffer.from(token.slice(0, dot), 'latin1');
   const encoded = token.length - dot - 1;
-  const signature =
-    encoded <= (scratchSignature.length * 4) / 3
-      ? scratchSignature.subarray(0, scratchSignature.write(token.slice(dot + 1), 'base64url'))
-      : Buffer.from(token.slice(dot + 1), 'base64url');
+  let signature: Buffer;
+  if (encoded <= (scratchSignature.length * 4) / 3) {
+    const length = scratchSignature.write(token.slice(dot + 1), 'base64url');
+    if (signatureView.length !== length) signatureView = scratchSignature.subarray(0, length);
+    signature = signatureView;
+  } else signature = Buffer.from(token.slice(dot + 1), 'base64url');
   switch (params.form) {
     case 'plain':
       return verify(params.hash, input, key, signature);
@@ -92,6 +104,31 @@ function decodeJson(segment: string): Record<string, unknown> | undefined {
   }
 }
 
+// Scratch space for the alphabet check of a segment (decoded and thrown away).
+const scratchSegment = Buffer.allocUnsafe(16384);
+const BASE64URL_SEGMENT = /^[\w-]*$/;
+
+// Exactly COMPACT_JWS (`^[\w-]*\.[\w-]*\.[\w-]*$`) without scanning the token in JavaScript:
+// two dots, no `+` or `/`, and each segment decodes to as many bytes as its length implies.
+function isCompactJws(token: string): boolean {
+  const first = token.indexOf('.');
+  const second = first === -1 ? -1 : token.indexOf('.', first + 1);
+  if (second === -1 || token.indexOf('.', second + 1) !== -1) return false;
+  if (token.includes('+') || token.includes('/')) return false;
+  return base64urlOnly(token, 0, first) && base64urlOnly(token, first + 1, second) && base64urlOnly(token, second + 1, token.length);
+}
+
+// Node's base64url decoder also takes `+` and `/` (excluded above) and skips or stops at any
+// other character, so one outside the alphabet leaves fewer bytes than the length implies,
+// except in a segment of length 4k+1 (its last character decodes to nothing): those, and
+// segments too long for the scratch space, go to the regular expression.
+function base64urlOnly(token: string, start: number, end: number): boolean {
+  const length = end - start;
+  const expected = (length * 3) >> 2;
+  if (length % 4 === 1 || expected > scratchSegment.length) return BASE64URL_SEGMENT.test(token.slice(start, end));
+  return scratchSegment.write(token.slice(start, end), 'base64url') === expected;
+}
+
 /**
  * The `node:crypto` primitives that `@oidc-rp/node/api`'s verifiers use; pass them to a core
  * verifier, or to `dpopProofs` checks of your own.
@@ -108,4 +145,5 @@ export const nodePrimitives: JosePrimitives = {
   verify: verifyJws,
   sha256: (text) => createHash('sha256').update(text).digest('base64url'),
   decodeJson,
+  isCompactJws,
 };

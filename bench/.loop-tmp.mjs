@@ -1,0 +1,30 @@
+import { createServer } from 'node:http';
+import { createPublicKey, verify as cv } from 'node:crypto';
+import { SignJWT } from 'jose';
+import { jwtAccessTokenVerifier } from '@oidc-rp/node/api';
+import { signingKey, splitJws } from './lib/verify-rounds.mjs';
+const alg = process.argv[2] ?? 'RS256';
+const { privateKey, jwk } = await signingKey(alg);
+const body = JSON.stringify({ keys: [jwk] });
+const server = createServer((_q, res) => { res.writeHead(200, { 'content-type': 'application/json' }); res.end(body); });
+await new Promise((r) => server.listen(0, '127.0.0.1', r));
+const origin = `http://127.0.0.1:${server.address().port}`;
+const issuer = `${origin}/x`;
+const now = Math.floor(Date.now() / 1000);
+const token = await new SignJWT({ iss: issuer, sub: 'alice', aud: 'https://api.example', client_id: 'spa', scope: 'orders:read orders:write profile', iat: now, exp: now + 3600, jti: 'a1b2c3d4e5f6' }).setProtectedHeader({ alg, kid: jwk.kid, typ: 'at+jwt' }).sign(privateKey);
+const verify = jwtAccessTokenVerifier({ issuer, jwksUri: `${origin}/jwks`, audience: 'https://api.example', algorithms: [alg] });
+const req = { method: 'GET', url: 'https://api.example/orders', authorization: `Bearer ${token}`, dpop: null };
+await verify(req);
+server.close();
+const ko = createPublicKey({ key: jwk, format: 'jwk' });
+const key = alg.startsWith('ES') ? { key: ko, dsaEncoding: 'ieee-p1363' } : ko;
+const [input, sig] = splitJws(token);
+const mode = process.argv[3] ?? 'ours';
+const N = Number(process.argv[4] ?? 100000);
+const fn = mode === 'ours' ? () => verify(req) : () => cv('sha256', input, key, sig);
+for (let r = 0; r < 5; r++) {
+  const t0 = process.cpuUsage();
+  for (let i = 0; i < N; i++) await fn();
+  const c = process.cpuUsage(t0);
+  console.log(mode, alg, ((c.user + c.system) / N).toFixed(2), 'us cpu/op');
+}

@@ -1,0 +1,34 @@
+import { createServer } from 'node:http';
+import { SignJWT } from 'jose';
+import { jwtAccessTokenVerifier as coreV } from '@oidc-rp/core/api';
+import { nodePrimitives } from '@oidc-rp/node/api';
+import { signingKey } from './lib/verify-rounds.mjs';
+const alg = process.argv[2] ?? 'RS256';
+const { privateKey, jwk } = await signingKey(alg);
+const body = JSON.stringify({ keys: [jwk] });
+const server = createServer((_q, res) => { res.writeHead(200, { 'content-type': 'application/json' }); res.end(body); });
+await new Promise((r) => server.listen(0, '127.0.0.1', r));
+const origin = `http://127.0.0.1:${server.address().port}`;
+const issuer = `${origin}/x`;
+const now = Math.floor(Date.now() / 1000);
+const token = await new SignJWT({ iss: issuer, sub: 'alice', aud: 'https://api.example', client_id: 'spa', scope: 'orders:read orders:write profile', iat: now, exp: now + 3600, jti: 'a1b2c3d4e5f6' }).setProtectedHeader({ alg, kid: jwk.kid, typ: 'at+jwt' }).sign(privateKey);
+const mode = process.argv[3] ?? 'noop';
+const realVerify = nodePrimitives.verify;
+const prim = mode === 'noop' ? { ...nodePrimitives, verify: () => true } : mode === 'nocrypto' ? { ...nodePrimitives, verify: (t, k, a) => { nodePrimitives.__test?.(t,k,a); return true; } } : nodePrimitives;
+const verify = coreV({ issuer, jwksUri: `${origin}/jwks`, audience: 'https://api.example', algorithms: [alg], primitives: prim });
+const req = { method: 'GET', url: 'https://api.example/orders', authorization: `Bearer ${token}`, dpop: null };
+await verify(req);
+server.close();
+const N = 400000;
+const base = () => true;
+for (let r = 0; r < 6; r++) {
+  let t0 = process.cpuUsage();
+  for (let i = 0; i < N; i++) await verify(req);
+  let c = process.cpuUsage(t0);
+  const a = (c.user + c.system) / N;
+  t0 = process.cpuUsage();
+  for (let i = 0; i < N; i++) await base();
+  c = process.cpuUsage(t0);
+  const b = (c.user + c.system) / N;
+  console.log(mode, alg, 'verify', a.toFixed(3), 'await-true', b.toFixed(3), 'overhead', (a - b).toFixed(3), 'us');
+}
