@@ -90,6 +90,47 @@ describe('core (WebCrypto) and node (node:crypto) give the same answers', () => 
     }
   });
 
+  it("for a stray character in any segment, at every position modulo 4, the node primitives' shape check answers as the regular expression does", () => {
+    const compactJws = /^[\w-]*\.[\w-]*\.[\w-]*$/;
+    const isCompactJws = nodePrimitives.isCompactJws as (token: string) => boolean;
+    const segments = issuer.token().split('.') as [string, string, string];
+    const strays = [...Array.from({ length: 128 }, (_, code) => String.fromCharCode(code)), 'é', 'ÿ', 'Ā', '\uFFFD', '😀'];
+    let refused = 0;
+    for (const [which, segment] of segments.entries()) {
+      // Every length modulo 4 (4k+1 included), each with the stray character at each position modulo 4.
+      for (const cut of [0, 1, 2, 3]) {
+        const base = segment.slice(0, segment.length - cut);
+        for (const stray of strays) {
+          for (const at of [0, 1, 2, 3, base.length - 1]) {
+            for (const changed of [`${base.slice(0, at)}${stray}${base.slice(at + 1)}`, `${base.slice(0, at)}${stray}${base.slice(at)}`]) {
+              const token = segments.map((s, i) => (i === which ? changed : s)).join('.');
+              expect({ token, ok: isCompactJws(token) }).toEqual({ token, ok: compactJws.test(token) });
+              if (!compactJws.test(token)) refused++;
+            }
+          }
+        }
+      }
+    }
+    // Segments longer than the scratch buffers, and padding on each segment.
+    const long = 'A'.repeat(40_000);
+    for (const token of [`${long}.e30.AAAA`, `e30.${long}.AAAA`, `e30.e30.${long}`, `e30.e30.${long}!`, `${segments.join('=.')}=`, `${segments.join('.')}==`, segments.join('..'), '', '.', '..', '...']) {
+      expect({ token: token.slice(0, 40), ok: isCompactJws(token) }).toEqual({ token: token.slice(0, 40), ok: compactJws.test(token) });
+    }
+    expect(refused).toBeGreaterThan(1000);
+  });
+
+  it('for concurrent verifications on a cold key set, a tampered signature among good ones', async () => {
+    const verify = nodeVerifier(options());
+    const good = issuer.token();
+    const other = issuer.token({ sub: 'bob' });
+    const tampered = `${good.slice(0, -6)}${good.slice(-6, -5) === 'A' ? 'B' : 'A'}${good.slice(-5)}`;
+    const call = (token: string) => outcome(verify, { method: 'GET', url: `${ORIGIN}/orders`, authorization: `Bearer ${token}`, dpop: null });
+    // Each is checked up to the key lookup before any signature is: the later tokens' segments
+    // overwrite the scratch buffers the earlier ones were decoded into.
+    const results = await Promise.all([call(good), call(tampered), call(other), call(`${other.slice(0, other.lastIndexOf('.'))}.${good.slice(good.lastIndexOf('.') + 1)}`)]);
+    expect(results.map((r) => r.code ?? r.ok)).toEqual([true, 'access_token_signature_invalid', true, 'access_token_signature_invalid']);
+  });
+
   it('the node primitives decode and hash as core does', async () => {
     const segments = ['eyJhIjoxfQ', 'eyJhIjoxfQx', 'W10', 'e30', '', 'wyg', Buffer.from('{"é":"ü"}').toString('base64url'), Buffer.from([0x7b, 0xff, 0x7d]).toString('base64url')];
     for (const segment of segments) expect(nodePrimitives.decodeJson(segment)).toEqual(webCryptoPrimitives.decodeJson(segment));

@@ -46,7 +46,7 @@ export function readAccessToken(request: ResourceRequest, maxLength = DEFAULT_MA
   const value = header.trim();
   // The common case without the regular expression: "Bearer " exactly.
   const match = value.startsWith('Bearer ') ? BEARER_MATCH : SCHEME.exec(value);
-  const scheme = match?.[1]?.toLowerCase();
+  const scheme = match === BEARER_MATCH ? 'bearer' : match?.[1]?.toLowerCase();
   const token = match ? value.slice((match[0] as string).length).trimStart() : '';
   if (!match || (scheme !== 'bearer' && scheme !== 'dpop') || token === '' || token.includes(' ') || token.includes(',') || token.includes('\t')) {
     // A known scheme with something other than one token after it is a malformed request.

@@ -130,14 +130,15 @@ export function jwtAccessTokenVerifier<C extends AccessTokenClaims = AccessToken
   const legacy = options.allowJwtTyp === true;
   const clock = options.now ?? systemClock;
   const primitives = options.primitives ?? webCryptoPrimitives;
+  const isCompactJws = primitives.isCompactJws ?? ((token: string) => COMPACT_JWS.test(token));
 
   // An issuer's tokens share a few headers (one per key): each is decoded once. Never mutated.
-  // The last one is compared in place in the token, before any slice or map lookup.
+  // The last one is compared first, before any map lookup (a slice and ===: cheaper than startsWith on the hot path).
   const headers = new Map<string, Record<string, unknown> | undefined>();
   let lastSegment = '';
   let lastHeader: Record<string, unknown> | undefined;
   const decodeHeader = (token: string, dot: number) => {
-    if (dot === lastSegment.length && dot > 0 && token.startsWith(lastSegment)) return lastHeader;
+    if (dot === lastSegment.length && dot > 0 && token.slice(0, dot) === lastSegment) return lastHeader;
     const segment = token.slice(0, dot);
     let header: Record<string, unknown> | undefined;
     if (headers.has(segment)) header = headers.get(segment);
@@ -182,7 +183,7 @@ export function jwtAccessTokenVerifier<C extends AccessTokenClaims = AccessToken
   // The token checks: everything that depends on the token alone (what the cache may keep).
   // Synchronous while the key set is cached and the primitives are (node:crypto): no await on the hot path.
   function verifyToken(token: string): CachedAccessToken | Promise<CachedAccessToken> {
-    if (!COMPACT_JWS.test(token)) fail('access_token_malformed', DEV && 'not a JWS of three base64url parts');
+    if (!isCompactJws(token)) fail('access_token_malformed', DEV && 'not a JWS of three base64url parts');
     const dot = token.indexOf('.');
     const header = decodeHeader(token, dot);
     const claims = header && primitives.decodeJson(token.slice(dot + 1, token.indexOf('.', dot + 1)));
@@ -224,6 +225,20 @@ export function jwtAccessTokenVerifier<C extends AccessTokenClaims = AccessToken
   function verified(ok: boolean, claims: Record<string, unknown>): CachedAccessToken {
     if (!ok) fail('access_token_signature_invalid', DEV && 'the signature does not verify');
     return { claims: checkClaims(claims) as AccessTokenClaims, scopes: scopesOf(claims) };
+  }
+
+  // An issuer's tokens share a few `scope` strings: the last one's words are kept and each
+  // token gets its own copy (callers may change theirs).
+  let lastScope: string | undefined;
+  let lastWords: readonly string[] = [];
+  function scopesOf(claims: Record<string, unknown>): readonly string[] {
+    const { scope } = claims;
+    if (typeof scope !== 'string') return scopesOfClaims(claims);
+    if (scope !== lastScope) {
+      lastWords = words(scope);
+      lastScope = scope;
+    }
+    return lastWords.slice();
   }
 
   // RFC 9068 section 4, one line per claim; the first rule broken names the error.
@@ -306,7 +321,7 @@ export function checkScopes(token: VerifiedAccessToken, required: readonly strin
 }
 
 // `scope` (space-separated, RFC 9068 section 2.2.3) or `scp` (an array, or a string).
-function scopesOf({ scope, scp }: Record<string, unknown>): readonly string[] {
+function scopesOfClaims({ scope, scp }: Record<string, unknown>): readonly string[] {
   if (typeof scope === 'string') return words(scope);
   if (scope === undefined && typeof scp === 'string') return words(scp);
   if (scope === undefined && Array.isArray(scp) && scp.every((s) => typeof s === 'string')) return scp as string[];

@@ -29,7 +29,32 @@ function keyObjectOf(jwk: PublicJwk): { key: KeyObject; ecdsa: { key: KeyObject;
 // Scratch space for the signing input and the signature: crypto.verify is synchronous and copies
 // nothing it keeps, so one buffer each serves every call (a token too long for them gets its own).
 const scratchInput = Buffer.allocUnsafe(8192);
-const scratchSignature = Buffer.allocUnsafe(1024);
+
+// A scratch buffer for decoded base64url and the segment it holds. Each segment of a token is
+// decoded once per verification: `isCompactJws` (the first check) decodes the claims and the
+// signature into the buffers `decodeJson` and `verifyJws` read, which decode again only when
+// handed another segment (the note is updated with every write, so it always tells the truth).
+interface Decoded {
+  buffer: Buffer;
+  segment: string | undefined;
+  length: number;
+}
+const decoded = (size: number): Decoded => ({ buffer: Buffer.allocUnsafe(size), segment: undefined, length: 0 });
+const scratchHeader = decoded(16384);
+const scratchJson = decoded(16384);
+const scratchSignature = decoded(1024);
+
+// Decodes `segment` (it must fit) into `scratch`; its byte count.
+function decodeInto(scratch: Decoded, segment: string): number {
+  scratch.length = scratch.buffer.write(segment, 'base64url');
+  scratch.segment = segment;
+  return scratch.length;
+}
+
+// The byte count of `segment` decoded in `scratch`: decoded now unless `scratch` holds it.
+function decodedLength(scratch: Decoded, segment: string): number {
+  return segment === scratch.segment ? scratch.length : decodeInto(scratch, segment);
+}
 
 // How node:crypto verifies each JWS algorithm: the digest and the key form (looked up once per call).
 type Form = 'plain' | 'ecdsa' | 'pss';
@@ -47,18 +72,30 @@ const ALGORITHMS: Record<string, { hash: string | null; form: Form; saltLength?:
   Ed25519: { hash: null, form: 'plain' },
 };
 
+// The views of the scratch buffers last handed to crypto.verify: an issuer's tokens mostly have
+// the same signing-input and signature lengths, so the view is made again only when one changes.
+let inputView = scratchInput.subarray(0, 0);
+let signatureView = scratchSignature.buffer.subarray(0, 0);
+
 function verifyJws(token: string, jwk: PublicJwk, alg: string): boolean {
   const params = Object.hasOwn(ALGORITHMS, alg) ? ALGORITHMS[alg] : undefined;
   if (!params) throw new TypeError('unsupported JWS algorithm');
   const { key, ecdsa } = keyObjectOf(jwk);
   const dot = token.lastIndexOf('.');
-  // The signing input is ASCII (base64url and a dot): latin1 is its byte-for-byte encoding.
-  const input = dot <= scratchInput.length ? scratchInput.subarray(0, scratchInput.write(token, 0, dot, 'latin1')) : Buffer.from(token.slice(0, dot), 'latin1');
+  let input: Buffer;
+  if (dot <= scratchInput.length) {
+    // The signing input is ASCII (base64url and a dot): latin1 is its byte-for-byte encoding.
+    const length = scratchInput.write(token, 0, dot, 'latin1');
+    if (inputView.length !== length) inputView = scratchInput.subarray(0, length);
+    input = inputView;
+  } else input = Buffer.from(token.slice(0, dot), 'latin1');
   const encoded = token.length - dot - 1;
-  const signature =
-    encoded <= (scratchSignature.length * 4) / 3
-      ? scratchSignature.subarray(0, scratchSignature.write(token.slice(dot + 1), 'base64url'))
-      : Buffer.from(token.slice(dot + 1), 'base64url');
+  let signature: Buffer;
+  if (encoded <= (scratchSignature.buffer.length * 4) / 3) {
+    const length = decodedLength(scratchSignature, token.slice(dot + 1));
+    if (signatureView.length !== length) signatureView = scratchSignature.buffer.subarray(0, length);
+    signature = signatureView;
+  } else signature = Buffer.from(token.slice(dot + 1), 'base64url');
   switch (params.form) {
     case 'plain':
       return verify(params.hash, input, key, signature);
@@ -69,16 +106,13 @@ function verifyJws(token: string, jwk: PublicJwk, alg: string): boolean {
   }
 }
 
-// Scratch space for a decoded JWS segment (header or claims), read into a string at once.
-const scratchJson = Buffer.allocUnsafe(16384);
-
 function decodeJson(segment: string): Record<string, unknown> | undefined {
   // A length no base64 string can have.
   if (segment.length % 4 === 1) return undefined;
   const expected = (segment.length * 3) >> 2;
-  const scratch = expected <= scratchJson.length;
-  const bytes = scratch ? scratchJson : Buffer.from(segment, 'base64url');
-  const length = scratch ? scratchJson.write(segment, 'base64url') : bytes.length;
+  const scratch = expected <= scratchJson.buffer.length;
+  const bytes = scratch ? scratchJson.buffer : Buffer.from(segment, 'base64url');
+  const length = scratch ? decodedLength(scratchJson, segment) : bytes.length;
   // Buffer skips characters outside the alphabet: then fewer bytes come out than the length implies.
   if (length !== expected) return undefined;
   let text = bytes.toString('utf8', 0, length);
@@ -90,6 +124,32 @@ function decodeJson(segment: string): Record<string, unknown> | undefined {
   } catch {
     return undefined;
   }
+}
+
+const BASE64URL_SEGMENT = /^[\w-]*$/;
+
+// Exactly COMPACT_JWS (`^[\w-]*\.[\w-]*\.[\w-]*$`) without scanning the token in JavaScript:
+// two dots, no `+` or `/`, and each segment decodes to as many bytes as its length implies.
+function isCompactJws(token: string): boolean {
+  const first = token.indexOf('.');
+  const second = first === -1 ? -1 : token.indexOf('.', first + 1);
+  if (second === -1 || token.indexOf('.', second + 1) !== -1) return false;
+  if (token.includes('+') || token.includes('/')) return false;
+  return (
+    base64urlOnly(scratchHeader, token.slice(0, first)) &&
+    base64urlOnly(scratchJson, token.slice(first + 1, second)) &&
+    base64urlOnly(scratchSignature, token.slice(second + 1))
+  );
+}
+
+// Node's base64url decoder also takes `+` and `/` (excluded above) and skips or stops at any
+// other character, so one outside the alphabet leaves fewer bytes than the length implies,
+// except in a segment of length 4k+1 (its last character decodes to nothing): those, and
+// segments too long for the scratch buffer, go to the regular expression.
+function base64urlOnly(scratch: Decoded, segment: string): boolean {
+  const expected = (segment.length * 3) >> 2;
+  if (segment.length % 4 === 1 || expected > scratch.buffer.length) return BASE64URL_SEGMENT.test(segment);
+  return decodeInto(scratch, segment) === expected;
 }
 
 /**
@@ -108,4 +168,5 @@ export const nodePrimitives: JosePrimitives = {
   verify: verifyJws,
   sha256: (text) => createHash('sha256').update(text).digest('base64url'),
   decodeJson,
+  isCompactJws,
 };
