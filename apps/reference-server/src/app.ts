@@ -190,7 +190,7 @@ export function createApp(server: Omit<ServerContext, 'store'>, onRequest?: (inf
       const entry = server.tenants.get(c.req.param('tenant'));
       if (!entry) return wantsHtml(request) ? serverHome(request, allTenants) : problem(endpoint.kind, 404, 'There is no such tenant on this server.');
       const url = new URL(request.url);
-      // @hono/node-server passes the Node request as env.incoming; in-process there is none.
+      // A listener passes the Node request as env.incoming (http/node-listener.ts); in-process there is none.
       const socket = (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming?.socket;
       const where = requestOrigin(server.origin, request, socket?.remoteAddress);
       if ('problem' in where) return problem(endpoint.kind, 400, where.problem);

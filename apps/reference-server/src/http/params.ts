@@ -191,7 +191,7 @@ export async function readLimited(request: Request, limit: number): Promise<Uint
   const declared = request.headers.get('content-length');
   if (declared !== null && /^\d+$/.test(declared)) {
     if (Number(declared) > limit) throw tooLarge(limit);
-    // arrayBuffer() on @hono/node-server's request reads the socket directly, without building a web stream.
+    // arrayBuffer() on a listener's request reads the socket directly, without building a web stream (node-request.ts).
     const buffer = await request.arrayBuffer().catch(() => {
       throw new BodyError('the body could not be read');
     });
