@@ -45,6 +45,17 @@ function sendRaw(port: number, raw: string): Promise<string> {
 let cancelled: () => void = () => undefined;
 const cancelledOnce = () => new Promise<void>((resolve) => (cancelled = resolve));
 
+/** What `/late` read once its client had gone: the body, or that it could not be read. */
+type LateRead = { text: string } | { failed: string };
+let lateRead: (read: LateRead) => void = () => undefined;
+const lateReadOnce = () => new Promise<LateRead>((resolve) => (lateRead = resolve));
+
+/** Writes `raw` and closes the connection without waiting for an answer (the server sees the end of it at once). */
+function sendAndLeave(port: number, raw: string): void {
+  const socket = connect(port, '127.0.0.1', () => socket.end(raw, () => socket.destroy()));
+  socket.on('error', () => undefined);
+}
+
 function testApp(): Hono<{ Bindings: NodeBindings }> {
   const app = new Hono<{ Bindings: NodeBindings }>();
   app.get('/text', (c) => c.text('hello, world'));
@@ -89,6 +100,18 @@ function testApp(): Hono<{ Bindings: NodeBindings }> {
     } catch {
       return c.json({ error: 'invalid_request' }, 413);
     }
+  });
+  // Reads the body only after the client's connection is gone, as a slow handler (a refresh
+  // grant waiting on a store) would; Node has destroyed the request by then.
+  app.post('/late', async (c) => {
+    const socket = c.env.incoming.socket;
+    if (!socket.destroyed) await new Promise((resolve) => socket.once('close', resolve));
+    try {
+      lateRead({ text: new TextDecoder().decode(await readLimited(c.req.raw, 1024)) });
+    } catch (error) {
+      lateRead({ failed: error instanceof Error ? error.message : String(error) });
+    }
+    return c.text('read');
   });
   app.post('/form', async (c) => c.json(Object.fromEntries((await c.req.raw.formData()).entries())));
   app.get('/peer', (c) => c.json({ remote: c.env.incoming.socket.remoteAddress, url: c.req.url }));
@@ -160,6 +183,24 @@ describe.each(modes)('the node:http listener (%s)', (mode) => {
     expect((await send(origin, '/echo', { method: 'POST', body: 'x'.repeat(4096) })).status).toBe(413);
     const chunked = await send(origin, '/echo', { method: 'POST', body: 'y'.repeat(4096), headers: { 'Transfer-Encoding': 'chunked' } });
     expect(chunked.status).toBe(413);
+  });
+
+  it('keeps a complete body whose client went away before the handler read it (length-framed and chunked)', async () => {
+    let read = lateReadOnce();
+    sendAndLeave(port, 'POST /late HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 24\r\n\r\ngrant_type=refresh_token');
+    expect(await read).toEqual({ text: 'grant_type=refresh_token' });
+    read = lateReadOnce();
+    sendAndLeave(port, 'POST /late HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n6\r\ngrant_\r\n12\r\ntype=refresh_token\r\n0\r\n\r\n');
+    expect(await read).toEqual({ text: 'grant_type=refresh_token' });
+  });
+
+  it('never takes part of a body for the whole when the client leaves half-way', async () => {
+    let read = lateReadOnce();
+    sendAndLeave(port, 'POST /late HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 40\r\n\r\ngrant_type=refresh_token');
+    expect(await read).toEqual({ failed: 'the body could not be read' });
+    read = lateReadOnce();
+    sendAndLeave(port, 'POST /late HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n6\r\ngrant_\r\n');
+    expect(await read).toEqual({ failed: 'the body could not be read' });
   });
 
   it('makes the web Request when a handler asks for a form', async () => {

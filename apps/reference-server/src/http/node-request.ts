@@ -5,7 +5,8 @@
  * signal, ...). Most answers of a sign-in never need it.
  */
 import type { IncomingMessage } from 'node:http';
-import { Readable } from 'node:stream';
+import { BodyBuffer } from './body-buffer';
+import { MAX_BODY_BYTES } from './params';
 
 /** A request's headers, read-only, as the subset of `Headers` the app and Hono read. */
 export class NodeHeaders {
@@ -56,10 +57,11 @@ export class NodeHeaders {
 
 /** What a request is made of, before the web `Request` exists. */
 interface Parts {
-  incoming: IncomingMessage;
   method: string;
   url: string;
   headers: NodeHeaders;
+  /** The body as it arrives (body-buffer.ts); none for GET and HEAD. */
+  body?: BodyBuffer;
   real?: Request;
   abort?: AbortController;
   bodyUsed: boolean;
@@ -72,27 +74,23 @@ function realOf(request: object): Request {
   const p = parts.get(request) as Parts;
   if (!p.real) {
     p.abort = new AbortController();
-    const hasBody = p.method !== 'GET' && p.method !== 'HEAD';
     p.real = new Request(p.url, {
       method: p.method,
       headers: [...p.headers.entries()],
       signal: p.abort.signal,
-      ...(hasBody ? { body: p.bodyUsed ? new ReadableStream() : (Readable.toWeb(p.incoming) as ReadableStream<Uint8Array>), duplex: 'half' } : {}),
+      ...(p.body ? { body: p.bodyUsed ? new ReadableStream() : p.body.stream(), duplex: 'half' } : {}),
     } as RequestInit);
   }
   return p.real;
 }
 
-/** The whole body, read from the socket without a web stream (when nothing made the `Request` yet). */
+/** The whole body, without a web stream (when nothing made the `Request` yet). */
 async function readIncoming(request: object): Promise<Uint8Array> {
   const p = parts.get(request) as Parts;
   if (p.real) return new Uint8Array(await p.real.arrayBuffer());
   if (p.bodyUsed) throw new TypeError('Body is unusable: Body has already been read');
   p.bodyUsed = true;
-  if (p.method === 'GET' || p.method === 'HEAD') return new Uint8Array();
-  const chunks: Buffer[] = [];
-  for await (const chunk of p.incoming) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
+  return p.body ? p.body.whole() : new Uint8Array();
 }
 
 const utf8 = new TextDecoder();
@@ -150,11 +148,15 @@ for (const name of ['blob', 'formData', 'clone']) {
  * `incoming` as a `Request` for `app.fetch`, made lazily (see the module comment).
  *
  * @example
+ * @example
  * const request = lazyRequest(incoming, 'http://127.0.0.1:4000/demo/jwks');
  */
 export function lazyRequest(incoming: IncomingMessage, url: string): Request {
   const request = new LazyRequest();
-  parts.set(request, { incoming, method: incoming.method ?? 'GET', url, headers: new NodeHeaders(incoming.rawHeaders), bodyUsed: false });
+  const method = incoming.method ?? 'GET';
+  // Read from now on, not when a handler asks: a client may send its whole body and go away (body-buffer.ts).
+  const body = method === 'GET' || method === 'HEAD' ? undefined : new BodyBuffer(incoming, MAX_BODY_BYTES);
+  parts.set(request, { method, url, headers: new NodeHeaders(incoming.rawHeaders), bodyUsed: false, ...(body ? { body } : {}) });
   return request as unknown as Request;
 }
 
