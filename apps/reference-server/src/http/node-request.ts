@@ -113,8 +113,9 @@ class LazyRequest {
     const bytes = await readIncoming(this);
     return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
   }
+  /** The bytes as read (the body's own buffer, not a copy: nothing else holds it). */
   async bytes(): Promise<Uint8Array> {
-    return new Uint8Array(await this.arrayBuffer());
+    return readIncoming(this);
   }
   async text(): Promise<string> {
     return utf8.decode(await readIncoming(this));
