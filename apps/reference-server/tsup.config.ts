@@ -1,6 +1,6 @@
 import { defineConfig } from 'tsup';
 import { libraryBuild } from '../../tsup.shared';
-import { http1Only } from './build/http1-only';
+import { cliBuilds } from './build/cli-build';
 
 export default defineConfig([
   // shims: the testing entry finds its child-process script through import.meta.url, in CJS too.
@@ -16,19 +16,6 @@ export default defineConfig([
     sourcemap: true,
     clean: false,
   },
-  // The CLI is an ESM-only executable at the documented path dist/cli.js. Its runtime
-  // dependencies are bundled in: one file to load instead of a few hundred modules takes
-  // about a third off start-up. Redis stays external, loaded only when a config asks for it.
-  {
-    entry: { cli: 'src/cli.ts' },
-    format: ['esm'],
-    target: 'es2022',
-    platform: 'node',
-    noExternal: ['jose', 'hono', '@hono/node-server', 'zod'],
-    // It serves HTTP/1.1 only: Node's HTTP/2 stack is not loaded (build/http1-only.ts).
-    esbuildPlugins: [http1Only],
-    removeNodeProtocol: false,
-    sourcemap: true,
-    clean: false,
-  },
+  // The command line: dist/cli.js and the bundle it runs (build/cli-build.ts).
+  ...cliBuilds(),
 ]);

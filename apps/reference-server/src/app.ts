@@ -35,7 +35,8 @@ import { jsonResponse } from './http/errors';
 import { withRegisteredClients } from './oauth/registered-clients';
 import { errorPage, FAVICON_SVG } from './http/html';
 import { requestOrigin } from './http/origin';
-import type { RequestContext, ServerContext, TenantEntry } from './request/context';
+import { pathnameOf } from './http/url-path';
+import { LazyUrlContext, type RequestContext, type ServerContext, type TenantEntry } from './request/context';
 import { StoreUnavailableError } from './store/store';
 
 type Handler = (ctx: RequestContext) => Promise<Response>;
@@ -128,7 +129,7 @@ export function createApp(server: Omit<ServerContext, 'store'>, onRequest?: (inf
 
   if (onRequest) {
     app.use('*', async (c, next) => {
-      const path = new URL(c.req.url).pathname;
+      const path = pathnameOf(c.req.url);
       const first = path.split('/')[1] ?? '';
       onRequest({ method: c.req.method, path, ...(server.tenants.has(first) ? { tenant: first } : {}) });
       await next();
@@ -189,8 +190,7 @@ export function createApp(server: Omit<ServerContext, 'store'>, onRequest?: (inf
       const request = c.req.raw;
       const entry = server.tenants.get(c.req.param('tenant'));
       if (!entry) return wantsHtml(request) ? serverHome(request, allTenants) : problem(endpoint.kind, 404, 'There is no such tenant on this server.');
-      const url = new URL(request.url);
-      // @hono/node-server passes the Node request as env.incoming; in-process there is none.
+      // A listener passes the Node request as env.incoming (http/node-listener.ts); in-process there is none.
       const socket = (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming?.socket;
       const where = requestOrigin(server.origin, request, socket?.remoteAddress);
       if ('problem' in where) return problem(endpoint.kind, 400, where.problem);
@@ -203,17 +203,16 @@ export function createApp(server: Omit<ServerContext, 'store'>, onRequest?: (inf
         const answer = await injectTransportFault(endpoint.kind, transport, c.env, headers);
         if (answer) return answer;
       }
-      const ctx: RequestContext = {
+      const ctx: RequestContext = new LazyUrlContext({
         server: servers.get(entry) ?? { ...server, store: entry.store },
         tenant,
         keys: entry.keys,
         request,
         corsHeaders: headers,
-        url,
         issuer: `${where.origin}/${entry.tenant.id}`,
         secure: where.secure,
         clientAddress: where.clientAddress,
-      };
+      });
       try {
         return await serve(endpoint, allowed, ctx);
       } catch (error) {

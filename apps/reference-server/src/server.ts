@@ -4,8 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
-import { createAdaptorServer } from '@hono/node-server';
+import { createServer } from 'node:http';
 import { createApp, ENDPOINT_PATHS, type RequestInfo } from './app';
 import { Backchannel, type EndedSessions } from './backchannel/backchannel';
 import { ControlledClock } from './control/clock';
@@ -23,6 +22,8 @@ import { developmentKeysHostProblem, developmentSigningKey } from './keys/develo
 import { KeySealer } from './keys/key-sealing';
 import { KeySet } from './keys/keys';
 import { SharedKeys } from './keys/shared-keys';
+import { installLightResponse } from './http/light-response';
+import { nodeListener } from './http/node-listener';
 import { endedSessionMark, SESSION_SECONDS } from './oauth/session';
 import type { TenantEntry } from './request/context';
 import { RecordIntegrity } from './store/record-integrity';
@@ -191,9 +192,9 @@ export function createReferenceServer(config: ServerConfig = demoConfig(), optio
 
 /**
  * {@link createReferenceServer} for a process that runs nothing else (the CLI). Its listeners
- * let @hono/node-server swap the global `Request` and `Response` for lighter subclasses, whose
- * bodies go to the socket without a web-stream round trip; that would change them for every
- * other library in a shared process, so the programmatic server leaves the globals alone.
+ * swap the global `Response` for a light one (http/light-response.ts) whose string bodies go to
+ * the socket without loading Node's fetch implementation; that would change it for every other
+ * library in a shared process, so the programmatic server leaves the globals alone.
  *
  * @example
  * const server = await createProcessServer(await loadConfigFile(path));
@@ -297,7 +298,8 @@ async function buildServer(config: ServerConfig, options: ReferenceServerOptions
   async function listen({ port = 0, host = '127.0.0.1' }: { port?: number; host?: string } = {}): Promise<Listening> {
     const hostProblem = (developmentKeys ? developmentKeysHostProblem(host) : undefined) ?? demoLoginHostProblem(tenants, host);
     if (hostProblem) throw new ConfigError('host', hostProblem);
-    const server = createAdaptorServer({ fetch: app.fetch, overrideGlobalObjects: ownsProcess }) as Server;
+    if (ownsProcess) installLightResponse();
+    const server = createServer(nodeListener(app.fetch));
     // An idle keep-alive connection outlives the clients' own idle timeouts (Node's agent and
     // undici: 4-5 s; proxies and load balancers: 60 s), so the client closes first and never sends
     // a request on a socket the server is closing at that moment (ECONNRESET). Node's default, 5 s,

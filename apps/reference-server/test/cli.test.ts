@@ -1,10 +1,11 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { build } from 'tsup';
+import { cliBuilds } from '../build/cli-build';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { demoConfig } from '../src/index';
@@ -17,8 +18,13 @@ import { describeHttpBodies } from './support/http-bodies';
 const outDir = resolve(__dirname, '../node_modules/.cache/reference-server-cli-test');
 const cli = join(outDir, 'cli.js');
 
+/** The build's entries, relative to the package, as absolute paths (vitest's working directory may differ). */
+const absolute = (entry: unknown) => Object.fromEntries(Object.entries(entry as Record<string, string>).map(([k, v]) => [k, resolve(__dirname, '..', v)]));
+
 beforeAll(async () => {
-  await build({ entry: { cli: resolve(__dirname, '../src/cli.ts') }, format: ['esm'], target: 'es2022', outDir, config: false, silent: true, clean: true });
+  // The shipped shape (build/cli-build.ts): dist/cli.js loading the CommonJS bundle.
+  await rm(outDir, { recursive: true, force: true });
+  for (const options of cliBuilds({ outDir, silent: true })) await build({ ...options, entry: absolute(options.entry), config: false });
 }, 60_000);
 
 interface Run {

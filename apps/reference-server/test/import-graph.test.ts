@@ -79,7 +79,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['control'],
   ['app.ts', 'server.ts'],
   ['testing'],
-  ['index.ts', 'cli.ts', 'testing.ts'],
+  ['index.ts', 'cli.ts', 'cli-launcher.ts', 'testing.ts'],
 ];
 
 function layerOf(file: string): number {

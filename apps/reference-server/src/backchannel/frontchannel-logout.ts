@@ -67,7 +67,7 @@ export function frontchannelLogoutPage(frames: readonly string[], next: string |
   const page = htmlPage({
     title: 'Signing out',
     body: html`<h1>Signing out</h1>
-<p id="status" role="status">Signing you out of the applications you used…</p>
+<p id="status" role="status">Signing you out of the applications you used&hellip;</p>
 ${next === undefined ? '' : html`<noscript><p><a href="${next}">Continue</a></p></noscript>`}
 <div id="frames"></div>
 <script type="application/json" id="frontchannel">${new SafeHtml(data)}</script>`,

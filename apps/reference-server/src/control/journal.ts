@@ -9,6 +9,7 @@ import { decodeComponent, formBodyRead, queryParams } from '../http/params';
 import { ControlError } from './errors';
 import { onlyKeys, record } from './input';
 import { ConnectionDropped, type InjectedKind } from './transport-faults';
+import { pathnameOf } from '../http/url-path';
 
 /** One answered request. */
 export interface JournalEntry {
@@ -240,8 +241,9 @@ export function journalRequests(
   skipPrefix: string,
 ): MiddlewareHandler {
   return async (c, next) => {
-    const path = new URL(c.req.url).pathname;
-    if (journal.capacity === 0 || path === skipPrefix || path.startsWith(`${skipPrefix}/`)) return next();
+    if (journal.capacity === 0) return next();
+    const path = pathnameOf(c.req.url);
+    if (path === skipPrefix || path.startsWith(`${skipPrefix}/`)) return next();
     const time = new Date(now()).toISOString();
     const request = c.req.raw;
     const [, first = '', ...rest] = path.split('/');

@@ -49,7 +49,7 @@ export async function introspect(ctx: RequestContext): Promise<Response> {
         scope: record.scopes.join(' '),
         token_type: record.jkt === undefined ? 'Bearer' : 'DPoP',
         ...(record.user ? { username: record.user.username } : {}),
-        // RFC 9449 §6.2: the key a DPoP-bound token is bound to.
+        // RFC 9449 section 6.2: the key a DPoP-bound token is bound to.
         ...(record.jkt !== undefined ? { cnf: { jkt: record.jkt } } : {}),
       },
       200,

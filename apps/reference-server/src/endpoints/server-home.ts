@@ -36,7 +36,7 @@ export function serverHome(request: Request, tenants: Iterable<Tenant>): Respons
     return jsonResponse({ error: 'invalid_request', error_description: 'There is no such endpoint on this server.' }, 404);
   }
   const rows = [...tenants].map(
-    (t) => html`<li><a href="/${encodeURIComponent(t.id)}/">${t.name}</a> <span class="muted">(<code>${t.id}</code>)</span> · <a href="/${encodeURIComponent(t.id)}/.well-known/openid-configuration">discovery</a></li>`,
+    (t) => html`<li><a href="/${encodeURIComponent(t.id)}/">${t.name}</a> <span class="muted">(<code>${t.id}</code>)</span> &middot; <a href="/${encodeURIComponent(t.id)}/.well-known/openid-configuration">discovery</a></li>`,
   );
   const list = html`<h2>Tenants</h2><ul id="tenants">${rows}</ul>
 <p class="muted">Each tenant is an issuer of its own: <code>{this origin}/{tenant id}</code>.</p>`;

@@ -191,12 +191,14 @@ export async function readLimited(request: Request, limit: number): Promise<Uint
   const declared = request.headers.get('content-length');
   if (declared !== null && /^\d+$/.test(declared)) {
     if (Number(declared) > limit) throw tooLarge(limit);
-    // arrayBuffer() on @hono/node-server's request reads the socket directly, without building a web stream.
-    const buffer = await request.arrayBuffer().catch(() => {
+    // A listener's request (node-request.ts) hands over the bytes it read as they arrived, without a
+    // web stream or a copy; a web Request without bytes() (Node 20) reads into an ArrayBuffer.
+    const read = typeof request.bytes === 'function' ? request.bytes() : request.arrayBuffer().then((buffer) => new Uint8Array(buffer));
+    const bytes = await read.catch(() => {
       throw new BodyError('the body could not be read');
     });
-    if (buffer.byteLength > limit) throw tooLarge(limit);
-    return new Uint8Array(buffer);
+    if (bytes.byteLength > limit) throw tooLarge(limit);
+    return bytes;
   }
   return readStreamLimited(request, limit);
 }

@@ -28,7 +28,7 @@ async function deliver(ctx: RequestContext, target: ResponseTarget, params: Reco
     const fields = Object.entries(all).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`);
     const page = htmlPage({
       title: 'Returning to the application',
-      body: html`<h1>Returning to the application…</h1>
+      body: html`<h1>Returning to the application&hellip;</h1>
 <form method="post" action="${target.redirectUri}">
 ${fields}
 <noscript><p>JavaScript is off. Press the button to continue.</p></noscript>

@@ -248,7 +248,7 @@ export class RedisConnection {
   }
 
   /**
-   * SET … NX without expiry: true when this call created the key.
+   * SET ... NX without expiry: true when this call created the key.
    *
    * @example
    * if (await redis.setIfAbsent(key, doc)) logger.info('first instance');

@@ -1,6 +1,6 @@
 // Request bodies over real HTTP, framed both ways (Content-Length and chunked), for a listener
 // started by the caller: the programmatic server (global Request/Response left alone) and the
-// CLI (which lets @hono/node-server swap them) read bodies on different paths.
+// CLI (whose light global Response, http/light-response.ts, writes bodies without a web Response) answer on different paths.
 import { request as httpRequest } from 'node:http';
 import { describe, expect, it } from 'vitest';
 
