@@ -18,9 +18,9 @@ export function num(value, digits = 0) {
   return value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 }
 
-/** A ratio as "0.95×". */
-export function ratio(value) {
-  return value === undefined || !Number.isFinite(value) ? 'n/a' : `${value.toFixed(2)}×`;
+/** A ratio as "0.95×" (verdicts pass 3 digits, so 0.998 is not printed as a met "1.00×"). */
+export function ratio(value, digits = 2) {
+  return value === undefined || !Number.isFinite(value) ? 'n/a' : `${value.toFixed(digits)}×`;
 }
 
 /** Bytes as "12,345 B (12.1 KB)". */
