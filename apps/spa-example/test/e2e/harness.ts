@@ -91,7 +91,9 @@ export async function startHarness({ accessTokenLifetime = 3600 } = {}): Promise
         await context.route(`${appOrigin}/config.js`, (route) =>
           route.fulfill({ contentType: 'text/javascript', body: runtimeConfig }),
         );
-        if (fakeClock) await context.clock.install();
+        // The page's clock starts where the server's is, which earlier tests of the file may have
+        // moved forward (an ID token issued "in the future" would be refused).
+        if (fakeClock) await context.clock.install({ time: Date.now() + clockOffsetMs });
         return context;
       },
       async advanceClocks(context, seconds) {
