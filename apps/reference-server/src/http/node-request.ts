@@ -6,7 +6,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { BodyBuffer } from './body-buffer';
-import { MAX_BODY_BYTES } from './params';
+import { MAX_BODY_BYTES, type Params, READ_FORM } from './params';
 
 /** A request's headers, read-only, as the subset of `Headers` the app and Hono read. */
 export class NodeHeaders {
@@ -96,6 +96,8 @@ const utf8 = new TextDecoder();
 class LazyRequest {
   // A private field rather than a WeakMap beside the object: no weak-table entry to add and for the GC to trace per request.
   readonly #p: Parts;
+  /** The form body once read (params.ts `formBodyRead`). */
+  [READ_FORM]: Params | undefined = undefined;
 
   constructor(p: Parts) {
     this.#p = p;
