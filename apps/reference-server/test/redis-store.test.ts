@@ -101,6 +101,24 @@ describe.each([
     expect(await store.findConsent(consent)).toEqual(['openid', 'email']);
   });
 
+  it('copies records in and out: changing a saved or a returned record changes nothing stored', async () => {
+    const store = make();
+    const key = unique('at');
+    const saved = { tenant: 'demo', clientId: 'service', scopes: ['api.read'], grantId: unique('grant'), expiresAt: 1_900_000_060, user: { ...user } };
+    await store.saveAccessToken(key, saved, 60);
+    saved.scopes.push('api.write');
+    saved.user.sub = 'mallory';
+    const found = await store.findAccessToken(key);
+    expect(found).toEqual({ ...saved, scopes: ['api.read'], user });
+    found?.scopes.push('admin');
+    expect((await store.findAccessToken(key))?.scopes).toEqual(['api.read']);
+    const codeKey = unique('code');
+    await store.saveCode(codeKey, code(), 60);
+    const taken = await store.takeCode(codeKey);
+    taken?.record.scopes.push('admin');
+    expect((await store.peekCode(codeKey))?.record.scopes).toEqual(['openid']);
+  });
+
   it('remembers a DPoP proof once: of two concurrent attempts exactly one is first', async () => {
     const store = make();
     const proof = unique('proof');

@@ -52,8 +52,12 @@ function nodeHeaders(headers: unknown): OutgoingHttpHeaders {
   } else if (Array.isArray(headers)) {
     for (const [name, value] of headers as [string, string][]) add(name, value);
   } else {
-    for (const [name, value] of Object.entries(headers as Record<string, string | string[]>)) {
-      for (const one of Array.isArray(value) ? value : [value]) add(name, one);
+    // The common case (a plain object of the app's own headers): no entry or wrapper arrays per header.
+    const record = headers as Record<string, string | string[]>;
+    for (const name of Object.keys(record)) {
+      const value = record[name] as string | string[];
+      if (Array.isArray(value)) for (const one of value) add(name, one);
+      else add(name, value);
     }
   }
   if (cookies.length > 0) out['set-cookie'] = cookies;

@@ -6,7 +6,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { BodyBuffer } from './body-buffer';
-import { MAX_BODY_BYTES } from './params';
+import { MAX_BODY_BYTES, type Params, READ_FORM } from './params';
 
 /** A request's headers, read-only, as the subset of `Headers` the app and Hono read. */
 export class NodeHeaders {
@@ -67,11 +67,9 @@ interface Parts {
   bodyUsed: boolean;
 }
 
-const parts = new WeakMap<object, Parts>();
-
 /** The web `Request`, made once, with the Node request's body stream and an abort signal. */
-function realOf(request: object): Request {
-  const p = parts.get(request) as Parts;
+function realOf(request: LazyRequest): Request {
+  const p = LazyRequest.partsOf(request);
   if (!p.real) {
     p.abort = new AbortController();
     p.real = new Request(p.url, {
@@ -85,8 +83,8 @@ function realOf(request: object): Request {
 }
 
 /** The whole body, without a web stream (when nothing made the `Request` yet). */
-async function readIncoming(request: object): Promise<Uint8Array> {
-  const p = parts.get(request) as Parts;
+async function readIncoming(request: LazyRequest): Promise<Uint8Array> {
+  const p = LazyRequest.partsOf(request);
   if (p.real) return new Uint8Array(await p.real.arrayBuffer());
   if (p.bodyUsed) throw new TypeError('Body is unusable: Body has already been read');
   p.bodyUsed = true;
@@ -96,17 +94,34 @@ async function readIncoming(request: object): Promise<Uint8Array> {
 const utf8 = new TextDecoder();
 
 class LazyRequest {
+  // A private field rather than a WeakMap beside the object: no weak-table entry to add and for the GC to trace per request.
+  readonly #p: Parts;
+  /** The form body once read (params.ts `formBodyRead`). */
+  [READ_FORM]: Params | undefined = undefined;
+
+  constructor(p: Parts) {
+    this.#p = p;
+  }
+
+  static partsOf(request: LazyRequest): Parts {
+    return request.#p;
+  }
+
+  static isLazy(value: object): value is LazyRequest {
+    return #p in value;
+  }
+
   get method(): string {
-    return (parts.get(this) as Parts).method;
+    return this.#p.method;
   }
   get url(): string {
-    return (parts.get(this) as Parts).url;
+    return this.#p.url;
   }
   get headers(): NodeHeaders {
-    return (parts.get(this) as Parts).headers;
+    return this.#p.headers;
   }
   get bodyUsed(): boolean {
-    const p = parts.get(this) as Parts;
+    const p = this.#p;
     return p.real ? p.real.bodyUsed : p.bodyUsed;
   }
   async arrayBuffer(): Promise<ArrayBuffer> {
@@ -131,14 +146,14 @@ class LazyRequest {
 // Everything else a `Request` has comes from the real one, made on first use.
 for (const name of ['body', 'cache', 'credentials', 'destination', 'duplex', 'integrity', 'keepalive', 'mode', 'redirect', 'referrer', 'referrerPolicy', 'signal']) {
   Object.defineProperty(LazyRequest.prototype, name, {
-    get(this: object) {
+    get(this: LazyRequest) {
       return (realOf(this) as unknown as Record<string, unknown>)[name];
     },
   });
 }
 for (const name of ['blob', 'formData', 'clone']) {
   Object.defineProperty(LazyRequest.prototype, name, {
-    value(this: object, ...args: unknown[]) {
+    value(this: LazyRequest, ...args: unknown[]) {
       const real = realOf(this) as unknown as Record<string, (...a: unknown[]) => unknown>;
       return (real[name] as (...a: unknown[]) => unknown).apply(real, args);
     },
@@ -153,11 +168,10 @@ for (const name of ['blob', 'formData', 'clone']) {
  * const request = lazyRequest(incoming, 'http://127.0.0.1:4000/demo/jwks');
  */
 export function lazyRequest(incoming: IncomingMessage, url: string): Request {
-  const request = new LazyRequest();
   const method = incoming.method ?? 'GET';
   // Read from now on, not when a handler asks: a client may send its whole body and go away (body-buffer.ts).
   const body = method === 'GET' || method === 'HEAD' ? undefined : new BodyBuffer(incoming, MAX_BODY_BYTES);
-  parts.set(request, { method, url, headers: new NodeHeaders(incoming.rawHeaders), bodyUsed: false, ...(body ? { body } : {}) });
+  const request = new LazyRequest({ method, url, headers: new NodeHeaders(incoming.rawHeaders), bodyUsed: false, ...(body ? { body } : {}) });
   return request as unknown as Request;
 }
 
@@ -168,5 +182,5 @@ export function lazyRequest(incoming: IncomingMessage, url: string): Request {
  * outgoing.on('close', () => abortLazyRequest(request));
  */
 export function abortLazyRequest(request: Request): void {
-  parts.get(request)?.abort?.abort(new DOMException('the client closed the connection', 'AbortError'));
+  if (LazyRequest.isLazy(request)) LazyRequest.partsOf(request).abort?.abort(new DOMException('the client closed the connection', 'AbortError'));
 }

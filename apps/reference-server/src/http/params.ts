@@ -144,13 +144,25 @@ export class BodyError extends Error {
 const readForms = new WeakMap<Request, Params>();
 
 /**
+ * Where a request object made by this server (the listener's lazy request) keeps its read form
+ * itself: no WeakMap entry per request for the GC to trace. Other requests use the WeakMap.
+ */
+export const READ_FORM: unique symbol = Symbol('read form');
+
+interface FormHolder {
+  [READ_FORM]: Params | undefined;
+}
+
+const holdsForm = (request: Request): request is Request & FormHolder => READ_FORM in request;
+
+/**
  * The form body a handler has already read from `request` with {@link readFormBody}, if any.
  *
  * @example
  * const form = formBodyRead(request)?.values; // after the handler ran
  */
 export function formBodyRead(request: Request): Params | undefined {
-  return readForms.get(request);
+  return holdsForm(request) ? request[READ_FORM] : readForms.get(request);
 }
 
 /**
@@ -173,7 +185,8 @@ export async function readFormBody(request: Request): Promise<Params> {
     throw new BodyError('the body is not valid UTF-8');
   }
   const params = parseParams(text);
-  readForms.set(request, params);
+  if (holdsForm(request)) request[READ_FORM] = params;
+  else readForms.set(request, params);
   return params;
 }
 

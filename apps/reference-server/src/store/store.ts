@@ -209,30 +209,51 @@ export interface Store {
   takePushedRequest(key: string): Promise<PushedRequest | undefined>;
 }
 
-interface Entry<T> {
-  value: T;
+interface Entry<S> {
+  value: S;
   used: boolean;
   expiresAt: number;
 }
+
+/** How a map copies values in and out, so a caller's later change never reaches the store (nor the store's the caller). */
+interface Copying<T, S> {
+  store(value: T): S;
+  load(stored: S): T;
+}
+
+/** Any structured-cloneable value, kept as an object (for maps whose entries are changed in place). */
+const cloned = <T>(): Copying<T, T> => ({ store: structuredClone, load: structuredClone });
+/** Primitives need no copy. */
+const same = <T extends number | boolean>(): Copying<T, T> => ({ store: (value) => value, load: (value) => value });
+/**
+ * Records as JSON text, as the Redis store keeps them: one flat string per entry is cheaper to
+ * make than a structured clone and far cheaper for the garbage collector to keep (an issued
+ * access token lives for its lifetime; a busy token endpoint holds hundreds of thousands).
+ */
+const jsonText = <T>(): Copying<T, string> => ({ store: (value) => JSON.stringify(value), load: (text) => JSON.parse(text) as T });
 
 /** How many entries each write checks for expiry, so the map stays near its live size. */
 const SWEEP_PER_WRITE = 2;
 
 /** A map whose entries expire on the injected clock; copies values in and out like a real store. */
-class ExpiringMap<T> {
-  private readonly entries = new Map<string, Entry<T>>();
+class ExpiringMap<T, S = T> {
+  private readonly entries = new Map<string, Entry<S>>();
   /** Where the incremental sweep resumes; Map iterators stay valid across inserts and deletes. */
-  private cursor: Iterator<[string, Entry<T>]> | undefined;
+  private cursor: Iterator<[string, Entry<S>]> | undefined;
 
-  constructor(private readonly now: () => number) {}
+  constructor(
+    private readonly now: () => number,
+    private readonly copying: Copying<T, S>,
+  ) {}
 
   set(key: string, value: T, ttlSeconds: number): void {
     const now = this.now();
     this.sweep(now);
-    this.entries.set(key, { value: structuredClone(value), used: false, expiresAt: now + ttlSeconds * 1000 });
+    this.entries.set(key, { value: this.copying.store(value), used: false, expiresAt: now + ttlSeconds * 1000 });
   }
 
-  entry(key: string): Entry<T> | undefined {
+  /** The stored entry itself (no copy), for changes in place. */
+  entry(key: string): Entry<S> | undefined {
     const entry = this.entries.get(key);
     if (entry && entry.expiresAt <= this.now()) {
       this.entries.delete(key);
@@ -243,12 +264,12 @@ class ExpiringMap<T> {
 
   get(key: string): T | undefined {
     const entry = this.entry(key);
-    return entry && structuredClone(entry.value);
+    return entry && this.copying.load(entry.value);
   }
 
   peek(key: string): Taken<T> | undefined {
     const entry = this.entry(key);
-    return entry && { record: structuredClone(entry.value), alreadyUsed: entry.used };
+    return entry && { record: this.copying.load(entry.value), alreadyUsed: entry.used };
   }
 
   take(key: string): Taken<T> | undefined {
@@ -256,7 +277,7 @@ class ExpiringMap<T> {
     if (!entry) return undefined;
     const alreadyUsed = entry.used;
     entry.used = true;
-    return { record: structuredClone(entry.value), alreadyUsed };
+    return { record: this.copying.load(entry.value), alreadyUsed };
   }
 
   delete(key: string): void {
@@ -293,27 +314,28 @@ const FOREVER = 100 * 365 * 24 * 3600;
  */
 export class MemoryStore implements Store {
   private readonly interactions: ExpiringMap<Interaction>;
-  private readonly sessions: ExpiringMap<Session>;
-  private readonly consents: ExpiringMap<string[]>;
-  private readonly codes: ExpiringMap<CodeRecord>;
-  private readonly accessTokens: ExpiringMap<AccessTokenRecord>;
-  private readonly refreshTokens: ExpiringMap<RefreshTokenRecord>;
+  private readonly sessions: ExpiringMap<Session, string>;
+  private readonly consents: ExpiringMap<string[], string>;
+  private readonly codes: ExpiringMap<CodeRecord, string>;
+  private readonly accessTokens: ExpiringMap<AccessTokenRecord, string>;
+  private readonly refreshTokens: ExpiringMap<RefreshTokenRecord, string>;
   private readonly revokedGrants: ExpiringMap<true>;
   private readonly hits: ExpiringMap<number>;
   private readonly proofs: ExpiringMap<true>;
-  private readonly pushed: ExpiringMap<PushedRequest>;
+  private readonly pushed: ExpiringMap<PushedRequest, string>;
 
   constructor(now: () => number = Date.now) {
-    this.interactions = new ExpiringMap(now);
-    this.sessions = new ExpiringMap(now);
-    this.consents = new ExpiringMap(now);
-    this.codes = new ExpiringMap(now);
-    this.accessTokens = new ExpiringMap(now);
-    this.refreshTokens = new ExpiringMap(now);
-    this.revokedGrants = new ExpiringMap(now);
-    this.hits = new ExpiringMap(now);
-    this.proofs = new ExpiringMap(now);
-    this.pushed = new ExpiringMap(now);
+    // Changed in place (countFailedLogin): kept as objects.
+    this.interactions = new ExpiringMap(now, cloned());
+    this.sessions = new ExpiringMap(now, jsonText());
+    this.consents = new ExpiringMap(now, jsonText());
+    this.codes = new ExpiringMap(now, jsonText());
+    this.accessTokens = new ExpiringMap(now, jsonText());
+    this.refreshTokens = new ExpiringMap(now, jsonText());
+    this.revokedGrants = new ExpiringMap(now, same());
+    this.hits = new ExpiringMap(now, same());
+    this.proofs = new ExpiringMap(now, same());
+    this.pushed = new ExpiringMap(now, jsonText());
   }
 
   async saveInteraction(id: string, interaction: Interaction, ttlSeconds: number): Promise<void> {
