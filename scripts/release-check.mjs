@@ -129,18 +129,11 @@ function listFiles(dir) {
 /** Where tarballs are kept between runs, each named by a hash of what it packs (see `packKey`). */
 const PACK_CACHE = join(ROOT, 'node_modules', '.cache', 'oidc-rp-packs');
 
-/** Every file under `dir`, as paths relative to it, sorted. */
-function filesUnder(dir, base = dir) {
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir, { withFileTypes: true })
-    .flatMap((entry) => (entry.isDirectory() ? filesUnder(join(dir, entry.name), base) : [relative(base, join(dir, entry.name))]))
-    .sort();
-}
-
 /** A hash of what `pnpm pack` puts in a package's tarball: its manifest, README, LICENSE and dist. */
 function packKey(cwd) {
   const hash = createHash('sha256');
-  for (const file of [...REQUIRED_FILES, ...filesUnder(join(cwd, 'dist')).map((f) => join('dist', f))]) {
+  const dist = listFiles(join(cwd, 'dist')).map((path) => relative(cwd, path)).sort();
+  for (const file of [...REQUIRED_FILES, ...dist]) {
     hash.update(`${file}\0`);
     if (existsSync(join(cwd, file))) hash.update(readFileSync(join(cwd, file)));
     hash.update('\0');
