@@ -5,6 +5,7 @@
 import type { Server } from 'node:net';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHROMIUM_LAUNCH } from '../../../test-support/page-server';
 import { type Demo, freePort, occupy, startDemo } from './demo-process';
 
 describe('a busy port', () => {
@@ -30,7 +31,7 @@ describe('the demo', () => {
   beforeAll(async () => {
     demo = await startDemo();
     await demo.waitFor(/oidc-rp demo is ready/);
-    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: ['--no-sandbox', '--disable-gpu', '--no-first-run'] });
+    browser = await chromium.launch(CHROMIUM_LAUNCH);
   });
 
   afterAll(async () => {

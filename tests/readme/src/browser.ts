@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { type Browser, chromium, type Page } from 'playwright-core';
+import { CHROMIUM_LAUNCH } from '../../../test-support/page-server.ts';
 import type { BrowserRun, Snippet } from './extract.ts';
 import { DOCUMENTED_ORIGINS, readmePositions, RUN_ENV, runnableSource } from './harness.ts';
 
@@ -61,7 +62,7 @@ async function addOrigin(control: Control, documented: string, real: string): Pr
 
 /** Opens `url`, clicks the button `run` names, signs in on the login page (allowing consent) when it names a user, and waits for its text. */
 async function walk(url: string, run: BrowserRun, describeUrl: (url: string) => string, problems: string[]): Promise<BrowserResult> {
-  browser ??= chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: ['--no-sandbox', '--disable-gpu', '--no-first-run'] });
+  browser ??= chromium.launch(CHROMIUM_LAUNCH);
   const context = await (await browser).newContext();
   context.setDefaultTimeout(30_000);
   const page = await context.newPage();
@@ -185,7 +186,7 @@ export async function walkQuickStart(
   const appOrigin = app.origin;
   const localhost = appOrigin.replace('127.0.0.1', 'localhost');
   const documented = (text: string) => text.split(appOrigin).join(DOCUMENTED_APP_ORIGIN).split(localhost).join(DOCUMENTED_APP_ORIGIN.replace('127.0.0.1', 'localhost'));
-  browser ??= chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: ['--no-sandbox', '--disable-gpu', '--no-first-run'] });
+  browser ??= chromium.launch(CHROMIUM_LAUNCH);
   const context = await (await browser).newContext();
   context.setDefaultTimeout(30_000);
   const problems: string[] = [];
