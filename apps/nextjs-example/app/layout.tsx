@@ -1,6 +1,6 @@
 import type { Metadata } from 'next';
 import type { ReactNode } from 'react';
-import { AuthProviderWithOptions } from './auth-provider';
+import { AuthProviderWithOptions } from '@oidc-rp/react';
 // The SPA example's stylesheet: both demo apps look alike.
 import '../../spa-example/src/styles.css';
 
