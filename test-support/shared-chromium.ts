@@ -32,12 +32,32 @@ export interface ProvidingProject {
   provide(key: typeof CHROMIUM_ENDPOINT, value: string): void;
 }
 
+/** The run's browser server while a global setup holds it, and how many do. */
+interface Held {
+  server: Promise<BrowserServerLike>;
+  holders: number;
+}
+const HELD = Symbol.for('oidc-rp.shared-chromium');
+type HoldingGlobal = typeof globalThis & { [HELD]?: Held };
+
 /**
  * The global setup's work: launches the run's Chromium, provides its endpoint to the files and
- * returns the teardown that closes it after the last file.
+ * returns the teardown that closes it after the last file. Vitest runs a workspace's global setup
+ * for its root and again for every project that extends it (a "shared" and an "isolated" one),
+ * all in its main process: the later calls share the first one's browser, and the last teardown
+ * closes it, so a run launches one Chromium, not one per project.
  */
 export async function launchSharedChromium(chromium: SharedChromiumHost, project: ProvidingProject): Promise<() => Promise<void>> {
-  const server = await chromium.launchServer(SHARED_CHROMIUM_LAUNCH);
+  const holding = globalThis as HoldingGlobal;
+  const held = holding[HELD] ?? { server: chromium.launchServer(SHARED_CHROMIUM_LAUNCH), holders: 0 };
+  holding[HELD] = held;
+  held.holders += 1;
+  const server = await held.server;
   project.provide(CHROMIUM_ENDPOINT, server.wsEndpoint());
-  return () => server.close();
+  return async () => {
+    held.holders -= 1;
+    if (held.holders > 0) return;
+    delete holding[HELD];
+    await server.close();
+  };
 }
