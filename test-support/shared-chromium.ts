@@ -19,8 +19,9 @@ export const SHARED_CHROMIUM_LAUNCH = {
   args: [...CHROMIUM_LAUNCH.args, '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
 };
 
-interface BrowserServerLike {
+export interface BrowserServerLike {
   wsEndpoint(): string;
+  process(): { pid?: number };
   close(): Promise<void>;
 }
 
@@ -47,13 +48,19 @@ type HoldingGlobal = typeof globalThis & { [HELD]?: Held };
  * all in its main process: the later calls share the first one's browser, and the last teardown
  * closes it, so a run launches one Chromium, not one per project.
  */
-export async function launchSharedChromium(chromium: SharedChromiumHost, project: ProvidingProject): Promise<() => Promise<void>> {
+export async function launchSharedChromium(
+  chromium: SharedChromiumHost,
+  project: ProvidingProject,
+  /** Provides more of the browser to the files (its process id, for a test of its command line). */
+  provideMore?: (server: BrowserServerLike) => void,
+): Promise<() => Promise<void>> {
   const holding = globalThis as HoldingGlobal;
   const held = holding[HELD] ?? { server: chromium.launchServer(SHARED_CHROMIUM_LAUNCH), holders: 0 };
   holding[HELD] = held;
   held.holders += 1;
   const server = await held.server;
   project.provide(CHROMIUM_ENDPOINT, server.wsEndpoint());
+  provideMore?.(server);
   return async () => {
     held.holders -= 1;
     if (held.holders > 0) return;
