@@ -19,8 +19,9 @@ export const SHARED_CHROMIUM_LAUNCH = {
   args: [...CHROMIUM_LAUNCH.args, '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
 };
 
-interface BrowserServerLike {
+export interface BrowserServerLike {
   wsEndpoint(): string;
+  process(): { pid?: number };
   close(): Promise<void>;
 }
 
@@ -32,12 +33,38 @@ export interface ProvidingProject {
   provide(key: typeof CHROMIUM_ENDPOINT, value: string): void;
 }
 
+/** The run's browser server while a global setup holds it, and how many do. */
+interface Held {
+  server: Promise<BrowserServerLike>;
+  holders: number;
+}
+const HELD = Symbol.for('oidc-rp.shared-chromium');
+type HoldingGlobal = typeof globalThis & { [HELD]?: Held };
+
 /**
  * The global setup's work: launches the run's Chromium, provides its endpoint to the files and
- * returns the teardown that closes it after the last file.
+ * returns the teardown that closes it after the last file. Vitest runs a workspace's global setup
+ * for its root and again for every project that extends it (a "shared" and an "isolated" one),
+ * all in its main process: the later calls share the first one's browser, and the last teardown
+ * closes it, so a run launches one Chromium, not one per project.
  */
-export async function launchSharedChromium(chromium: SharedChromiumHost, project: ProvidingProject): Promise<() => Promise<void>> {
-  const server = await chromium.launchServer(SHARED_CHROMIUM_LAUNCH);
+export async function launchSharedChromium(
+  chromium: SharedChromiumHost,
+  project: ProvidingProject,
+  /** Provides more of the browser to the files (its process id, for a test of its command line). */
+  provideMore?: (server: BrowserServerLike) => void,
+): Promise<() => Promise<void>> {
+  const holding = globalThis as HoldingGlobal;
+  const held = holding[HELD] ?? { server: chromium.launchServer(SHARED_CHROMIUM_LAUNCH), holders: 0 };
+  holding[HELD] = held;
+  held.holders += 1;
+  const server = await held.server;
   project.provide(CHROMIUM_ENDPOINT, server.wsEndpoint());
-  return () => server.close();
+  provideMore?.(server);
+  return async () => {
+    held.holders -= 1;
+    if (held.holders > 0) return;
+    delete holding[HELD];
+    await server.close();
+  };
 }

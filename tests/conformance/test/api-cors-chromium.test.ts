@@ -9,9 +9,10 @@ import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dpopNonces, dpopProofs, jwtAccessTokenVerifier, requireAccessToken, withAccessToken } from '@oidc-rp/node/api';
 import { createReferenceServer, demoConfig } from '@oidc-rp/reference-server';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM_LAUNCH, type PageServer, startPageServer } from '../../../test-support/page-server';
+import { type PageServer, startPageServer } from '../../../test-support/page-server';
+import { connectChromium } from './support/chromium';
 import { bundleInstalledBrowserSdk } from './support/installed-sdk';
 
 declare global {
@@ -95,7 +96,7 @@ beforeAll(async () => {
     cors: { origins: [app.origin] },
   });
   route = withAccessToken(guard, async (_request, token) => Response.json({ sub: token.claims.sub, aud: token.claims.aud, scheme: token.scheme }));
-  browser = await chromium.launch(CHROMIUM_LAUNCH);
+  browser = await connectChromium();
 });
 
 afterAll(async () => {

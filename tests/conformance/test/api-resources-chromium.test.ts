@@ -11,9 +11,10 @@ import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dpopNonces, dpopProofs, jwtAccessTokenVerifier, requireAccessToken, withAccessToken } from '@oidc-rp/node/api';
 import { createReferenceServer, demoConfig } from '@oidc-rp/reference-server';
-import { type Browser, type Page, chromium } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM_LAUNCH, type PageServer, startPageServer } from '../../../test-support/page-server';
+import { type PageServer, startPageServer } from '../../../test-support/page-server';
+import { connectChromium } from './support/chromium';
 import { bundleInstalledBrowserSdk } from './support/installed-sdk';
 
 declare global {
@@ -129,7 +130,7 @@ beforeAll(async () => {
   issuer = `${listening.origin}/demo`;
   (apiA as Api & { guard(): void }).guard();
   (apiB as Api & { guard(): void }).guard();
-  browser = await chromium.launch(CHROMIUM_LAUNCH);
+  browser = await connectChromium();
 });
 
 afterAll(async () => {

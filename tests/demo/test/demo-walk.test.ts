@@ -3,9 +3,9 @@
 // Back button after login, logout, a one-click demo user with forgotten consent and Deny, the
 // server-side example's pages, the demo's protected API called by both examples, and Ctrl-C.
 import type { Server } from 'node:net';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM_LAUNCH } from '../../../test-support/page-server';
+import { connectChromium } from './chromium';
 import { type Demo, freePort, occupy, startDemo } from './demo-process';
 
 describe('a busy port', () => {
@@ -31,7 +31,7 @@ describe('the demo', () => {
   beforeAll(async () => {
     demo = await startDemo();
     await demo.waitFor(/oidc-rp demo is ready/);
-    browser = await chromium.launch(CHROMIUM_LAUNCH);
+    browser = await connectChromium();
   });
 
   afterAll(async () => {

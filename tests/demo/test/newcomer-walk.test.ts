@@ -2,9 +2,9 @@
 // provider signs the server-side example out (back-channel logout, registered out of the box),
 // a second SPA login asks no consent again, the SPA fits a 390 px phone screen, Cancel reads in
 // the app's own words with a retry, and the server-side example's API page leads back.
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM_LAUNCH } from '../../../test-support/page-server';
+import { connectChromium } from './chromium';
 import { type Demo, startDemo } from './demo-process';
 
 let demo: Demo;
@@ -13,7 +13,7 @@ let browser: Browser;
 beforeAll(async () => {
   demo = await startDemo();
   await demo.waitFor(/oidc-rp demo is ready/);
-  browser = await chromium.launch(CHROMIUM_LAUNCH);
+  browser = await connectChromium();
 });
 
 afterAll(async () => {

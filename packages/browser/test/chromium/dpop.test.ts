@@ -9,14 +9,12 @@
  * refresh with one key (the server's request journal), a nonce challenge is retried once, and a
  * lost or corrupt key ends the session with `dpop_key_unavailable` until a new login makes a new key.
  */
-import { createReferenceServer, demoConfig } from '@oidc-rp/reference-server';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { connectChromium } from '../support/chromium';
+import { demoConfig } from '@oidc-rp/reference-server';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type PageServer, startPageServer } from '../../../../test-support/page-server';
 import type { BrowserClient } from '../../src/index';
+import { type ChromiumApp, type Reference, startChromiumApp } from '../support/chromium-app';
 import { signInOnProviderPages } from '../support/provider-pages';
-import { bundleSdkFromSources } from '../support/sdk-bundle';
 
 declare global {
   interface Window {
@@ -28,13 +26,10 @@ declare global {
   }
 }
 
-type Reference = Awaited<ReturnType<typeof createReferenceServer>>;
-let app: PageServer;
+let env: ChromiumApp;
 let appOrigin: string;
 let reference: Reference;
-let closeReference: () => Promise<void>;
 let issuer: string;
-let browser: Browser;
 
 // The app: every path serves the page; the page creates the client and runs init() (which finishes a callback).
 const PAGE = `<!doctype html><title>app</title><script src="/sdk.js"></script><script src="/config.js"></script><script>
@@ -51,35 +46,27 @@ const PAGE = `<!doctype html><title>app</title><script src="/sdk.js"></script><s
 </script>`;
 
 beforeAll(async () => {
-  app = await startPageServer({ script: await bundleSdkFromSources(), page: PAGE, issuer: () => issuer });
-  appOrigin = app.origin;
-
-  const config = demoConfig();
-  const tenant = config.tenants.find((t) => t.id === 'demo')!;
-  tenant.dpop_nonce = true;
-  const spa = tenant.clients!.find((c) => c.client_id === 'spa')!;
-  spa.require_dpop = true;
-  spa.redirect_uris = [`${appOrigin}/callback`];
-  spa.post_logout_redirect_uris = [`${appOrigin}/`];
-  reference = await createReferenceServer(config, { logger: false });
-  const listening = await reference.listen({ port: 0, host: '127.0.0.1' });
-  closeReference = () => listening.close();
-  issuer = `${listening.origin}/demo`;
-  browser = await connectChromium();
+  env = await startChromiumApp({
+    page: PAGE,
+    config: (origin) => {
+      const config = demoConfig();
+      const tenant = config.tenants.find((t) => t.id === 'demo')!;
+      tenant.dpop_nonce = true;
+      const spa = tenant.clients!.find((c) => c.client_id === 'spa')!;
+      spa.require_dpop = true;
+      spa.redirect_uris = [`${origin}/callback`];
+      spa.post_logout_redirect_uris = [`${origin}/`];
+      return config;
+    },
+  });
+  ({ reference, issuer } = env);
+  appOrigin = env.app.origin;
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await closeReference?.();
-  await app?.close();
-});
+afterAll(() => env?.close());
 
 /** A fresh profile (own cookies, IndexedDB and locks). */
-async function profile(): Promise<BrowserContext> {
-  const context = await browser.newContext();
-  context.setDefaultTimeout(10_000);
-  return context;
-}
+const profile = (): Promise<BrowserContext> => env.profile();
 
 async function open(context: BrowserContext, path = '/'): Promise<Page> {
   const page = await context.newPage();

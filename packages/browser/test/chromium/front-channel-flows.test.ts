@@ -6,13 +6,12 @@
  * holds no token, code or ID token). Refusals (a wrong c_hash or at_hash, another login's state)
  * leave the browser signed out with the typed code and make no token request.
  */
-import { createReferenceServer, demoConfig, type Fault } from '@oidc-rp/reference-server';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Fault } from '@oidc-rp/reference-server';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type PageServer, startPageServer } from '../../../../test-support/page-server';
 import type { BrowserClient } from '../../src/index';
-import { connectChromium } from '../support/chromium';
-import { bundleSdkFromSources } from '../support/sdk-bundle';
+import { type ChromiumApp, type Reference, startChromiumApp } from '../support/chromium-app';
+import { signInOnLoginForm } from '../support/provider-pages';
 
 declare global {
   interface Window {
@@ -24,13 +23,9 @@ declare global {
   }
 }
 
-type Reference = Awaited<ReturnType<typeof createReferenceServer>>;
-let app: PageServer;
+let env: ChromiumApp;
 let appOrigin: string;
 let reference: Reference;
-let closeReference: () => Promise<void>;
-let issuer: string;
-let browser: Browser;
 const CLIENT = 'spa-front-channel';
 /** The app server's access log: every request line it received. */
 const appLog: string[] = [];
@@ -48,55 +43,34 @@ const PAGE = `<!doctype html><title>app</title><script src="/sdk.js"></script><s
 </script>`;
 
 beforeAll(async () => {
-  app = await startPageServer({
-    script: await bundleSdkFromSources(),
+  env = await startChromiumApp({
     page: PAGE,
-    issuer: () => issuer,
     onRequest: (method, url) => appLog.push(`${method} ${url}`),
+    clients: (origin) => [
+      {
+        client_id: CLIENT,
+        redirect_uris: [`${origin}/callback`],
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code', 'id_token', 'code id_token', 'code token id_token'],
+        scopes: ['openid', 'profile', 'email'],
+        skip_consent: true,
+      },
+    ],
   });
-  appOrigin = app.origin;
-  reference = await createReferenceServer(demoConfig(), { logger: false });
-  const listening = await reference.listen({ port: 0, host: '127.0.0.1' });
-  closeReference = () => listening.close();
-  issuer = `${listening.origin}/demo`;
-  await reference.control.clients.add({
-    client_id: CLIENT,
-    redirect_uris: [`${appOrigin}/callback`],
-    grant_types: ['authorization_code', 'refresh_token'],
-    response_types: ['code', 'id_token', 'code id_token', 'code token id_token'],
-    scopes: ['openid', 'profile', 'email'],
-    skip_consent: true,
-  });
-  browser = await connectChromium();
+  ({ reference } = env);
+  appOrigin = env.app.origin;
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await closeReference?.();
-  await app?.close();
-});
+afterAll(() => env?.close());
 
-async function profile(flow: string): Promise<BrowserContext> {
-  const context = await browser.newContext();
-  context.setDefaultTimeout(10_000);
-  await context.addInitScript((f) => {
-    window.flow = f;
-  }, flow);
-  return context;
-}
+/** A fresh profile whose app signs in with the response type `flow`. */
+const profile = (flow: string): Promise<BrowserContext> => env.profile({ flow });
 
 /** Logs in from the app's home page on the provider's real login form; resolves once the callback is handled. */
 async function logIn(page: Page): Promise<{ status: string; code: string | undefined; sub: string | undefined; url: string }> {
   await page.goto(`${appOrigin}/`);
   await page.evaluate(() => void window.client.login());
-  const callback = (url: URL) => url.origin === appOrigin && url.pathname === '/callback';
-  await page.waitForURL((url) => url.pathname.endsWith('/login') || callback(url));
-  if (!callback(new URL(page.url()))) {
-    await page.getByLabel('Username').fill('alice');
-    await page.getByLabel('Password').fill('wonderland');
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(callback);
-  }
+  await signInOnLoginForm(page, appOrigin);
   await page.waitForFunction(() => window.client !== undefined && window.client.getSnapshot().status !== 'loading');
   return page.evaluate(() => {
     const { status, error, user } = window.client.getSnapshot();

@@ -34,7 +34,7 @@ afterAll(async () => {
   await server?.close();
 });
 
-/** Two tabs of one origin in a fresh profile. */
+/** Two tabs of one origin in a fresh profile (the test closes it: no tab stays open while the file runs on). */
 async function twoTabs(): Promise<[Page, Page]> {
   const context = await browser.newContext();
   const tab = async () => {
@@ -63,6 +63,7 @@ describe('indexedDbStorage in Chromium', () => {
     expect(await a.evaluate(() => window.oidcRp.indexedDbStorage().keys())).toEqual(['other']);
     // Databases are separate by name.
     expect(await a.evaluate(() => window.oidcRp.indexedDbStorage('elsewhere').keys())).toEqual([]);
+    await a.context().close();
   });
 
   it('holds no connection between operations: another tab deletes the database unblocked, and a database without its store is refused', async () => {
@@ -101,6 +102,7 @@ describe('indexedDbStorage in Chromium', () => {
     expect(outcome).toBe('NotFoundError');
     // Nor does the failed call keep a connection open.
     expect(await deleteDatabase(b, 'theirs')).toBe('deleted');
+    await a.context().close();
   });
 
   it('hands every write over with the refresh lock: the next holder never reads the previous value', async () => {
@@ -132,5 +134,6 @@ describe('indexedDbStorage in Chromium', () => {
       if (value !== wrote) stale.push({ wrote, read: value });
     }
     expect(stale).toEqual([]);
+    await a.context().close();
   });
 });

@@ -9,12 +9,11 @@
  * and distributed claims in userinfo: verified ones are used, the others are not (and an
  * untrusted or plain-http claims endpoint is never called).
  */
-import { createReferenceServer, demoConfig } from '@oidc-rp/reference-server';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM_LAUNCH, type PageServer, startPageServer } from '../../../../test-support/page-server';
 import type { BrowserClient, ResolvedClaims } from '../../src/index';
-import { bundleSdkFromSources } from '../support/sdk-bundle';
+import { type ChromiumApp, type Reference, startChromiumApp } from '../support/chromium-app';
+import { signInOnLoginForm } from '../support/provider-pages';
 
 declare global {
   interface Window {
@@ -28,13 +27,10 @@ declare global {
   }
 }
 
-type Reference = Awaited<ReturnType<typeof createReferenceServer>>;
-let app: PageServer;
+let env: ChromiumApp;
 let appOrigin: string;
 let reference: Reference;
-let closeReference: () => Promise<void>;
 let issuer: string;
-let browser: Browser;
 const CLIENT = 'spa-initiated';
 
 // The app: /initiate-login starts the initiated login, /callback finishes it, anything else inits.
@@ -57,32 +53,27 @@ const PAGE = `<!doctype html><title>app</title><script src="/sdk.js"></script><s
 </script>`;
 
 beforeAll(async () => {
-  app = await startPageServer({ script: await bundleSdkFromSources(), page: PAGE, issuer: () => issuer });
-  appOrigin = app.origin;
-  reference = await createReferenceServer(demoConfig(), { logger: false });
-  const listening = await reference.listen({ port: 0, host: '127.0.0.1' });
-  closeReference = () => listening.close();
-  issuer = `${listening.origin}/demo`;
-  await reference.control.clients.add({
-    client_id: CLIENT,
-    redirect_uris: [`${appOrigin}/callback`],
-    initiate_login_uri: `${appOrigin}/initiate-login`,
-    grant_types: ['authorization_code', 'refresh_token'],
-    scopes: ['openid', 'profile', 'email', 'offline_access'],
-    skip_consent: true,
+  env = await startChromiumApp({
+    page: PAGE,
+    clients: (origin) => [
+      {
+        client_id: CLIENT,
+        redirect_uris: [`${origin}/callback`],
+        initiate_login_uri: `${origin}/initiate-login`,
+        grant_types: ['authorization_code', 'refresh_token'],
+        scopes: ['openid', 'profile', 'email', 'offline_access'],
+        skip_consent: true,
+      },
+    ],
   });
-  browser = await chromium.launch(CHROMIUM_LAUNCH);
+  ({ reference, issuer } = env);
+  appOrigin = env.app.origin;
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await closeReference?.();
-  await app?.close();
-});
+afterAll(() => env?.close());
 
 async function newPage(): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext();
-  context.setDefaultTimeout(10_000);
+  const context = await env.profile();
   return { context, page: await context.newPage() };
 }
 
@@ -101,14 +92,7 @@ function initiationLink(params: Record<string, string>): string {
  * callback page's outcome.
  */
 async function signInAndReturn(page: Page): Promise<{ appState?: unknown; code?: string }> {
-  const callback = (url: URL) => url.origin === appOrigin && url.pathname === '/callback';
-  await page.waitForURL((url) => url.pathname.endsWith('/login') || callback(url));
-  if (!callback(new URL(page.url()))) {
-    await page.getByLabel('Username').fill('alice');
-    await page.getByLabel('Password').fill('wonderland');
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(callback);
-  }
+  await signInOnLoginForm(page, appOrigin);
   await page.waitForFunction(() => window.callback !== undefined);
   return page.evaluate(() => window.callback);
 }

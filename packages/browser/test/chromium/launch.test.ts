@@ -5,16 +5,15 @@
  * keeps every feature Playwright turns off (Chromium reads only the last such switch).
  */
 import { readFileSync } from 'node:fs';
-import { type Browser, chromium } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM_LAUNCH, PLAYWRIGHT_DISABLED_FEATURES, UNUSED_WINDOW_FEATURES } from '../../../../test-support/page-server';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { PLAYWRIGHT_DISABLED_FEATURES, UNUSED_WINDOW_FEATURES } from '../../../../test-support/page-server';
 import { connectChromium } from '../support/chromium';
 
-/** The features of the last `--disable-features` on a process's command line: the ones Chromium uses. */
-function disabledFeatures(pid: number): string[] {
+/** The features of each `--disable-features` on a process's command line, in order: Chromium uses the last. */
+function disabledFeatureSwitches(pid: number): string[][] {
   const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-  const last = args.filter((arg) => arg.startsWith('--disable-features=')).at(-1) ?? '--disable-features=';
-  return last.slice('--disable-features='.length).split(',').filter(Boolean);
+  return args.filter((arg) => arg.startsWith('--disable-features=')).map((arg) => arg.slice('--disable-features='.length).split(',').filter(Boolean));
 }
 
 describe('the test browser', () => {
@@ -37,16 +36,14 @@ describe('the test browser', () => {
 });
 
 describe('the launch options', () => {
-  it("keep Playwright's own disabled features and add ours", async () => {
-    const plain = await chromium.launchServer({ executablePath: CHROMIUM_LAUNCH.executablePath, args: ['--headless', '--no-sandbox'] });
-    const ours = await chromium.launchServer(CHROMIUM_LAUNCH);
-    try {
-      const playwrights = disabledFeatures(plain.process().pid as number);
-      expect(playwrights.length).toBeGreaterThan(0);
-      expect([...PLAYWRIGHT_DISABLED_FEATURES].sort()).toEqual([...playwrights].sort());
-      expect(disabledFeatures(ours.process().pid as number).sort()).toEqual([...playwrights, ...UNUSED_WINDOW_FEATURES].sort());
-    } finally {
-      await Promise.all([plain.close(), ours.close()]);
-    }
+  it("keep Playwright's own disabled features and add ours", () => {
+    // The run's Chromium, launched with our options: Playwright puts its own switch before the
+    // launch's arguments, so the first is Playwright's list and the last, the one Chromium reads, ours.
+    const switches = disabledFeatureSwitches(inject('chromiumPid'));
+    expect(switches).toHaveLength(2);
+    const [playwrights, ours] = switches as [string[], string[]];
+    expect(playwrights.length).toBeGreaterThan(0);
+    expect([...PLAYWRIGHT_DISABLED_FEATURES].sort()).toEqual([...playwrights].sort());
+    expect([...ours].sort()).toEqual([...playwrights, ...UNUSED_WINDOW_FEATURES].sort());
   });
 });

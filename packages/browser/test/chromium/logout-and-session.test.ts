@@ -11,12 +11,13 @@
  * front-channel request (another iss, an unknown sid) ends nothing.
  */
 import { createHash } from 'node:crypto';
-import { createReferenceServer, demoConfig } from '@oidc-rp/reference-server';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM_LAUNCH, type PageServer, startPageServer } from '../../../../test-support/page-server';
+import { type PageServer, startPageServer } from '../../../../test-support/page-server';
 import type { BrowserClient } from '../../src/index';
 import type { FrontChannelLogout, SessionManagement } from '../../src/session';
+import { type ChromiumApp, type Reference, startChromiumApp } from '../support/chromium-app';
+import { signInOnLoginForm } from '../support/provider-pages';
 import { bundleSdkFromSources } from '../support/sdk-bundle';
 
 declare global {
@@ -34,13 +35,11 @@ declare global {
   }
 }
 
-type Reference = Awaited<ReturnType<typeof createReferenceServer>>;
+let env: ChromiumApp;
 let app: PageServer;
 let attacker: PageServer;
 let reference: Reference;
-let closeReference: () => Promise<void>;
 let issuer: string;
-let browser: Browser;
 const SM = 'spa-session';
 const FCL = 'spa-frontchannel';
 
@@ -74,53 +73,41 @@ const ATTACK = `<!doctype html><title>attacker</title><script>parent.postMessage
 
 beforeAll(async () => {
   const script = `${await bundleSdkFromSources()}\n${await bundleSdkFromSources('session.ts', 'oidcRpSession')}`;
-  app = await startPageServer({ script, page: PAGE, issuer: () => issuer });
   attacker = await startPageServer({ script: '', page: ATTACK });
-  reference = await createReferenceServer(demoConfig(), { logger: false });
-  const listening = await reference.listen({ port: 0, host: '127.0.0.1' });
-  closeReference = () => listening.close();
-  issuer = `${listening.origin}/demo`;
-  const base = {
-    redirect_uris: [`${app.origin}/callback`],
-    post_logout_redirect_uris: [`${app.origin}/`],
-    grant_types: ['authorization_code', 'refresh_token'] as ['authorization_code', 'refresh_token'],
-    scopes: ['openid', 'profile'],
-    skip_consent: true,
-  };
-  await reference.control.clients.add({ client_id: SM, ...base });
-  await reference.control.clients.add({ client_id: FCL, ...base, frontchannel_logout_uri: `${app.origin}/fcl`, frontchannel_logout_session_required: true });
-  browser = await chromium.launch(CHROMIUM_LAUNCH);
+  env = await startChromiumApp({
+    page: PAGE,
+    script,
+    clients: (origin) => {
+      const base = {
+        redirect_uris: [`${origin}/callback`],
+        post_logout_redirect_uris: [`${origin}/`],
+        grant_types: ['authorization_code', 'refresh_token'] as ['authorization_code', 'refresh_token'],
+        scopes: ['openid', 'profile'],
+        skip_consent: true,
+      };
+      return [
+        { client_id: SM, ...base },
+        { client_id: FCL, ...base, frontchannel_logout_uri: `${origin}/fcl`, frontchannel_logout_session_required: true },
+      ];
+    },
+  });
+  ({ app, reference, issuer } = env);
 });
 
 afterAll(async () => {
-  await browser?.close();
-  await closeReference?.();
-  await app?.close();
+  await env?.close();
   await attacker?.close();
 });
 
-async function profile(clientId: string): Promise<BrowserContext> {
-  const context = await browser.newContext();
-  context.setDefaultTimeout(10_000);
-  await context.addInitScript((id) => {
-    window.clientId = id;
-  }, clientId);
-  return context;
-}
+/** A fresh profile whose app is the registered client `clientId`. */
+const profile = (clientId: string): Promise<BrowserContext> => env.profile({ clientId });
 
 /** Logs in on the provider's real login form (or through SSO); resolves once the callback is handled. */
 async function logIn(page: Page): Promise<string> {
   await page.goto(`${app.origin}/`);
   await page.evaluate(() => window.ready);
   await page.evaluate(() => void window.client.login());
-  const callback = (url: URL) => url.origin === app.origin && url.pathname === '/callback';
-  await page.waitForURL((url) => url.pathname.endsWith('/login') || callback(url));
-  if (!callback(new URL(page.url()))) {
-    await page.getByLabel('Username').fill('alice');
-    await page.getByLabel('Password').fill('wonderland');
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(callback);
-  }
+  await signInOnLoginForm(page, app.origin);
   await page.waitForFunction(() => window.ready !== undefined);
   await page.evaluate(() => window.ready);
   return page.evaluate(() => window.client.getSnapshot().status);

@@ -8,14 +8,11 @@
  * pushed (`dpop_jkt` in the pushed form, not in the URL), so the code is bound at push time and
  * only this key redeems it: the tokens are DPoP-bound (refused as Bearer).
  */
-import { createReferenceServer, demoConfig } from '@oidc-rp/reference-server';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { connectChromium } from '../support/chromium';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type PageServer, startPageServer } from '../../../../test-support/page-server';
 import type { BrowserClient } from '../../src/index';
+import { type ChromiumApp, type Reference, startChromiumApp } from '../support/chromium-app';
 import { signInOnProviderPages } from '../support/provider-pages';
-import { bundleSdkFromSources } from '../support/sdk-bundle';
 
 declare global {
   interface Window {
@@ -27,13 +24,10 @@ declare global {
   }
 }
 
-type Reference = Awaited<ReturnType<typeof createReferenceServer>>;
-let app: PageServer;
+let env: ChromiumApp;
 let appOrigin: string;
 let reference: Reference;
-let closeReference: () => Promise<void>;
 let issuer: string;
-let browser: Browser;
 
 // The app: every path serves the page; the page creates the client (with par()) and runs init().
 const PAGE = `<!doctype html><title>app</title><script src="/sdk.js"></script><script src="/config.js"></script><script>
@@ -49,40 +43,30 @@ const PAGE = `<!doctype html><title>app</title><script src="/sdk.js"></script><s
 </script>`;
 
 beforeAll(async () => {
-  app = await startPageServer({ script: await bundleSdkFromSources(), page: PAGE, issuer: () => issuer });
-  appOrigin = app.origin;
-
-  reference = await createReferenceServer(demoConfig(), { logger: false });
-  const listening = await reference.listen({ port: 0, host: '127.0.0.1' });
-  closeReference = () => listening.close();
-  issuer = `${listening.origin}/demo`;
-  // Public clients (no secret) that must push; the second also requires DPoP.
-  const registration = {
-    redirect_uris: [`${appOrigin}/callback`],
-    grant_types: ['authorization_code' as const, 'refresh_token' as const],
-    scopes: ['openid', 'profile', 'email', 'offline_access'],
-    require_pushed_authorization_requests: true,
-  };
-  await reference.control.clients.add({ client_id: 'spa-par', ...registration });
-  await reference.control.clients.add({ client_id: 'spa-par-dpop', ...registration, require_dpop: true });
-  browser = await connectChromium();
+  env = await startChromiumApp({
+    page: PAGE,
+    clients: (origin) => {
+      // Public clients (no secret) that must push; the second also requires DPoP.
+      const registration = {
+        redirect_uris: [`${origin}/callback`],
+        grant_types: ['authorization_code' as const, 'refresh_token' as const],
+        scopes: ['openid', 'profile', 'email', 'offline_access'],
+        require_pushed_authorization_requests: true,
+      };
+      return [
+        { client_id: 'spa-par', ...registration },
+        { client_id: 'spa-par-dpop', ...registration, require_dpop: true },
+      ];
+    },
+  });
+  ({ reference, issuer } = env);
+  appOrigin = env.app.origin;
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await closeReference?.();
-  await app?.close();
-});
+afterAll(() => env?.close());
 
 /** A fresh profile in which the app is `clientId` (with dpop() when asked). */
-async function profile(clientId: string, dpop = false): Promise<BrowserContext> {
-  const context = await browser.newContext();
-  context.setDefaultTimeout(10_000);
-  await context.addInitScript((settings) => {
-    window.app = settings;
-  }, { clientId, dpop });
-  return context;
-}
+const profile = (clientId: string, dpop = false): Promise<BrowserContext> => env.profile({ app: { clientId, dpop } });
 
 /** What the page sent: the pushed form (POST to the PAR endpoint) and the authorize URL it navigated to. */
 function record(page: Page) {

@@ -6,12 +6,11 @@
  * with several algorithms does. A client registered for RS256 and pinned to it refuses the
  * token: not signed in, nothing stored, no userinfo call; one that pins nothing takes it.
  */
-import { createReferenceServer, demoConfig } from '@oidc-rp/reference-server';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM_LAUNCH, type PageServer, startPageServer } from '../../../../test-support/page-server';
 import type { BrowserClient } from '../../src/index';
-import { bundleSdkFromSources } from '../support/sdk-bundle';
+import { type ChromiumApp, startChromiumApp } from '../support/chromium-app';
+import { signInOnLoginForm } from '../support/provider-pages';
 
 declare global {
   interface Window {
@@ -23,13 +22,9 @@ declare global {
   }
 }
 
-type Reference = Awaited<ReturnType<typeof createReferenceServer>>;
-let app: PageServer;
+let env: ChromiumApp;
 let appOrigin: string;
-let reference: Reference;
-let closeReference: () => Promise<void>;
-let issuer: string;
-let browser: Browser;
+let reference: ChromiumApp['reference'];
 const CLIENT = 'spa-pinned';
 
 // The app: every path serves the page; the page creates the client and runs init().
@@ -47,36 +42,26 @@ const PAGE = `<!doctype html><title>app</title><script src="/sdk.js"></script><s
 </script>`;
 
 beforeAll(async () => {
-  app = await startPageServer({ script: await bundleSdkFromSources(), page: PAGE, issuer: () => issuer });
-  appOrigin = app.origin;
-  reference = await createReferenceServer(demoConfig(), { logger: false });
-  const listening = await reference.listen({ port: 0, host: '127.0.0.1' });
-  closeReference = () => listening.close();
-  issuer = `${listening.origin}/demo`;
-  await reference.control.clients.add({
-    client_id: CLIENT,
-    redirect_uris: [`${appOrigin}/callback`],
-    grant_types: ['authorization_code', 'refresh_token'],
-    scopes: ['openid', 'profile', 'email', 'offline_access'],
-    skip_consent: true,
+  env = await startChromiumApp({
+    page: PAGE,
+    clients: (origin) => [
+      {
+        client_id: CLIENT,
+        redirect_uris: [`${origin}/callback`],
+        grant_types: ['authorization_code', 'refresh_token'],
+        scopes: ['openid', 'profile', 'email', 'offline_access'],
+        skip_consent: true,
+      },
+    ],
   });
-  browser = await chromium.launch(CHROMIUM_LAUNCH);
+  ({ reference } = env);
+  appOrigin = env.app.origin;
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await closeReference?.();
-  await app?.close();
-});
+afterAll(() => env?.close());
 
-async function profile(settings: Window['clientOptions']): Promise<BrowserContext> {
-  const context = await browser.newContext();
-  context.setDefaultTimeout(10_000);
-  await context.addInitScript((s) => {
-    window.clientOptions = s;
-  }, settings);
-  return context;
-}
+/** A fresh profile whose app creates the client with `clientOptions` beside the page's own. */
+const profile = (clientOptions: Window['clientOptions']): Promise<BrowserContext> => env.profile({ clientOptions });
 
 /**
  * Logs in from the app's home page, on the provider's real login form unless the provider
@@ -85,14 +70,7 @@ async function profile(settings: Window['clientOptions']): Promise<BrowserContex
 async function logIn(page: Page): Promise<{ status: string; code: string | undefined; message: string | undefined }> {
   await page.goto(`${appOrigin}/`);
   await page.evaluate(() => void window.client.login());
-  const callback = (url: URL) => url.origin === appOrigin && url.pathname === '/callback';
-  await page.waitForURL((url) => url.pathname.endsWith('/login') || callback(url));
-  if (!callback(new URL(page.url()))) {
-    await page.getByLabel('Username').fill('alice');
-    await page.getByLabel('Password').fill('wonderland');
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(callback);
-  }
+  await signInOnLoginForm(page, appOrigin);
   await page.waitForFunction(() => window.client !== undefined && window.client.getSnapshot().status !== 'loading');
   return page.evaluate(() => {
     const { status, error } = window.client.getSnapshot();

@@ -5,6 +5,8 @@ import { inject } from 'vitest';
 declare module 'vitest' {
   export interface ProvidedContext {
     chromiumEndpoint: string;
+    /** The process id of the run's Chromium (its browser process). */
+    chromiumPid: number;
   }
 }
 

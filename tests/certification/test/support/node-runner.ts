@@ -228,20 +228,20 @@ async function keyRotationRun(run: ModuleRun, ctx: NodeRunContext): Promise<void
 }
 
 /**
- * The logout modules through the session layer of an app on 127.0.0.1: sign in, log out through
- * the app (RP-initiated logout at the provider's end_session), the provider's back-channel
- * logout token meets the app's route, and the person comes back through the post-logout route.
+ * The session app of the logout modules: sessions in memory, the post-logout and back-channel
+ * logout routes, and the front-channel logout route when the registration names one. The run's
+ * client is registered with the app's callback and post-logout URIs and `logoutFields` (the
+ * logout channel the module exercises).
  */
-async function logoutRun(run: ModuleRun, ctx: NodeRunContext): Promise<void> {
-  const m = run.definition;
+async function startLogoutApp(
+  run: ModuleRun,
+  ctx: NodeRunContext,
+  logoutFields: (origin: string) => Partial<ClientConfig>,
+): Promise<{ app: SessionApp; clientId: string }> {
   let clientId = '';
-  const app: SessionApp = await startSessionApp(async (origin) => {
-    clientId = await registerClient(run, ctx, {
-      redirect_uris: [`${origin}/auth/callback`],
-      post_logout_redirect_uris: [`${origin}/auth/post-logout`],
-      backchannel_logout_uri: `${origin}/auth/backchannel-logout`,
-      backchannel_logout_session_required: true,
-    });
+  const app = await startSessionApp(async (origin) => {
+    const fields = logoutFields(origin);
+    clientId = await registerClient(run, ctx, { redirect_uris: [`${origin}/auth/callback`], post_logout_redirect_uris: [`${origin}/auth/post-logout`], ...fields });
     const client = createNodeClient(await clientOptions(run, ctx, clientId, `${origin}/auth/callback`));
     return createSessionAuth({
       client,
@@ -249,8 +249,23 @@ async function logoutRun(run: ModuleRun, ctx: NodeRunContext): Promise<void> {
       store: new MemorySessionStore(),
       routes: { postLogout: '/auth/post-logout' },
       backchannelLogout: { clientId },
-    });
+      ...(fields.frontchannel_logout_uri ? { frontchannelLogout: { path: new URL(fields.frontchannel_logout_uri).pathname } } : {}),
+    } as Parameters<typeof createSessionAuth>[0]);
   });
+  return { app, clientId };
+}
+
+/**
+ * The logout modules through the session layer of an app on 127.0.0.1: sign in, log out through
+ * the app (RP-initiated logout at the provider's end_session), the provider's back-channel
+ * logout token meets the app's route, and the person comes back through the post-logout route.
+ */
+async function logoutRun(run: ModuleRun, ctx: NodeRunContext): Promise<void> {
+  const m = run.definition;
+  const { app, clientId } = await startLogoutApp(run, ctx, (origin) => ({
+    backchannel_logout_uri: `${origin}/auth/backchannel-logout`,
+    backchannel_logout_session_required: true,
+  }));
   try {
     expect((await app.signIn()).status).toBe(303);
     const signedIn = await app.state();
@@ -348,24 +363,10 @@ async function thirdPartyLoginRun(run: ModuleRun, ctx: NodeRunContext): Promise<
  */
 async function frontChannelLogoutRun(run: ModuleRun, ctx: NodeRunContext): Promise<void> {
   const opInitiated = run.module.endsWith('-opinitlogout');
-  let clientId = '';
-  const app: SessionApp = await startSessionApp(async (origin) => {
-    clientId = await registerClient(run, ctx, {
-      redirect_uris: [`${origin}/auth/callback`],
-      post_logout_redirect_uris: [`${origin}/auth/post-logout`],
-      frontchannel_logout_uri: `${origin}/auth/frontchannel-logout`,
-      frontchannel_logout_session_required: true,
-    } as Partial<ClientConfig>);
-    const client = createNodeClient(await clientOptions(run, ctx, clientId, `${origin}/auth/callback`));
-    return createSessionAuth({
-      client,
-      secret: SESSION_SECRET,
-      store: new MemorySessionStore(),
-      routes: { postLogout: '/auth/post-logout' },
-      backchannelLogout: { clientId },
-      frontchannelLogout: { path: '/auth/frontchannel-logout' },
-    } as Parameters<typeof createSessionAuth>[0]);
-  });
+  const { app } = await startLogoutApp(run, ctx, (origin) => ({
+    frontchannel_logout_uri: `${origin}/auth/frontchannel-logout`,
+    frontchannel_logout_session_required: true,
+  }));
   try {
     expect((await app.signIn()).status).toBe(303);
     const { idToken } = await app.state();
