@@ -14,5 +14,6 @@ let loaded: typeof Crypto | undefined;
  * const digest = nodeCrypto().createHash('sha256').update('text').digest('base64url');
  */
 export function nodeCrypto(): typeof Crypto {
-  return (loaded ??= process.getBuiltinModule('node:crypto'));
+  loaded ??= process.getBuiltinModule('node:crypto');
+  return loaded;
 }

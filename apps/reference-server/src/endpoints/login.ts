@@ -31,7 +31,10 @@ export const MAX_FAILED_LOGINS = 3;
 // What an unknown user's password is compared with, so both paths take the same time. Made at the
 // first sign-in, not at start (a start need not load WebCrypto's random source).
 let dummy: string | undefined;
-const dummyPassword = (): string => (dummy ??= randomToken());
+function dummyPassword(): string {
+  dummy ??= randomToken();
+  return dummy;
+}
 
 /**
  * `GET {base}/oidc/login?interaction=…`: the sign-in form (on a `demo_login` tenant, a

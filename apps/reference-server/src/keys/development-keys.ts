@@ -47,7 +47,10 @@ function developmentKey(alg: SigningAlg): SigningKey {
   const kid = DEVELOPMENT_KIDS[alg];
   let imported: Promise<CryptoKey> | undefined;
   // Imported at the first signature, once per process: serving the JWKS needs only the public half.
-  const privateKey = () => (imported ??= importJWK(DEVELOPMENT_JWKS[alg], alg) as Promise<CryptoKey>);
+  const privateKey = (): Promise<CryptoKey> => {
+    imported ??= importJWK(DEVELOPMENT_JWKS[alg], alg) as Promise<CryptoKey>;
+    return imported;
+  };
   return { kid, alg, privateKey, publicJwk: { ...publicJwk, kid, alg, use: 'sig' } };
 }
 
