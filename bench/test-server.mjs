@@ -12,9 +12,10 @@
  *         form → its consent form → code → POST /token → id_token
  *     Both anchors get a pre-generated key (neither generates one in the measured time) and
  *     need a port: they cannot answer in-process. Alternating runs after a warm-up, median.
- *   - Command line ready to sign: spawn → first JWKS answered with a key. Ours with
- *     `--dev-keys` and without; the anchors as small scripts around their libraries; a bare
- *     node:http server as the floor of any Node process.
+ *   - Command line ready to sign: spawn → first JWKS answered with a key. Ours as users run
+ *     it (the package's `bin`) with `--dev-keys` and without, and `node dist/cli.js --dev-keys`;
+ *     the anchors as small scripts around their libraries; a bare node:http server as the floor
+ *     of any Node process.
  */
 
 import { readdirSync, readFileSync } from 'node:fs';
@@ -31,9 +32,9 @@ import { startServer } from './lib/child-server.mjs';
 import { emit } from './lib/emit.mjs';
 import { median } from './lib/interleave.mjs';
 import { num, ratio, table } from './lib/table.mjs';
+import { REFERENCE_CLI, REFERENCE_CLI_MODULE } from './lib/token-load.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const referenceCli = join(dirname(fileURLToPath(import.meta.resolve('@oidc-rp/reference-server'))), 'cli.js');
 const REDIRECT = 'http://127.0.0.1:3000/callback';
 
 async function preset(developmentKeys) {
@@ -197,8 +198,9 @@ export async function run({ repetitions = 15, cliRepetitions = 15 } = {}) {
   const env = { BENCH_OP_JWK: JSON.stringify(jwk) };
   const cli = await readyToSign(
     [
-      { id: 'dev', name: '@oidc-rp/reference-server --dev-keys', script: referenceCli, args: ['--port', '0', '--dev-keys'], jwks: '/demo/oidc/jwks' },
-      { id: 'generated', name: '@oidc-rp/reference-server (key generated)', script: referenceCli, args: ['--port', '0'], jwks: '/demo/oidc/jwks' },
+      { id: 'dev', name: '@oidc-rp/reference-server --dev-keys', script: REFERENCE_CLI, args: ['--port', '0', '--dev-keys'], jwks: '/demo/oidc/jwks' },
+      { id: 'dev-module', name: '@oidc-rp/reference-server --dev-keys, as `node dist/cli.js` (an ES module)', script: REFERENCE_CLI_MODULE, args: ['--port', '0', '--dev-keys'], jwks: '/demo/oidc/jwks' },
+      { id: 'generated', name: '@oidc-rp/reference-server (key generated)', script: REFERENCE_CLI, args: ['--port', '0'], jwks: '/demo/oidc/jwks' },
       { id: 'mock', name: 'oauth2-mock-server 8.2.3', script: join(here, 'servers/oauth2-mock-server.mjs'), args: [], env, jwks: '/jwks' },
       { id: 'op', name: 'oidc-provider 9', script: join(here, 'servers/oidc-provider.mjs'), args: [], env, jwks: '/jwks' },
       { id: 'bare', name: 'bare node:http (the Node floor, no keys)', script: join(here, 'servers/bare-http.mjs'), args: [], jwks: '/', floor: true },

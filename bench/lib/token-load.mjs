@@ -5,6 +5,8 @@
  * rounds over servers each in its own child process, with medians per target.
  */
 
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { exportJWK, generateKeyPair } from 'jose';
@@ -12,8 +14,11 @@ import { startServer } from './child-server.mjs';
 import { median } from './interleave.mjs';
 import { num } from './table.mjs';
 
-/** The reference server's real CLI (demo config: client `service`). */
-export const REFERENCE_CLI = fileURLToPath(new URL('cli.js', import.meta.resolve('@oidc-rp/reference-server')));
+const REFERENCE_PACKAGE = fileURLToPath(import.meta.resolve('@oidc-rp/reference-server/package.json'));
+/** The reference server's real CLI as users run it: the package's `bin` (demo config: client `service`). */
+export const REFERENCE_CLI = join(dirname(REFERENCE_PACKAGE), JSON.parse(readFileSync(REFERENCE_PACKAGE, 'utf8')).bin['oidc-rp-reference-server']);
+/** `node dist/cli.js`, the documented path to the same CLI: an ES module that loads the same bundle. */
+export const REFERENCE_CLI_MODULE = join(dirname(REFERENCE_PACKAGE), 'dist/cli.js');
 /** The same client_credentials request (client_secret_post) to every target. */
 export const TOKEN_BODY = 'grant_type=client_credentials&client_id=service&client_secret=service-secret&scope=api.read';
 export const FORM_HEADERS = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' };

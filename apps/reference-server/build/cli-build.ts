@@ -5,9 +5,10 @@
  *   instead of a few hundred modules takes about a third off start-up; Redis stays external,
  *   loaded only when a config asks for it). CommonJS: Node loads it faster than an ES module.
  * - `cli.js`, the documented path: a small ES module that runs the bundle (src/cli-launcher.ts).
+ *   The package's `bin` (bin/oidc-rp-reference-server.cjs) requires the bundle directly: as
+ *   CommonJS it spares Node's ES module loader.
  */
 import type { Options } from 'tsup';
-import { http1Only } from './http1-only';
 
 export function cliBuilds(overrides: Options = {}): Options[] {
   const common: Options = { target: 'es2022', platform: 'node', removeNodeProtocol: false, clean: false, ...overrides };
@@ -17,9 +18,7 @@ export function cliBuilds(overrides: Options = {}): Options[] {
       entry: { 'cli-bundle': 'src/cli.ts' },
       format: ['cjs'],
       outExtension: () => ({ js: '.cjs' }),
-      noExternal: ['jose', 'hono', '@hono/node-server', 'zod'],
-      // It serves HTTP/1.1 only: Node's HTTP/2 stack is not loaded (build/http1-only.ts).
-      esbuildPlugins: [http1Only],
+      noExternal: ['jose', 'hono', 'zod'],
       sourcemap: true,
     },
     { ...common, entry: { cli: 'src/cli-launcher.ts' }, format: ['esm'] },

@@ -5,7 +5,9 @@
  * unreachable store is 503 `temporarily_unavailable` in that shape; any other unexpected
  * failure is logged (without request data) and answered 500 without details.
  */
-import { type Context, Hono } from 'hono';
+import type { Context } from 'hono';
+import { HonoBase as Hono } from 'hono/hono-base';
+import { TrieRouter } from 'hono/router/trie-router';
 import type { ControlApiSettings } from './control/access';
 import type { ControlState, ServerControl } from './control/control';
 import { CONTROL_PREFIX, handleControlRequest } from './control/http-api';
@@ -125,7 +127,10 @@ const NONE: Readonly<Record<string, string>> = Object.freeze({});
  * const response = await app.fetch(new Request('http://localhost/demo/oidc/jwks'));
  */
 export function createApp(server: Omit<ServerContext, 'store'>, onRequest?: (info: RequestInfo) => void, control?: AppControl): Hono {
-  const app = new Hono();
+  // Hono's default router tries RegExpRouter first at the first request, which refuses this route
+  // table (`/:tenant…` beside static paths), then settles on TrieRouter: take TrieRouter at once, and
+  // leave RegExpRouter out of the CLI bundle.
+  const app = new Hono({ router: new TrieRouter() });
 
   if (onRequest) {
     app.use('*', async (c, next) => {

@@ -2,7 +2,6 @@
  * `createReferenceServer`: a validated config turned into a web-standard fetch handler that
  * can also listen on a loopback port.
  */
-import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:http';
 import { createApp, ENDPOINT_PATHS, type RequestInfo } from './app';
@@ -237,7 +236,8 @@ async function buildServer(config: ServerConfig, options: ReferenceServerOptions
     redis ? sharedTenant(tenant, redis, now, logger, sealer) : localTenant(tenant, store, now, logger, developmentKeys),
   ]);
   // Shared by a fleet on one Redis (same secret, same nonces); a lone instance needs no more than a random key.
-  const nonceKey = secretOfRedis === undefined ? randomBytes(32) : deriveKey(secretOfRedis, 'dpop nonces');
+  // Without Redis the nonce key is random, made at the first nonce (RotatingNonces).
+  const nonceKey = secretOfRedis === undefined ? undefined : deriveKey(secretOfRedis, 'dpop nonces');
   let journal: Journal | undefined;
   const backchannel = new Backchannel({
     now,

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -217,6 +217,32 @@ describe('CLI --dev-keys', () => {
     }
     expect(kids[0]).toMatch(/^[\w-]{43}$/);
     expect(kids[1]).toBe(kids[0]);
+  });
+
+  it('serves its JWKS without loading node:crypto, WebCrypto or node:fs/promises: a start stays cheap, keys are imported at the first signature', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'rs-cli-modules-'));
+    try {
+      const list = join(dir, 'modules.txt');
+      const preload = join(dir, 'record-modules.cjs');
+      // The built-in modules loaded so far, written when the server is told to stop (after the JWKS answer).
+      await writeFile(preload, `process.prependListener('SIGTERM', () => require('node:fs').writeFileSync(${JSON.stringify(list)}, process.moduleLoadList.join('\\n')));\n`);
+      const child = spawn(process.execPath, ['--require', preload, cli, '--port', '0', '--dev-keys'], { env: { ...process.env, PORT: '' } });
+      let out = '';
+      child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+      const exit = once(child, 'exit');
+      await new Promise<void>((ok) => child.stdout.on('data', () => /listening on /.test(out) && ok()));
+      const origin = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)?.[1];
+      const jwks = (await (await fetch(`${origin}/demo/oidc/jwks`)).json()) as { keys: { kid: string; d?: string }[] };
+      expect(jwks.keys).toHaveLength(1);
+      expect(jwks.keys[0]?.d).toBeUndefined();
+      child.kill('SIGTERM');
+      expect((await exit)[0]).toBe(0);
+      const loaded = (await readFile(list, 'utf8')).split('\n');
+      expect(loaded).toContain('NativeModule http');
+      expect(loaded.filter((m) => /^NativeModule (crypto|fs\/promises|internal\/crypto\/webcrypto|internal\/deps\/undici)/.test(m))).toEqual([]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('refuses the development keys for a non-development tenant and a non-loopback host', async () => {

@@ -163,7 +163,7 @@ export class Backchannel {
     };
     tamper?.claims?.(claims);
     if (tamper?.unsigned) return unsecuredLogoutToken(claims);
-    return new SignJWT(claims).setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'logout+jwt' }).sign(key.privateKey);
+    return new SignJWT(claims).setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'logout+jwt' }).sign(await key.privateKey());
   }
 
   private async deliver(tenant: string, clientId: string, uri: string, token: string): Promise<BackchannelDelivery> {

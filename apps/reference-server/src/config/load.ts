@@ -1,5 +1,4 @@
 /** Loading the config from disk: read, parse as JSON, validate. */
-import { readFile } from 'node:fs/promises';
 import { ConfigError, type ServerConfig, validateConfig } from './schema';
 
 /**
@@ -12,6 +11,8 @@ import { ConfigError, type ServerConfig, validateConfig } from './schema';
 export async function loadConfigFile(path: string): Promise<ServerConfig> {
   let source: string;
   try {
+    // Loaded here, not at start: a server without a config file never needs node:fs/promises.
+    const { readFile } = await import('node:fs/promises');
     source = await readFile(path, 'utf8');
   } catch (error) {
     throw new ConfigError('file', `cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? 'error'})`);

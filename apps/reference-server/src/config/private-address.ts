@@ -69,7 +69,10 @@ function v6Problem(address: string): string | undefined {
  */
 export function privateAddressProblem(hostname: string): string | undefined {
   const host = hostname.startsWith('[') && hostname.endsWith(']') ? hostname.slice(1, -1) : hostname;
-  if (isIPv4(host)) return v4Problem(host);
-  if (isIPv6(host)) return v6Problem(host);
+  // Cheap shape checks first: an IPv4 literal is digits and dots, an IPv6 one has a colon. A name
+  // (the usual case) then never reaches node:net's checks, whose first call compiles a large
+  // regular expression (milliseconds of every start that validates a backchannel URI).
+  if (/^[\d.]+$/.test(host)) return isIPv4(host) ? v4Problem(host) : undefined;
+  if (host.includes(':') && isIPv6(host)) return v6Problem(host);
   return undefined;
 }

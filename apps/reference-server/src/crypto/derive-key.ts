@@ -4,7 +4,7 @@
  * (the signing-key document, the grant records, DPoP server nonces) has a key of its own and no key of one opens
  * the other.
  */
-import { hkdfSync } from 'node:crypto';
+import { nodeCrypto } from './node-crypto';
 
 /** The HKDF salt: fixed and public; it separates these keys from any other use of the same secret. */
 export const HKDF_SALT = 'oidc-rp reference-server';
@@ -16,5 +16,5 @@ export const HKDF_SALT = 'oidc-rp reference-server';
  * const key = deriveKey(secret, 'grant records');
  */
 export function deriveKey(secret: string, purpose: 'signing-key document' | 'grant records' | 'dpop nonces'): Buffer {
-  return Buffer.from(hkdfSync('sha256', secret, HKDF_SALT, purpose, 32));
+  return Buffer.from(nodeCrypto().hkdfSync('sha256', secret, HKDF_SALT, purpose, 32));
 }

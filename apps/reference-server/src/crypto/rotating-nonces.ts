@@ -4,7 +4,7 @@
  * hands out and accepts the same nonces without storing them. The current and the previous
  * window's nonce are accepted, so a nonce stays usable for at least one whole period.
  */
-import { createHmac } from 'node:crypto';
+import { nodeCrypto } from './node-crypto';
 
 /** Seconds each nonce is current. */
 export const NONCE_PERIOD_SECONDS = 300;
@@ -20,8 +20,12 @@ export class RotatingNonces {
   /** Extra windows added by `rotate` and `expire`: a test moves nonces on without moving the clock. */
   private shift = 0;
 
+  /**
+   * @param secret the HMAC key; without one, a random key made at the first nonce (a start
+   *   loads no crypto for it).
+   */
   constructor(
-    private readonly secret: Buffer,
+    private secret: Buffer | undefined,
     private readonly now: () => number,
   ) {}
 
@@ -30,7 +34,8 @@ export class RotatingNonces {
   }
 
   private nonceOf(tenant: string, window: number): string {
-    return createHmac('sha256', this.secret).update(`${tenant}\n${window}`).digest('base64url');
+    this.secret ??= nodeCrypto().randomBytes(32);
+    return nodeCrypto().createHmac('sha256', this.secret).update(`${tenant}\n${window}`).digest('base64url');
   }
 
   /** The nonce to hand out now. */

@@ -2,9 +2,7 @@
  * Random values, hashing and comparison for everything secret the server hands out or
  * checks: codes, tokens, session ids, CSRF tokens and client secrets.
  */
-import * as nodeCrypto from 'node:crypto';
-
-const { createHash, timingSafeEqual } = nodeCrypto;
+import { nodeCrypto } from './node-crypto';
 
 /**
  * A fresh unguessable value: base64url of `bytes` CSPRNG bytes (256 bits by default).
@@ -34,9 +32,10 @@ function takeRandom(bytes: number): Buffer {
 }
 
 // One-shot hashing (Node >= 20.12) skips the Hash object; older Node 20 takes the long way.
-const oneShot = (nodeCrypto as { hash?: typeof nodeCrypto.hash }).hash;
-const sha256Buffer = (text: string): Buffer => (oneShot ? oneShot('sha256', text, 'buffer') : createHash('sha256').update(text, 'utf8').digest());
-const sha256Base64url = (text: string): string => (oneShot ? oneShot('sha256', text, 'base64url') : createHash('sha256').update(text, 'utf8').digest('base64url'));
+type OneShot = ReturnType<typeof nodeCrypto>['hash'];
+const oneShot = (): OneShot | undefined => (nodeCrypto() as { hash?: OneShot }).hash;
+const sha256Buffer = (text: string): Buffer => oneShot()?.('sha256', text, 'buffer') ?? nodeCrypto().createHash('sha256').update(text, 'utf8').digest();
+const sha256Base64url = (text: string): string => oneShot()?.('sha256', text, 'base64url') ?? nodeCrypto().createHash('sha256').update(text, 'utf8').digest('base64url');
 
 /**
  * The key under which a secret value is stored: its SHA-256, so a dump of the store
@@ -57,7 +56,7 @@ export function storageKey(secret: string): string {
  * if (!safeEqual(presented, client.client_secret)) throw invalidClient('the client secret is wrong', usedBasic, tenant.id);
  */
 export function safeEqual(a: string, b: string): boolean {
-  return timingSafeEqual(sha256Buffer(a), sha256Buffer(b)) && a.length === b.length;
+  return nodeCrypto().timingSafeEqual(sha256Buffer(a), sha256Buffer(b)) && a.length === b.length;
 }
 
 /**
@@ -67,7 +66,7 @@ export function safeEqual(a: string, b: string): boolean {
  * safeEqual(s256(codeVerifier), storedChallenge);
  */
 export function s256(verifier: string): string {
-  return createHash('sha256').update(verifier, 'ascii').digest('base64url');
+  return nodeCrypto().createHash('sha256').update(verifier, 'ascii').digest('base64url');
 }
 
 /**
@@ -78,6 +77,6 @@ export function s256(verifier: string): string {
  * claims.c_hash = leftHalfHash(code);
  */
 export function leftHalfHash(value: string): string {
-  const digest = createHash('sha256').update(value, 'ascii').digest();
+  const digest = nodeCrypto().createHash('sha256').update(value, 'ascii').digest();
   return digest.subarray(0, digest.length / 2).toString('base64url');
 }

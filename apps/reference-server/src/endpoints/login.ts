@@ -28,7 +28,13 @@ import { browserStateCookie } from '../oauth/browser-state';
 /** Wrong passwords allowed before the flow ends with an error redirect. */
 export const MAX_FAILED_LOGINS = 3;
 
-const DUMMY_PASSWORD = randomToken();
+// What an unknown user's password is compared with, so both paths take the same time. Made at the
+// first sign-in, not at start (a start need not load WebCrypto's random source).
+let dummy: string | undefined;
+function dummyPassword(): string {
+  dummy ??= randomToken();
+  return dummy;
+}
 
 /**
  * `GET {base}/oidc/login?interaction=…`: the sign-in form (on a `demo_login` tenant, a
@@ -80,7 +86,7 @@ export async function submitLogin(ctx: RequestContext): Promise<Response> {
   const attempt = await countLoginAttempt(ctx, username);
   if (!attempt.allowed) return lockedPage(ctx, id, interaction);
   const user = ctx.tenant.users.get(username);
-  const matches = safeEqual(password, user?.password ?? DUMMY_PASSWORD);
+  const matches = safeEqual(password, user?.password ?? dummyPassword());
   if (!user || !matches) {
     if (failedLogin(ctx, username, attempt)) return lockedPage(ctx, id, interaction);
     const failures = await ctx.server.store.countFailedLogin(id);

@@ -117,7 +117,7 @@ export async function userinfo(ctx: RequestContext): Promise<Response> {
     if (ctx.tenant.clients.get(record.clientId)?.userinfo_signed_response_alg !== undefined) {
       const key = (await ctx.keys()).current;
       const payload = { ...body, iss: ctx.issuer, aud: record.clientId };
-      const jwt = (faults && (await faultySignedUserinfo(faults, payload, key))) ?? (await new SignJWT(payload).setProtectedHeader({ alg: key.alg, kid: key.kid }).sign(key.privateKey));
+      const jwt = (faults && (await faultySignedUserinfo(faults, payload, key))) ?? (await new SignJWT(payload).setProtectedHeader({ alg: key.alg, kid: key.kid }).sign(await key.privateKey()));
       return new Response(jwt, { status: 200, headers: { ...ctx.corsHeaders, ...headers, ...NO_STORE, 'Content-Type': 'application/jwt' } });
     }
     return jsonResponse(body, 200, { ...ctx.corsHeaders, ...headers });

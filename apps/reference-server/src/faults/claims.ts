@@ -81,5 +81,5 @@ function distributedEndpoint(ctx: RequestContext, faults: ReadonlySet<Fault>): s
  */
 export async function signedClaims(ctx: RequestContext, payload: Record<string, unknown>): Promise<string> {
   const key = (await ctx.keys()).current;
-  return new SignJWT(payload).setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'JWT' }).sign(key.privateKey);
+  return new SignJWT(payload).setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'JWT' }).sign(await key.privateKey());
 }

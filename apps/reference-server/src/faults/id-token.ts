@@ -44,7 +44,7 @@ export async function faultyIdToken(ctx: RequestContext, faults: ReadonlySet<Fau
   // Without `kid`, a client must pick the key by algorithm: one fits (accepted), or several (`kidlessKeys`) do.
   const kidless = faults.has('id_token_no_kid') || faults.has('id_token_no_kid_multiple_keys');
   const header = kidless ? { alg: signer.alg, typ: 'JWT' } : { alg: signer.alg, kid: signer.kid, typ: 'JWT' };
-  const jwt = await new SignJWT(claims).setProtectedHeader(header).sign(signer.privateKey);
+  const jwt = await new SignJWT(claims).setProtectedHeader(header).sign(await signer.privateKey());
   return faults.has('id_token_bad_signature') || faults.has('id_token_bad_signature_es256') ? breakSignature(jwt) : jwt;
 }
 

@@ -39,6 +39,6 @@ export async function faultyJarm(
   // Far beyond any clock tolerance a client may allow.
   if (faults.has('jarm_expired')) claims.exp = Math.floor(ctx.server.now() / 1000) - 3600;
   if (faults.has('jarm_alg_none')) return { response: unsecuredJwt(claims) };
-  const jwt = await new SignJWT(claims).setProtectedHeader({ alg: key.alg, kid: key.kid }).sign(key.privateKey);
+  const jwt = await new SignJWT(claims).setProtectedHeader({ alg: key.alg, kid: key.kid }).sign(await key.privateKey());
   return { response: faults.has('jarm_bad_signature') ? breakSignature(jwt) : jwt };
 }

@@ -63,8 +63,8 @@ export async function faultySignedUserinfo(faults: ReadonlySet<Fault>, payload: 
       return new SignJWT(payload).setProtectedHeader({ alg: key.alg, kid: key.kid }).sign(privateKey);
     }
     case 'userinfo_signed_wrong_iss':
-      return new SignJWT({ ...payload, iss: `${String(payload.iss)}/impostor` }).setProtectedHeader({ alg: key.alg, kid: key.kid }).sign(key.privateKey);
+      return new SignJWT({ ...payload, iss: `${String(payload.iss)}/impostor` }).setProtectedHeader({ alg: key.alg, kid: key.kid }).sign(await key.privateKey());
     default:
-      return new SignJWT({ ...payload, aud: 'another-client' }).setProtectedHeader({ alg: key.alg, kid: key.kid }).sign(key.privateKey);
+      return new SignJWT({ ...payload, aud: 'another-client' }).setProtectedHeader({ alg: key.alg, kid: key.kid }).sign(await key.privateKey());
   }
 }

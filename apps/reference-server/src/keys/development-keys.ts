@@ -6,7 +6,7 @@
  * generating a key pair (RSA generation takes hundreds of milliseconds). The server refuses them
  * for a tenant that is not `"development": true` and for a listener on a non-loopback host.
  */
-import { calculateJwkThumbprint, type CryptoKey, importJWK, type JWK } from 'jose';
+import { type CryptoKey, importJWK, type JWK } from 'jose';
 import type { SigningAlg } from '../config/model';
 import type { SigningKey } from './keys';
 
@@ -31,29 +31,43 @@ const DEVELOPMENT_JWKS: Readonly<Record<SigningAlg, JWK>> = {
   },
 };
 
-const imported = new Map<SigningAlg, Promise<SigningKey>>();
+/**
+ * The RFC 7638 thumbprint of each public key above, its `kid`: written out so that publishing
+ * the JWKS needs no hashing (test/development-keys.test.ts recomputes them).
+ */
+const DEVELOPMENT_KIDS: Readonly<Record<SigningAlg, string>> = {
+  RS256: 'R8ArEWxYhGVxBBkeE4dNBW38n0Zu5LcQSDJHpTQiGow',
+  ES256: 'FHt4pWf-objFBit2z68I3sy-0qKbalh7-50jHhtL9zM',
+};
 
-async function importKey(alg: SigningAlg): Promise<SigningKey> {
+const keys = new Map<SigningAlg, SigningKey>();
+
+function developmentKey(alg: SigningAlg): SigningKey {
   const { d: _d, p: _p, q: _q, dp: _dp, dq: _dq, qi: _qi, ...publicJwk } = DEVELOPMENT_JWKS[alg];
-  const privateKey = (await importJWK(DEVELOPMENT_JWKS[alg], alg)) as CryptoKey;
-  const kid = await calculateJwkThumbprint(publicJwk);
+  const kid = DEVELOPMENT_KIDS[alg];
+  let imported: Promise<CryptoKey> | undefined;
+  // Imported at the first signature, once per process: serving the JWKS needs only the public half.
+  const privateKey = (): Promise<CryptoKey> => {
+    imported ??= importJWK(DEVELOPMENT_JWKS[alg], alg) as Promise<CryptoKey>;
+    return imported;
+  };
   return { kid, alg, privateKey, publicJwk: { ...publicJwk, kid, alg, use: 'sig' } };
 }
 
 /**
- * The fixed development key for `alg`, imported once per process. Never for production: the
- * private key is public.
+ * The fixed development key for `alg`, one per process. Never for production: the private key
+ * is public.
  *
  * @example
  * const keys = KeySet.fromKeys(await developmentSigningKey('RS256'), [], Date.now);
  */
 export function developmentSigningKey(alg: SigningAlg): Promise<SigningKey> {
-  let key = imported.get(alg);
+  let key = keys.get(alg);
   if (!key) {
-    key = importKey(alg);
-    imported.set(alg, key);
+    key = developmentKey(alg);
+    keys.set(alg, key);
   }
-  return key;
+  return Promise.resolve(key);
 }
 
 /** Hosts a listener of a server with development keys may bind: loopback only. */

@@ -9,8 +9,23 @@ import type { SigningAlg } from '../config/model';
 export interface SigningKey {
   kid: string;
   alg: SigningAlg;
-  privateKey: CryptoKey;
+  /**
+   * The private half. A function: a fixed development key is imported on its first signature,
+   * since publishing the JWKS needs only `publicJwk` (and WebCrypto need not load for it).
+   */
+  privateKey(): Promise<CryptoKey>;
   publicJwk: JWK;
+}
+
+/**
+ * `privateKey` of a {@link SigningKey} whose private half is already imported.
+ *
+ * @example
+ * const key: SigningKey = { kid, alg, privateKey: heldKey(cryptoKey), publicJwk };
+ */
+export function heldKey(key: CryptoKey): () => Promise<CryptoKey> {
+  const held = Promise.resolve(key);
+  return () => held;
 }
 
 /** A replaced key, still published until every token it signed has expired. */
@@ -30,7 +45,7 @@ export async function createSigningKey(alg: SigningAlg): Promise<SigningKey> {
   const { privateKey, publicKey } = await generateKeyPair(alg, { extractable: true });
   const jwk = await exportJWK(publicKey);
   const kid = await calculateJwkThumbprint(jwk);
-  return { kid, alg, privateKey, publicJwk: { ...jwk, kid, alg, use: 'sig' } };
+  return { kid, alg, privateKey: heldKey(privateKey), publicJwk: { ...jwk, kid, alg, use: 'sig' } };
 }
 
 /**

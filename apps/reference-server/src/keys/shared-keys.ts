@@ -23,7 +23,7 @@ import type { SigningAlg } from '../config/model';
 import type { RedisConnection } from '../store/redis';
 import { StoreUnavailableError } from '../store/store';
 import { type KeySealer, UnsealError } from './key-sealing';
-import { createSigningKey, KeySet, type RetiredKey, type SigningKey } from './keys';
+import { createSigningKey, heldKey, KeySet, type RetiredKey, type SigningKey } from './keys';
 
 /** How often an instance re-reads the key document (real time, not the server's clock). */
 export const REFRESH_MS = 1_000;
@@ -42,7 +42,7 @@ interface KeyDocument {
 const PUBLIC_MEMBERS: Record<string, readonly string[]> = { RSA: ['kty', 'n', 'e'], EC: ['kty', 'crv', 'x', 'y'] };
 
 async function privateJwk(key: SigningKey): Promise<JWK> {
-  return { ...(await exportJWK(key.privateKey)), kid: key.kid, alg: key.alg };
+  return { ...(await exportJWK(await key.privateKey())), kid: key.kid, alg: key.alg };
 }
 
 async function importSigningKey(jwk: JWK, alg: SigningAlg): Promise<SigningKey> {
@@ -51,7 +51,7 @@ async function importSigningKey(jwk: JWK, alg: SigningAlg): Promise<SigningKey> 
   const publicPart = Object.fromEntries(members.map((m) => [m, (jwk as Record<string, unknown>)[m]])) as JWK;
   const kid = await calculateJwkThumbprint(publicPart);
   const privateKey = (await importJWK(jwk, alg)) as CryptoKey;
-  return { kid, alg, privateKey, publicJwk: { ...publicPart, kid, alg, use: 'sig' } };
+  return { kid, alg, privateKey: heldKey(privateKey), publicJwk: { ...publicPart, kid, alg, use: 'sig' } };
 }
 
 /** The document, or a fixed reason why not (never the text: it holds private keys). */

@@ -5,8 +5,8 @@
  * (§3, §4.2). The browser state is derived from the sign-in's `sid`: it changes with every new
  * sign-in and is gone (cleared cookie) after logout, which is what "changed" means.
  */
+import { nodeCrypto } from '../crypto/node-crypto';
 import { randomToken, storageKey } from '../crypto/secrets';
-import { createHash } from 'node:crypto';
 import { cookieName } from './session';
 import type { RequestContext } from '../request/context';
 
@@ -51,7 +51,7 @@ export function browserStateCookie(ctx: RequestContext, sid: string | undefined)
  */
 export function sessionState(clientId: string, redirectUri: string, sid: string, salt = randomToken(12)): string {
   const origin = new URL(redirectUri).origin;
-  const hash = createHash('sha256').update(`${clientId} ${origin} ${browserState(sid)} ${salt}`, 'utf8').digest('base64url');
+  const hash = nodeCrypto().createHash('sha256').update(`${clientId} ${origin} ${browserState(sid)} ${salt}`, 'utf8').digest('base64url');
   return `${hash}.${salt}`;
 }
 

@@ -4,8 +4,8 @@
  * first refusal wins. `htu` is compared with the issuer's origin (the configured public origin,
  * never a client-supplied `Host`), and each `jti` is accepted once per key on the shared store.
  */
-import { createHash } from 'node:crypto';
 import { calculateJwkThumbprint, compactVerify, decodeProtectedHeader, importJWK, type JWK } from 'jose';
+import { nodeCrypto } from '../crypto/node-crypto';
 import { storageKey } from '../crypto/secrets';
 import type { RequestContext } from '../request/context';
 
@@ -59,7 +59,7 @@ function refuse(description: string): RefusedProof {
  * accessTokenHash(token) === payload.ath;
  */
 export function accessTokenHash(token: string): string {
-  return createHash('sha256').update(token, 'ascii').digest('base64url');
+  return nodeCrypto().createHash('sha256').update(token, 'ascii').digest('base64url');
 }
 
 /** `htu` without query and fragment (RFC 9449 4.3), or undefined when it is no URL. */

@@ -76,7 +76,7 @@ export async function issueAccessToken(
       .setIssuedAt(iat)
       .setExpirationTime(iat + lifetime)
       .setJti(randomToken(16))
-      .sign(key.privateKey);
+      .sign(await key.privateKey());
   }
   const record: AccessTokenRecord = {
     tenant: ctx.tenant.id,
@@ -139,7 +139,7 @@ export async function issueIdToken(
   const payload = { ...claims, iss: ctx.issuer, sub: p.user.sub, aud: p.clientId, iat, exp: iat + ctx.tenant.lifetimes.id_token };
   const faults = clientFaults(ctx.tenant, p.clientId);
   if (faults) return faultyIdToken(ctx, faults, payload);
-  return new SignJWT(payload).setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'JWT' }).sign(key.privateKey);
+  return new SignJWT(payload).setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'JWT' }).sign(await key.privateKey());
 }
 
 /**
@@ -172,7 +172,7 @@ export async function refreshedIdToken(
     iat,
     exp: iat + ctx.tenant.lifetimes.id_token,
   };
-  return new SignJWT(payload).setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'JWT' }).sign(key.privateKey);
+  return new SignJWT(payload).setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'JWT' }).sign(await key.privateKey());
 }
 
 /**

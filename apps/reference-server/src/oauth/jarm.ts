@@ -71,7 +71,7 @@ export async function jarmParameters(ctx: RequestContext, clientId: string, para
   const key = (await ctx.keys()).current;
   const faults = clientFaults(ctx.tenant, clientId);
   if (faults) return faultyJarm(ctx, faults, claims, key, params);
-  return { response: await new SignJWT(claims).setProtectedHeader({ alg: key.alg, kid: key.kid }).sign(key.privateKey) };
+  return { response: await new SignJWT(claims).setProtectedHeader({ alg: key.alg, kid: key.kid }).sign(await key.privateKey()) };
 }
 
 /**

@@ -5,8 +5,8 @@
  * but does not hold the secret cannot make a record the server accepts: a forged record, or a
  * genuine one moved to another key (another code, another kind), reads as absent.
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import { deriveKey } from '../crypto/derive-key';
+import { nodeCrypto } from '../crypto/node-crypto';
 
 const MAC_LENGTH = 43; // base64url of 32 bytes
 
@@ -26,7 +26,7 @@ export class RecordIntegrity {
   }
 
   private mac(place: string, json: string): string {
-    return createHmac('sha256', this.key).update(place).update('\n').update(json).digest('base64url');
+    return nodeCrypto().createHmac('sha256', this.key).update(place).update('\n').update(json).digest('base64url');
   }
 
   /**
@@ -50,6 +50,6 @@ export class RecordIntegrity {
     const json = stored.slice(MAC_LENGTH + 1);
     const expected = Buffer.from(this.mac(place, json));
     const given = Buffer.from(stored.slice(0, MAC_LENGTH));
-    return given.length === expected.length && timingSafeEqual(given, expected) ? json : undefined;
+    return given.length === expected.length && nodeCrypto().timingSafeEqual(given, expected) ? json : undefined;
   }
 }
