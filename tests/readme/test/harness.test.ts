@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { extractBlocks, MarkerError, snippetsOf } from '../src/extract.ts';
-import { failure, limitConcurrency, runnableSource, runSnippet, runVitestSnippets, typecheck } from '../src/harness.ts';
+import { failure, limitConcurrency, runnableSource, runSnippet, runVitestSnippets, typecheck, vitestConfig } from '../src/harness.ts';
 import { checkInstallNotes, INSTALL_NOTE, installNote } from '../src/install-note.ts';
 
 const fence = '```';
@@ -101,10 +101,10 @@ describe('a broken snippet fails with its README file and line', () => {
   let dir: string;
   let errors: Map<string, string[]>;
   // One TypeScript program for the three READMEs below, as the real check makes one for all.
-  beforeAll(() => {
+  beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'oidc-rp-readme-unit-'));
     symlinkSync(resolve(import.meta.dirname, '../node_modules'), join(dir, 'node_modules'), 'dir');
-    errors = typecheck([...typo, ...fixed, ...app], dir);
+    errors = await typecheck([...typo, ...fixed, ...app], dir);
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -172,6 +172,18 @@ describe('a broken snippet fails with its README file and line', () => {
     const results = await runVitestSnippets([fails, passes], dir, 'http://127.0.0.1:1');
     expect(results.get(fails.name)).toEqual({ ok: false, output: expect.stringMatching(/^adds: failed\nAssertionError: expected 2 to be 3[\s\S]*packages\/x\/README\.md:8:/) });
     expect(results.get(passes.name)).toEqual({ ok: true, output: '' });
+  });
+
+  it('vitest blocks share a module graph, but those that stub a global get their own: the others do not see the stub', async () => {
+    // Each stubs a global and expects the other's absent: in one shared graph, whichever ran second would fail.
+    const block = (own: string, other: string) =>
+      ['<!-- snippet: vitest -->', `${fence}ts`, "import { expect, it, vi } from 'vitest';", "it('stubs', () => {", `  vi.stubGlobal('${own}', 1);`, `  expect('${other}' in globalThis).toBe(false);`, '});', fence].join('\n');
+    const [a] = snippetsOf(extractBlocks('packages/a/README.md', block('readmeLeakA', 'readmeLeakB')));
+    const [b] = snippetsOf(extractBlocks('packages/b/README.md', block('readmeLeakB', 'readmeLeakA')));
+    if (!a || !b) throw new Error('no snippets');
+    expect(vitestConfig([{ file: 'a.test.ts', code: a.code }, { file: 'plain.test.ts', code: 'it()' }])).toContain('"isolate":true,"include":["a.test.ts"]');
+    const results = await runVitestSnippets([a, b], dir, 'http://127.0.0.1:1');
+    expect([results.get(a.name), results.get(b.name)]).toEqual([{ ok: true, output: '' }, { ok: true, output: '' }]);
   });
 
   it('a global setup runs: its issuer must serve discovery, and a teardown that leaves the server open fails', async () => {

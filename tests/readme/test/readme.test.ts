@@ -56,8 +56,8 @@ beforeAll(async () => {
   closeServer = () => server.close();
   redis = await redisStarted;
   // The vitest and global-setup runs start servers of their own (createTestServer): child
-  // processes, started now, they run beside the type check, which holds this thread (and so the
-  // reference server above: the plain runs, which call it, start after). Their tests read the results.
+  // processes, started now, they run beside the type check (a tsc process); the plain runs, which
+  // call the reference server above, start after it. Their tests read the results.
   vitestResults = runVitestSnippets(
     snippets.filter((s) => s.mode === 'vitest'),
     scratch,
@@ -73,7 +73,7 @@ beforeAll(async () => {
     }
   };
   startRuns('global-setup');
-  errors = typecheck(snippets, scratch);
+  errors = await typecheck(snippets, scratch);
   startRuns('run');
   lap('server start and tsc (vitest runs beside it)', t);
 });

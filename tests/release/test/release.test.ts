@@ -159,10 +159,9 @@ describe('a scratch consumer installing the tarballs with npm', () => {
 
   // node16, bundler and node10 with the workspace's TypeScript (5.9), bundler with the minimum
   // (5.0). The consumer's @ts-expect-error lines make this fail if a module resolved to `any`.
-  // One test per tsc program, one at a time: with skipLibCheck off (so the packages' .d.ts files
-  // are checked), each program also checks @types/node and @types/react, about 11 s of CPU.
-  // Run side by side under one bound, the four took 134 s of the 150 on a busy machine; one at a
-  // time each took 60-90 s of its own bound.
+  // Each a program of that compiler in this process with skipLibCheck off, its type errors asked
+  // of the consumer and our packed declarations (typecheckConsumer says why not of @types/*):
+  // about 3 s of CPU each, where `tsc -p` as a process took 7-10 s.
   it.each(TYPECHECKS as [string, string][])('type-checks under %s resolution with the %s TypeScript', async (resolution, typescript) => {
     expect(await typecheckConsumer(consumer, resolution, typescript)).toEqual({ ok: true, output: '' });
   });
