@@ -3,28 +3,22 @@
 // logged to stderr without the password.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { build } from 'tsup';
-import { cliBuilds } from '../build/cli-build';
+import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { demoConfig } from '../src/index';
 import { startRedisServer, type RunningRedis } from '../../../test-support/redis-server';
 import { authorizeUrl, webParams } from './helpers';
 import { browser, openLogin } from './support/http-browser';
+import { builtCli } from './support/built-cli';
 
-const outDir = resolve(__dirname, '../node_modules/.cache/reference-server-cli-security-test');
-const cli = join(outDir, 'cli.js');
+let cli: string;
 let redis: RunningRedis | undefined;
 
-/** The build's entries, relative to the package, as absolute paths (vitest's working directory may differ). */
-const absolute = (entry: unknown) => Object.fromEntries(Object.entries(entry as Record<string, string>).map(([k, v]) => [k, resolve(__dirname, '..', v)]));
-
 beforeAll(async () => {
-  // The shipped shape (build/cli-build.ts): dist/cli.js loading the CommonJS bundle.
-  await rm(outDir, { recursive: true, force: true });
-  for (const options of cliBuilds({ outDir, silent: true })) await build({ ...options, entry: absolute(options.entry), config: false });
+  // The shipped shape (build/cli-build.ts), built once for every CLI test file.
+  cli = await builtCli();
 }, 60_000);
 afterAll(async () => {
   await redis?.stop();

@@ -3,28 +3,22 @@ import { once } from 'node:events';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { build } from 'tsup';
-import { cliBuilds } from '../build/cli-build';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { demoConfig } from '../src/index';
 import { completeLogin, CookieJar } from '../src/testing';
 import { authorizeUrl, pkce, spaParams, SPA_REDIRECT } from './helpers';
 import { describeHttpBodies } from './support/http-bodies';
+import { builtCli } from './support/built-cli';
 
 // The CLI is built from source with the package's CLI build settings, so this test never runs a
 // stale dist/ and does not race a concurrent `build` of the package.
-const outDir = resolve(__dirname, '../node_modules/.cache/reference-server-cli-test');
-const cli = join(outDir, 'cli.js');
-
-/** The build's entries, relative to the package, as absolute paths (vitest's working directory may differ). */
-const absolute = (entry: unknown) => Object.fromEntries(Object.entries(entry as Record<string, string>).map(([k, v]) => [k, resolve(__dirname, '..', v)]));
+let cli: string;
 
 beforeAll(async () => {
-  // The shipped shape (build/cli-build.ts): dist/cli.js loading the CommonJS bundle.
-  await rm(outDir, { recursive: true, force: true });
-  for (const options of cliBuilds({ outDir, silent: true })) await build({ ...options, entry: absolute(options.entry), config: false });
+  // The shipped shape (build/cli-build.ts), built once for every CLI test file.
+  cli = await builtCli();
 }, 60_000);
 
 interface Run {

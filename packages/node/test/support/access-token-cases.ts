@@ -5,7 +5,7 @@
  * to core's WebCrypto verifier and to the node:crypto one and requires the same answer.
  */
 import { createPublicKey, randomBytes } from 'node:crypto';
-import { type Json, type TestIssuer, type TestKey, makeKey, proof, signJws, thumbprint } from './api-harness';
+import { type Json, type TestIssuer, type TestKey, makeKey, proof, rsaKey, signJws, thumbprint } from './api-harness';
 
 export const AUDIENCE = 'https://api.example';
 
@@ -36,7 +36,7 @@ const invalidProof = (code = 'dpop_proof_invalid') => refused('invalid_dpop_proo
 export function accessTokenCases(issuer: TestIssuer): Case[] {
   const client = makeKey('ES256');
   const other = makeKey('ES256');
-  const attacker = makeKey('RS256', issuer.keys[0]?.kid);
+  const attacker = rsaKey('attacker', issuer.keys[0]?.kid);
   const [rsa, ec] = issuer.keys as [TestKey, TestKey];
   const bound = (claims: Json = {}) => issuer.token({ cnf: { jkt: thumbprint(client.publicJwk) }, ...claims });
   /** A DPoP request with a bound token; `claims` / `header` change the proof. */
@@ -77,18 +77,18 @@ export function accessTokenCases(issuer: TestIssuer): Case[] {
     { name: 'a key of the issuer with a forged signature', request: () => bearer(issuer.token({}, {}, attacker)), expected: invalidToken('access_token_signature_invalid') },
     {
       name: 'jku naming the attacker’s key set (ignored)',
-      request: () => bearer(issuer.token({}, { jku: 'http://127.0.0.1:9/attacker-jwks', kid: 'attacker' }, makeKey('RS256', 'attacker'))),
+      request: () => bearer(issuer.token({}, { jku: 'http://127.0.0.1:9/attacker-jwks', kid: 'attacker' }, rsaKey('attacker', 'attacker'))),
       expected: invalidToken('access_token_unknown_kid'),
     },
     {
       name: 'x5u naming the attacker’s certificate (ignored)',
-      request: () => bearer(issuer.token({}, { x5u: 'http://127.0.0.1:9/attacker.pem', kid: 'attacker' }, makeKey('RS256', 'attacker'))),
+      request: () => bearer(issuer.token({}, { x5u: 'http://127.0.0.1:9/attacker.pem', kid: 'attacker' }, rsaKey('attacker', 'attacker'))),
       expected: invalidToken('access_token_unknown_kid'),
     },
     {
       name: 'jwk header carrying the attacker’s key (ignored)',
       request: () => {
-        const key = makeKey('RS256', rsa.kid);
+        const key = rsaKey('stranger', rsa.kid);
         return bearer(issuer.token({}, { jwk: key.publicJwk }, key));
       },
       expected: invalidToken('access_token_signature_invalid'),

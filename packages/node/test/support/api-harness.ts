@@ -5,7 +5,7 @@
  * request to a verifier and answers with its challenge. The resource builds `ResourceRequest.url`
  * from its configured public origin, never from the `Host` header.
  */
-import { createHash, createHmac, generateKeyPairSync, type KeyObject, randomBytes, sign } from 'node:crypto';
+import { createHash, createHmac, generateKeyPairSync, type KeyObject, type KeyPairKeyObjectResult, randomBytes, sign } from 'node:crypto';
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { isOidcError } from '@oidc-rp/core';
@@ -24,6 +24,25 @@ export interface TestKey {
   publicJwk: Json;
 }
 
+/**
+ * The RSA key pairs the tests use in fixed roles, each made once per process: an RSA-2048 pair
+ * costs a tenth of a second of CPU or more to make (an EC one almost nothing), and no test here is
+ * about key generation. Distinct roles are distinct keys, so an attacker's key is never the issuer's.
+ */
+export type RsaRole = 'issuer' | 'attacker' | 'stranger';
+const rsaPairs = new Map<RsaRole, KeyPairKeyObjectResult>();
+
+/** The RSA key of `role` (made once per process) under `kid`, for `alg` RS256 or PS256. */
+export function rsaKey(role: RsaRole, kid = `${role}-${randomBytes(4).toString('hex')}`, alg: 'RS256' | 'PS256' = 'RS256'): TestKey {
+  let pair = rsaPairs.get(role);
+  if (!pair) {
+    pair = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    rsaPairs.set(role, pair);
+  }
+  return { alg, kid, privateKey: pair.privateKey, publicJwk: pair.publicKey.export({ format: 'jwk' }) as Json };
+}
+
+/** A freshly made key pair (RSA ones when a test needs a key no other test holds; else see {@link rsaKey}). */
 export function makeKey(alg: TestKey['alg'], kid = `${alg}-${randomBytes(4).toString('hex')}`): TestKey {
   const pair =
     alg === 'ES256'
@@ -65,7 +84,7 @@ export interface TestIssuer {
   close(): Promise<void>;
 }
 
-export async function startIssuer(audience: string, keys = [makeKey('RS256'), makeKey('ES256')], now = () => Math.floor(Date.now() / 1000)): Promise<TestIssuer> {
+export async function startIssuer(audience: string, keys = [rsaKey('issuer'), makeKey('ES256')], now = () => Math.floor(Date.now() / 1000)): Promise<TestIssuer> {
   let requests = 0;
   const server = createServer((_request, response) => {
     requests += 1;

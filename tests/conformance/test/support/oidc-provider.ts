@@ -3,7 +3,7 @@
  * same clients and user as the reference server's interoperability tenant, and a driver for
  * its development sign-in and consent pages (a person's part of the flow, not the SDK's).
  */
-import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { generateKeyPairSync, type KeyObject, randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CookieJar } from '@oidc-rp/reference-server/testing';
@@ -98,8 +98,13 @@ const ALICE = { sub: 'alice', name: 'Alice Liddell', email: 'alice@example.com',
  * @example
  * const op = await startOidcProvider([{ client_id: 'rp', ... }], { clientAuthMethods: ['client_secret_basic'] });
  */
+// One RSA signing key for every provider this process starts: each is its own issuer, no test here
+// is about the provider's key generation, and an RSA-2048 pair costs a tenth of a second of CPU or more.
+let providerKey: KeyObject | undefined;
+
 export async function startOidcProvider(clients: InteropClient[], options: OidcProviderOptions = {}): Promise<RunningOidcProvider> {
-  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  providerKey ??= generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
+  const privateKey = providerKey;
   // FAPI 2.0 allows PS256, ES256 and EdDSA only: the same RSA key, signing with PS256.
   const signingKey = { ...privateKey.export({ format: 'jwk' }), alg: options.fapi2 ? 'PS256' : 'RS256', use: 'sig', kid: options.fapi2 ? 'interop-ps256' : 'interop-rs256' };
   const server = createServer();
