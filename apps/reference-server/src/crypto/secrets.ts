@@ -31,11 +31,9 @@ function takeRandom(bytes: number): Buffer {
   return out;
 }
 
-// One-shot hashing (Node >= 20.12) skips the Hash object; older Node 20 takes the long way.
-type OneShot = ReturnType<typeof nodeCrypto>['hash'];
-const oneShot = (): OneShot | undefined => (nodeCrypto() as { hash?: OneShot }).hash;
-const sha256Buffer = (text: string): Buffer => oneShot()?.('sha256', text, 'buffer') ?? nodeCrypto().createHash('sha256').update(text, 'utf8').digest();
-const sha256Base64url = (text: string): string => oneShot()?.('sha256', text, 'base64url') ?? nodeCrypto().createHash('sha256').update(text, 'utf8').digest('base64url');
+// One-shot hashing skips the Hash object (Node >= 20.12; the package needs >= 20.19).
+const sha256Buffer = (text: string): Buffer => nodeCrypto().hash('sha256', text, 'buffer');
+const sha256Base64url = (text: string): string => nodeCrypto().hash('sha256', text, 'base64url');
 
 /**
  * The key under which a secret value is stored: its SHA-256, so a dump of the store
