@@ -15,6 +15,17 @@ const tsc = join(dirname(createRequire(import.meta.url).resolve('typescript-nati
  * 3.7–4.3 s) and was slower in wall time too. The checks and their results are the same.
  */
 export function runNativeTsc(args) {
-  const result = spawnSync(process.execPath, [tsc, '--singleThreaded', ...args], { stdio: 'inherit' });
+  const result = spawnSync(process.execPath, nativeTscArgs(args), { stdio: 'inherit' });
   return result.status ?? 1;
+}
+
+/**
+ * The arguments for `node` that run the native tsc with `args`, single-threaded (see
+ * {@link runNativeTsc}): for a caller that runs it its own way (async, output captured).
+ *
+ * @example
+ * await execFileAsync(process.execPath, nativeTscArgs(['-p', 'tsconfig.json', '--pretty', 'false']));
+ */
+export function nativeTscArgs(args) {
+  return [tsc, '--singleThreaded', ...args];
 }

@@ -4,10 +4,10 @@
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
-import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import ts from 'typescript';
+import { nativeTscArgs } from '../../../scripts/lib/native-tsc.mjs';
 import { assertInstalledFromTarballs } from '../../../scripts/release-check.mjs';
 import { type Block, extractBlocks, type Snippet, snippetsOf } from './extract.ts';
 
@@ -96,9 +96,6 @@ export function snippetPath(dir: string, snippet: Snippet): string {
   return join(dir, 'snippets', `${snippet.name}${snippet.mode === 'vitest' ? '.test' : ''}${EXTENSION[snippet.lang]}`);
 }
 
-// The package exports no bin path; its package.json is exported, and bin/tsc sits beside it.
-const NATIVE_TSC = join(dirname(createRequire(import.meta.url).resolve('typescript-native/package.json')), 'bin', 'tsc');
-
 /** One diagnostic of `tsc --pretty false`: `file(line,col): error TSn: text`, or `error TSn: text` for the whole program; chained lines indented below. */
 const DIAGNOSTIC = /^(?:(.+)\((\d+),(\d+)\): )?error TS(\d+): (.*)$/;
 
@@ -119,7 +116,7 @@ export async function typecheck(snippets: Snippet[], dir: string): Promise<Map<s
   const paths = { '@/*': [join(dir, 'snippets', 'app', '*')] };
   const config = join(dir, 'tsconfig.snippets.json');
   writeFileSync(config, JSON.stringify({ compilerOptions: { ...COMPILER_OPTIONS, paths }, files: [...byPath.keys()] }, null, 2));
-  const result = await exec(process.execPath, [NATIVE_TSC, '-p', config, '--pretty', 'false'], { cwd: dir, maxBuffer: 64 * 1024 * 1024 }).catch(
+  const result = await exec(process.execPath, nativeTscArgs(['-p', config, '--pretty', 'false']), { cwd: dir, maxBuffer: 64 * 1024 * 1024 }).catch(
     (error: { stdout?: string; stderr?: string; code?: number }) => error,
   );
   const errors = new Map<string, string[]>(snippets.map((s) => [s.name, []]));
