@@ -125,7 +125,7 @@ export class RedisConnection {
   static async open(settings: RedisStoreSettings, logger: Logger, integrity?: RecordIntegrity): Promise<RedisConnection> {
     const where = new URL(settings.url).host || 'localhost:6379';
     // Loaded on demand: servers on the memory store never pay for the client.
-    const { createClient } = await import('redis');
+    const { createClient } = await import('@redis/client');
     let lastError: unknown;
     let connected = false;
     let down = false;
