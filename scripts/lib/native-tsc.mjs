@@ -4,28 +4,37 @@
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
-// The package exports no bin path; its package.json is exported, and bin/tsc sits beside it.
-const tsc = join(dirname(createRequire(import.meta.url).resolve('typescript-native/package.json')), 'bin', 'tsc');
+// The compiler is a Go executable. The package's bin/tsc is a Node launcher that looks it up and
+// runs it as a child (Node 20 has no process.execve): one more Node start per check. Its lookup
+// (lib/getExePath.js, Node built-ins only) is imported by path, as the package exports only its
+// package.json.
+const packageDir = dirname(createRequire(import.meta.url).resolve('typescript-native/package.json'));
+const { default: getExePath } = await import(pathToFileURL(join(packageDir, 'lib', 'getExePath.js')).href);
+
+/** The native compiler's executable. */
+export const nativeTsc = getExePath();
 
 /**
- * Runs the native tsc with `args` in the current directory, output inherited; returns its exit code.
- * Single-threaded: by default it checks with several checkers at once, and on two cores shared
- * with the rest of `npm test` that cost two to three times the CPU (packages/node: 8–11 s against
- * 3.7–4.3 s) and was slower in wall time too. The checks and their results are the same.
+ * Runs the native tsc with `args` in `cwd` (default: the current directory), output inherited;
+ * returns its exit code. Single-threaded: by default it checks with several checkers at once, and
+ * on two cores shared with the rest of `npm test` that cost two to three times the CPU
+ * (packages/node: 8–11 s against 3.7–4.3 s) and was slower in wall time too. The checks and
+ * their results are the same.
  */
-export function runNativeTsc(args) {
-  const result = spawnSync(process.execPath, nativeTscArgs(args), { stdio: 'inherit' });
+export function runNativeTsc(args, { cwd } = {}) {
+  const result = spawnSync(nativeTsc, nativeTscArgs(args), { stdio: 'inherit', cwd });
   return result.status ?? 1;
 }
 
 /**
- * The arguments for `node` that run the native tsc with `args`, single-threaded (see
+ * The arguments for {@link nativeTsc} that run it with `args`, single-threaded (see
  * {@link runNativeTsc}): for a caller that runs it its own way (async, output captured).
  *
  * @example
- * await execFileAsync(process.execPath, nativeTscArgs(['-p', 'tsconfig.json', '--pretty', 'false']));
+ * await execFileAsync(nativeTsc, nativeTscArgs(['-p', 'tsconfig.json', '--pretty', 'false']));
  */
 export function nativeTscArgs(args) {
-  return [tsc, '--singleThreaded', ...args];
+  return ['--singleThreaded', ...args];
 }

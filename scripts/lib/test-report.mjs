@@ -14,7 +14,8 @@ function reportsIn(dir) {
   return readdirSync(path).filter((name) => REPORT.test(name)).map((name) => join(path, name));
 }
 
-function workspaces() {
+/** Every workspace directory, relative to the root: bench, packages/*, apps/*, tests/*. */
+export function workspaces() {
   const dirs = ['bench'];
   for (const parent of ['packages', 'apps', 'tests']) {
     const path = join(root, parent);
