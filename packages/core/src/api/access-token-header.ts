@@ -36,14 +36,15 @@ const BEARER_MATCH: readonly string[] = ['Bearer ', 'Bearer'];
  */
 export function readAccessToken(request: ResourceRequest, maxLength = DEFAULT_MAX_TOKEN_LENGTH): PresentedAccessToken {
   const header = request.authorization;
-  if (header === null || header === undefined || header.trim() === '') {
+  // Trimmed once: what is left is both the emptiness check's subject and what is read below.
+  const value = header === null || header === undefined ? '' : header.trim();
+  if (value === '') {
     throw new AccessTokenError('access_token_missing', 'invalid_token', DEV && 'The request has no access token: send it in the Authorization header as Bearer <token> (or DPoP <token>).');
   }
   // Bounded before the regular expression or anything else reads it.
   if (typeof header !== 'string' || header.length > maxLength + 16) {
     throw new AccessTokenError('access_token_malformed', 'invalid_token', DEV && `The Authorization header is over ${maxLength} characters: no access token is that long.`);
   }
-  const value = header.trim();
   // The common case without the regular expression: "Bearer " exactly.
   const match = value.startsWith('Bearer ') ? BEARER_MATCH : SCHEME.exec(value);
   const scheme = match === BEARER_MATCH ? 'bearer' : match?.[1]?.toLowerCase();

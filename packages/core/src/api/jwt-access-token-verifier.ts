@@ -160,8 +160,8 @@ export function jwtAccessTokenVerifier<C extends AccessTokenClaims = AccessToken
   let lastAlg: string | undefined;
   let lastKid: string | undefined;
   let lastKey: JWK | undefined;
-  const selectCached = (alg: string, kid: string | undefined): JWK | undefined => {
-    const keys = cachedJwksKeys(jwksUri);
+  const selectCached = (alg: string, kid: string | undefined, nowMs: number): JWK | undefined => {
+    const keys = cachedJwksKeys(jwksUri, nowMs);
     if (!keys) return undefined;
     if (keys !== selectedFrom) {
       selectedFrom = keys;
@@ -198,8 +198,11 @@ export function jwtAccessTokenVerifier<C extends AccessTokenClaims = AccessToken
       fail('access_token_typ_invalid', DEV && `its typ header is not ${types.join(' or ')}${legacy ? '' : ' (allowJwtTyp accepts JWT)'}`);
     }
     // Keys come from the issuer's JWKS only: `jku`, `x5u`, `jwk` and `x5c` are never read.
-    const key = selectCached(alg, kid as string | undefined);
-    if (key) return checkSignature(token, key, alg, claims);
+    // One reading of the system clock serves the key set's age and, on this synchronous path
+    // with the default clock, the claims' times too (a reading costs as much as a claim check).
+    const nowMs = Date.now();
+    const key = selectCached(alg, kid as string | undefined, nowMs);
+    if (key) return checkSignature(token, key, alg, claims, clock === systemClock ? Math.floor(nowMs / 1000) : undefined);
     const select = (keys: readonly JWK[]) => selectVerificationKey(keys, alg, kid as string | undefined);
     return findJwksKey(jwksUri, select, jwksOptions).then((found) => {
       if (!found) fail('access_token_unknown_kid', DEV && `the issuer's JWKS has no ${alg} key with its kid`);
@@ -207,7 +210,8 @@ export function jwtAccessTokenVerifier<C extends AccessTokenClaims = AccessToken
     });
   }
 
-  function checkSignature(token: string, key: JWK, alg: string, claims: Record<string, unknown>): CachedAccessToken | Promise<CachedAccessToken> {
+  // `now`: the claims' clock when already read; a later (asynchronous) answer reads it again.
+  function checkSignature(token: string, key: JWK, alg: string, claims: Record<string, unknown>, now?: number): CachedAccessToken | Promise<CachedAccessToken> {
     let valid: boolean | Promise<boolean>;
     try {
       valid = primitives.verify(token, key, alg);
@@ -215,16 +219,16 @@ export function jwtAccessTokenVerifier<C extends AccessTokenClaims = AccessToken
       valid = false; // a key the platform cannot use for `alg` verifies nothing
     }
     // node:crypto answers at once: no closure, no promise on that path.
-    if (typeof valid === 'boolean') return verified(valid, claims);
+    if (typeof valid === 'boolean') return verified(valid, claims, now);
     return valid.then(
       (ok) => verified(ok, claims),
       () => verified(false, claims),
     );
   }
 
-  function verified(ok: boolean, claims: Record<string, unknown>): CachedAccessToken {
+  function verified(ok: boolean, claims: Record<string, unknown>, now = clock()): CachedAccessToken {
     if (!ok) fail('access_token_signature_invalid', DEV && 'the signature does not verify');
-    return { claims: checkClaims(claims) as AccessTokenClaims, scopes: scopesOf(claims) };
+    return { claims: checkClaims(claims, now) as AccessTokenClaims, scopes: scopesOf(claims) };
   }
 
   // An issuer's tokens share a few `scope` strings: the last one's words are kept and each
@@ -242,9 +246,8 @@ export function jwtAccessTokenVerifier<C extends AccessTokenClaims = AccessToken
   }
 
   // RFC 9068 section 4, one line per claim; the first rule broken names the error.
-  function checkClaims(claims: Record<string, unknown>): Record<string, unknown> {
+  function checkClaims(claims: Record<string, unknown>, now: number): Record<string, unknown> {
     const { iss, aud, sub, exp, nbf, iat, jti, cnf } = claims;
-    const now = clock();
     if (iss !== issuer) fail('access_token_iss_mismatch', DEV && 'its iss claim is not the issuer this API trusts');
     if (typeof aud === 'string' ? aud !== audience : !Array.isArray(aud) || !aud.includes(audience)) {
       fail('access_token_aud_mismatch', DEV && `its aud claim does not name this API (${audience}): the client must ask for a token for this resource`);

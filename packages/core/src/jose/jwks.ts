@@ -82,11 +82,12 @@ export async function findJwksKey(
 /**
  * The cached key set of `jwksUri` when it is fetched and fresh, without waiting: a verifier's
  * hot path reads it synchronously and falls back to {@link findJwksKey} when it has no fitting
- * key (not fetched yet, stale, or a key it lacks).
+ * key (not fetched yet, stale, or a key it lacks). `nowMs`: `Date.now()`, unless the caller
+ * has just read it.
  */
-export function cachedJwksKeys(jwksUri: string): readonly JWK[] | undefined {
+export function cachedJwksKeys(jwksUri: string, nowMs = Date.now()): readonly JWK[] | undefined {
   const entry = cache.get(jwksUri);
-  return entry && Date.now() - entry.fetchedAt_ < JWKS_MAX_AGE_MS ? entry.resolved_ : undefined;
+  return entry && nowMs - entry.fetchedAt_ < JWKS_MAX_AGE_MS ? entry.resolved_ : undefined;
 }
 
 /**
