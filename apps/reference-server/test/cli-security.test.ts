@@ -3,8 +3,7 @@
 // logged to stderr without the password.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { demoConfig } from '../src/index';
@@ -12,6 +11,7 @@ import { startRedisServer, type RunningRedis } from '../../../test-support/redis
 import { authorizeUrl, webParams } from './helpers';
 import { browser, openLogin } from './support/http-browser';
 import { builtCli } from './support/built-cli';
+import { testTempDir } from './support/temp-dir';
 
 let cli: string;
 let redis: RunningRedis | undefined;
@@ -69,7 +69,7 @@ async function issuerOf(origin: string, headers: Record<string, string> = {}): P
 async function withoutDemoLogin(): Promise<string> {
   const config = demoConfig();
   for (const tenant of config.tenants) tenant.demo_login = false;
-  const file = join(await mkdtemp(join(tmpdir(), 'rs-cli-')), 'config.json');
+  const file = join(await testTempDir('rs-cli-'), 'config.json');
   await writeFile(file, JSON.stringify(config));
   return file;
 }
@@ -137,7 +137,7 @@ describe('CLI security settings', () => {
       for (const c of tenant.clients ?? []) delete c.backchannel_logout_uri; // http on loopback needs a development tenant
     }
     config.store = { type: 'redis', url: redis.url, prefix: 'cli-security:' };
-    const file = join(await mkdtemp(join(tmpdir(), 'rs-cli-')), 'config.json');
+    const file = join(await testTempDir('rs-cli-'), 'config.json');
     await writeFile(file, JSON.stringify(config));
     const refused = run(['--config', file]);
     expect(await refused.exit).toBe(1);

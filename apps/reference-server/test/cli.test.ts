@@ -11,6 +11,7 @@ import { completeLogin, CookieJar } from '../src/testing';
 import { authorizeUrl, pkce, spaParams, SPA_REDIRECT } from './helpers';
 import { describeHttpBodies } from './support/http-bodies';
 import { builtCli } from './support/built-cli';
+import { testTempDir } from './support/temp-dir';
 
 // The CLI is built from source with the package's CLI build settings, so this test never runs a
 // stale dist/ and does not race a concurrent `build` of the package.
@@ -93,7 +94,7 @@ describe('CLI', () => {
   });
 
   it('serves a config file given with --config', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'rs-cli-'));
+    const dir = await testTempDir('rs-cli-');
     const file = join(dir, 'config.json');
     await writeFile(file, JSON.stringify({ tenants: [{ id: 'acme', signing_alg: 'ES256', clients: [{ client_id: 'c', client_secret: 's', grant_types: ['client_credentials'], scopes: ['api'] }] }] }));
     const r = run(['--config', file, '--port', '0']);
@@ -110,7 +111,7 @@ describe('CLI', () => {
   });
 
   it('refuses an invalid config at start with a message naming the field', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'rs-cli-'));
+    const dir = await testTempDir('rs-cli-');
     const file = join(dir, 'config.json');
     const config = demoConfig();
     config.tenants[0]!.development = false;
@@ -240,7 +241,7 @@ describe('CLI --dev-keys', () => {
   });
 
   it('refuses the development keys for a non-development tenant and a non-loopback host', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'rs-cli-dev-'));
+    const dir = await testTempDir('rs-cli-dev-');
     const file = join(dir, 'prod.json');
     await writeFile(file, JSON.stringify({ tenants: [{ id: 'acme', clients: [{ client_id: 'c', client_secret: 's', grant_types: ['client_credentials'], scopes: ['api'] }] }] }));
     const prod = run(['--port', '0', '--dev-keys', '--config', file]);

@@ -1,9 +1,9 @@
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type ConfigError, createReferenceServer, demoConfig, loadConfigFile, validateConfig, type ServerConfig } from '../src/index';
 import { demoClient, demoTenant, refusal } from './helpers';
+import { testTempDir } from './support/temp-dir';
 
 function refused(change: (config: ServerConfig & Record<string, unknown>) => void): ConfigError {
   const config = demoConfig() as ServerConfig & Record<string, unknown>;
@@ -121,7 +121,7 @@ describe('config validation', () => {
   });
 
   it('loadConfigFile reads a valid file and refuses unreadable, non-JSON and invalid ones', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'rs-config-'));
+    const dir = await testTempDir('rs-config-');
     const good = join(dir, 'good.json');
     await writeFile(good, JSON.stringify(demoConfig()));
     await expect(loadConfigFile(good)).resolves.toMatchObject({ tenants: [{ id: 'demo' }] });

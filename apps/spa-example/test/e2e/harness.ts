@@ -1,14 +1,17 @@
 /**
  * End-to-end harness: the reference server and the BUILT example app, both on port 0, and a
  * headless Debian Chromium. The app learns the server's issuer from its runtime /config.js, which
- * each browser context serves itself (so a test can pick its token storage).
+ * the preview server writes per browser context (so a test can pick its token storage): from a
+ * cookie the context carries, not by intercepting the page's requests (an intercepting route
+ * sends every request of the context through the test process and turns Chromium's cache off).
  */
 import { existsSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { createReferenceServer, demoConfig } from '@oidc-rp/reference-server';
 import type { Browser, BrowserContext, Page, Response } from 'playwright-core';
 import { connectChromium } from './chromium';
-import { preview } from 'vite';
+import { type PreviewServer, preview } from 'vite';
 
 const appRoot = fileURLToPath(new URL('../..', import.meta.url));
 export const screenshotDir = fileURLToPath(new URL('./__screenshots__/', import.meta.url));
@@ -51,12 +54,15 @@ export async function startHarness({ accessTokenLifetime = 3600 } = {}): Promise
     for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
   };
   try {
-    // The app's origin is only known once it listens, and the server's config needs it.
+    // The app's origin is only known once it listens, and the server's config needs it; the
+    // issuer is known once the server listens, before any page asks for /config.js.
+    let issuer = '';
     const app = await preview({
       root: appRoot,
       configFile: false,
       logLevel: 'silent',
       preview: { host: '127.0.0.1', port: 0, strictPort: true },
+      plugins: [{ name: 'e2e-runtime-config', configurePreviewServer: (server: PreviewServer) => void server.middlewares.use(runtimeConfigScript(() => issuer)) }],
     });
     cleanups.push(() => app.close());
     const appUrl = app.resolvedUrls?.local[0];
@@ -75,7 +81,7 @@ export async function startHarness({ accessTokenLifetime = 3600 } = {}): Promise
     const server = await createReferenceServer(config, { now: () => Date.now() + clockOffsetMs, logger: false });
     const listening = await server.listen({ port: 0, host: '127.0.0.1' });
     cleanups.push(() => listening.close());
-    const issuer = `${listening.origin}/demo`;
+    issuer = `${listening.origin}/demo`;
 
     const browser: Browser = await connectChromium();
     cleanups.push(() => browser.close());
@@ -87,10 +93,7 @@ export async function startHarness({ accessTokenLifetime = 3600 } = {}): Promise
         const context = await browser.newContext({ viewport: { width: 1100, height: 800 } });
         context.setDefaultTimeout(10_000);
         // Without tokenStorage the app's own default applies (memory).
-        const runtimeConfig = `window.__OIDC_CONFIG__ = ${JSON.stringify({ issuer, ...(tokenStorage ? { tokenStorage } : {}) })};`;
-        await context.route(`${appOrigin}/config.js`, (route) =>
-          route.fulfill({ contentType: 'text/javascript', body: runtimeConfig }),
-        );
+        if (tokenStorage) await context.addCookies([{ name: STORAGE_COOKIE, value: tokenStorage, url: appOrigin }]);
         // The page's clock starts where the server's is, which earlier tests of the file may have
         // moved forward (an ID token issued "in the future" would be refused).
         if (fakeClock) await context.clock.install({ time: Date.now() + clockOffsetMs });
@@ -111,6 +114,19 @@ export async function startHarness({ accessTokenLifetime = 3600 } = {}): Promise
     await close();
     throw error;
   }
+}
+
+/** The cookie that tells the preview server which token storage this context's /config.js sets. */
+const STORAGE_COOKIE = 'e2e-token-storage';
+
+/** Answers /config.js with the issuer and the token storage named by the request's cookie, if any. */
+function runtimeConfigScript(issuer: () => string) {
+  return (request: IncomingMessage, response: ServerResponse, next: () => void) => {
+    if (request.url?.split('?')[0] !== '/config.js') return next();
+    const tokenStorage = new RegExp(`(?:^|;\\s*)${STORAGE_COOKIE}=(\\w+)`).exec(request.headers.cookie ?? '')?.[1];
+    const body = `window.__OIDC_CONFIG__ = ${JSON.stringify({ issuer: issuer(), ...(tokenStorage ? { tokenStorage } : {}) })};`;
+    response.writeHead(200, { 'content-type': 'text/javascript', 'cache-control': 'no-store' }).end(body);
+  };
 }
 
 /**

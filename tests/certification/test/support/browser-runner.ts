@@ -30,6 +30,8 @@ declare global {
     sessions?: import('@oidc-rp/browser/session').SessionManagement;
     /** The page's start: the callback handled (keeping session_state) and the client restored. */
     ready: Promise<void>;
+    /** Resolves once the client's snapshot passes \`test\` (at once if it does now): a wait on the client's own event, not a poll. */
+    untilSnapshot(test: (snapshot: import('@oidc-rp/browser').AuthSnapshot) => boolean): Promise<void>;
   }
 }
 
@@ -71,6 +73,16 @@ export const PAGE = `<!doctype html><title>certification spa</title><script src=
   });
   // Session management's checks are the run's own (sessions.check()), so the interval never fires.
   window.sessions = app.session ? window.oidcRpSession.sessionManagement(window.client, { clientId: app.clientId, interval: 3600000 }) : undefined;
+  window.untilSnapshot = (test) =>
+    new Promise((resolve) => {
+      if (test(window.client.getSnapshot())) return resolve();
+      const stop = window.client.subscribe(() => {
+        if (test(window.client.getSnapshot())) {
+          stop();
+          resolve();
+        }
+      });
+    });
   window.ready = (async () => {
     if (window.sessions && window.client.isRedirectCallback()) await window.sessions.handleRedirectCallback();
     await window.client.init();
@@ -151,30 +163,44 @@ async function verdictOf(page: Page, askUserinfo: boolean): Promise<AppVerdict &
 /** Opens the app, logs in through the provider's real login page, and waits for the callback to finish. */
 async function logIn(page: Page, ctx: BrowserRunContext, settings?: AppSettings): Promise<void> {
   await page.goto(settings ? `${ctx.appOrigin}/?app=${encodeURIComponent(JSON.stringify(settings))}` : `${ctx.appOrigin}/`);
-  await page.waitForFunction(() => window.client.getSnapshot().status !== 'loading');
-  await page.evaluate(() => {
-    window.client.login().catch((e: unknown) => {
-      window.loginError = { code: (e as { code?: string }).code, message: String(e) };
-    });
-  });
+  await untilLoaded(page);
   // The provider's login page; or straight back to the callback when the provider's session
-  // still holds (single sign-on); or no navigation when login() failed in the page.
+  // still holds (single sign-on); or no navigation when login() failed in the page. The page
+  // answers 'failed' when login() rejects; when it navigates instead, its context goes and that
+  // evaluation with it (never settling here). No poll of the page: a poll that lost the race
+  // would go on in every later page of the tab, a frame each time, until its timeout.
+  const failed = page
+    .evaluate(() =>
+      window.client.login().then(
+        () => new Promise<never>(() => {}),
+        (e: unknown) => {
+          window.loginError = { code: (e as { code?: string }).code, message: String(e) };
+        },
+      ),
+    )
+    .then(
+      () => 'failed' as const,
+      () => new Promise<never>(() => {}),
+    );
   const where = await Promise.race([
     page.waitForURL((url) => (url.origin === ctx.origin && url.pathname.endsWith('/oidc/login')) || (url.origin === ctx.appOrigin && url.pathname === '/callback')).then(() =>
       new URL(page.url()).origin === ctx.origin ? 'provider' : 'callback',
     ),
-    page.waitForFunction(() => window.loginError !== undefined).then(() => 'failed'),
+    failed,
   ]);
   if (where === 'failed') return;
   if (where === 'callback') {
-    await page.waitForFunction(() => window.client.getSnapshot().status !== 'loading');
+    await untilLoaded(page);
     return;
   }
   await page.fill('#username', USER.username);
   await page.fill('#password', USER.password);
   await Promise.all([page.waitForURL((url) => url.origin === ctx.appOrigin), page.click('button[name="action"][value="login"]')]);
-  await page.waitForFunction(() => window.client.getSnapshot().status !== 'loading');
+  await untilLoaded(page);
 }
+
+/** Waits until the page's client has finished starting (restored, or a callback handled or refused). */
+const untilLoaded = (page: Page) => page.evaluate(() => window.untilSnapshot((s) => s.status !== 'loading'));
 
 /**
  * Runs one module run in Chromium and asserts the suite's verdict.
@@ -318,7 +344,7 @@ async function sessionManagementRun(run: ModuleRun, ctx: BrowserRunContext, sett
       await window.sessions?.start();
       return window.sessions?.check();
     });
-    await page.waitForFunction(() => window.client.getSnapshot().status === 'unauthenticated');
+    await page.evaluate(() => window.untilSnapshot((s) => s.status === 'unauthenticated'));
     return { before, after, kept: await page.evaluate(() => sessionStorage.getItem('oidc-rp.session-state')) };
   });
   expect(value).toEqual({ before: 'unchanged', after: 'changed', kept: null });
