@@ -94,10 +94,13 @@ export async function webFingerIssuer(identifier: string, options: WebFingerOpti
   return (link as { href: string }).href;
 }
 
+// `index!discover`: the link names the entry, for the API check reads the emitted declarations,
+// where `discover` is not imported (only the function body uses it).
 /**
- * {@link webFingerIssuer}, then {@link discover} of that issuer: the provider's metadata for
- * what the user typed. The configuration must name the issuer WebFinger gave, exactly
- * (`discovery_issuer_mismatch`): nothing of a mismatching provider is used.
+ * {@link webFingerIssuer}, then {@link index!discover | discover} of that issuer: the
+ * provider's metadata for what the user typed. The configuration must name the issuer
+ * WebFinger gave, exactly (`discovery_issuer_mismatch`): nothing of a mismatching provider is
+ * used.
  *
  * @example
  * ```ts
