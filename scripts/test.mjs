@@ -6,9 +6,11 @@ import { rmSync } from 'node:fs';
 import { ensureDependencies, ensurePnpm, ensureSystemPackages, root, run } from './lib/bootstrap.mjs';
 import { clearReports, summarize } from './lib/test-report.mjs';
 
+// Debian's packages download in the background while pnpm and the dependencies install.
+const systemPackages = ensureSystemPackages();
 ensurePnpm();
 ensureDependencies();
-ensureSystemPackages();
+await systemPackages;
 
 // Reports of earlier runs must not count: each task writes (or turbo's cache restores) its own.
 clearReports();

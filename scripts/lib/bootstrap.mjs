@@ -1,6 +1,6 @@
 // First-run set-up shared by `npm test` and `npm run demo`: a fresh machine has only Node and
 // npm, so these use Node built-ins alone. Each step is skipped when already done.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { delimiter, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -54,22 +54,35 @@ export function ensureDependencies() {
 
 /**
  * Debian packages the tests need (Chromium for the browser tests, redis-server for the
- * scale-out tests), installed with apt-get when missing and the user may.
+ * scale-out tests), installed with apt-get when missing and the user may. The install runs in
+ * the background (the returned promise settles when it is done), so on a fresh machine it
+ * downloads while `pnpm install` does: start it first, await it before the tests.
  */
 export function ensureSystemPackages() {
   const missing = [];
   if (!existsSync('/usr/bin/chromium')) missing.push('chromium');
   if (!process.env.REDIS_SERVER && versionOf('redis-server') === undefined) missing.push('redis-server');
-  if (missing.length === 0) return;
+  if (missing.length === 0) return Promise.resolve();
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
   const sudo = isRoot ? [] : spawnSync('sudo', ['-n', 'true']).status === 0 ? ['sudo', '-n'] : undefined;
   if (!sudo || versionOf('apt-get') === undefined) {
     fail(`the tests need Debian's ${missing.join(' and ')}, and this user cannot install them: run \`sudo apt-get install -y ${missing.join(' ')}\`, then run the tests again.`);
   }
-  console.log(`› installing ${missing.join(', ')} with apt-get (once)`);
-  const aptGet = (args, options) => (sudo.length ? run('sudo', ['-n', 'apt-get', ...args], options) : run('apt-get', args, options));
-  const quiet = { env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' }, stdio: ['ignore', 'ignore', 'inherit'] };
-  if (aptGet(['update', '-qq'], quiet) !== 0 || aptGet(['install', '-y', '-qq', ...missing], quiet) !== 0) {
-    fail(`apt-get could not install ${missing.join(' and ')}; install them by hand and run the tests again.`);
-  }
+  return aptInstall(missing, sudo);
+}
+
+/** `apt-get update && apt-get install` of `packages` as one child process (`sudo`: the prefix, or none). */
+export function aptInstall(packages, sudo = []) {
+  console.log(`› installing ${packages.join(', ')} with apt-get (once, beside the other steps)`);
+  // One shell for both steps: a second child would wait for this process's event loop, which the
+  // synchronous steps beside it hold.
+  const script = `apt-get update -qq && apt-get install -y -qq ${packages.join(' ')}`;
+  const [command, ...args] = [...sudo, 'sh', '-c', script];
+  const child = spawn(command, args, { env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' }, stdio: ['ignore', 'ignore', 'inherit'] });
+  return new Promise((resolve) => {
+    child.on('error', () => resolve(127));
+    child.on('exit', (code) => resolve(code ?? 1));
+  }).then((code) => {
+    if (code !== 0) fail(`apt-get could not install ${packages.join(' and ')} (exit ${code}); install them by hand and run the tests again.`);
+  });
 }
