@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { controlAccess, CONTROL_REQUEST_HEADER } from '../src/control/access';
 import { ConfigError, createReferenceServer, demoConfig, type Listening, type ReferenceServer, type ServerConfig } from '../src/index';
 import { MAX_BODY_BYTES } from '../src/http/params';
+import { developmentKeysFor } from './helpers';
 
 const HEADER = { [CONTROL_REQUEST_HEADER]: '1' };
 const closers: (() => Promise<void>)[] = [];
@@ -17,7 +18,7 @@ afterEach(async () => {
 });
 
 async function start(config: ServerConfig = demoConfig(), controlApi: boolean | { secret: string } = true): Promise<{ server: ReferenceServer; listening: Listening }> {
-  const server = await createReferenceServer(config, { logger: false, controlApi });
+  const server = await createReferenceServer(config, { logger: false, controlApi, developmentKeys: developmentKeysFor(config) });
   const listening = await server.listen({ port: 0 });
   closers.push(() => server.close());
   return { server, listening };

@@ -17,7 +17,7 @@ afterEach(async () => {
 async function start(controlApi?: boolean | { secret?: string }): Promise<{ server: ReferenceServer; origin: string }> {
   const config = demoConfig();
   for (const client of config.tenants[0]?.clients ?? []) client.skip_consent = true;
-  const server = await createReferenceServer(config, { logger: false, ...(controlApi !== undefined ? { controlApi } : {}) });
+  const server = await createReferenceServer(config, { logger: false, developmentKeys: true, ...(controlApi !== undefined ? { controlApi } : {}) });
   const listening = await server.listen({ port: 0 });
   running.push(listening);
   return { server, origin: listening.origin };

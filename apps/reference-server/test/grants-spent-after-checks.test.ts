@@ -15,7 +15,7 @@ interface Target {
 
 async function memoryTarget(): Promise<Target> {
   const logs: string[] = [];
-  const server: ReferenceServer = await createReferenceServer(demoConfig(), { logger: { info: (m) => logs.push(m), error: (m) => logs.push(m) } });
+  const server: ReferenceServer = await createReferenceServer(demoConfig(), { logger: { info: (m) => logs.push(m), error: (m) => logs.push(m) }, developmentKeys: true });
   const listening: Listening = await server.listen({ port: 0 });
   // Only `issuer` is used by the fleet client helpers.
   const fleet = { issuer: `${listening.origin}/demo` } as Fleet;

@@ -33,11 +33,26 @@ export interface Harness {
  * per test makes the suite slow on a busy machine); test-server.test.ts and the key rotation
  * tests cover real key generation.
  */
+/**
+ * Whether a server on `config` may sign with the fixed development keys: every tenant is a
+ * development one, the store is memory and nothing exposes the server (it refuses them
+ * otherwise). For the tests that are not about key generation: an RSA key costs about 0.2 s of
+ * CPU per server.
+ */
+export function developmentKeysFor(config: ServerConfig): boolean {
+  return config.tenants.every((t) => t.development === true) && (config.store?.type ?? 'memory') === 'memory' && !isExposed(config);
+}
+
+/** Reachable from outside this machine (the server refuses the development keys then). */
+function isExposed(config: ServerConfig): boolean {
+  return config.public_origin !== undefined || config.trust_proxy === true || (config.trusted_hosts?.length ?? 0) > 0;
+}
+
 export async function setup(change?: (config: ServerConfig) => void, options: { generateKeys?: boolean } = {}): Promise<Harness> {
   const config = demoConfig();
   change?.(config);
   const clock = new Clock();
-  const developmentKeys = !options.generateKeys && config.tenants.every((t) => t.development === true) && config.store === undefined;
+  const developmentKeys = !options.generateKeys && developmentKeysFor(config);
   const server = await createReferenceServer(config, { now: clock.now, logger: false, developmentKeys });
   const fetch = (request: Request) => server.fetch(request);
   const url = (path: string) => (path.startsWith('http') ? path : `${ISSUER}${path}`);

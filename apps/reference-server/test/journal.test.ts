@@ -135,7 +135,7 @@ describe('request journal', () => {
   });
 
   it('keeps the latest entries only (a ring buffer), can be cleared, and can be turned off', async () => {
-    const server = await createReferenceServer(demoConfig(), { logger: false, journalSize: 3 });
+    const server = await createReferenceServer(demoConfig(), { logger: false, journalSize: 3, developmentKeys: true });
     for (let i = 0; i < 5; i++) await server.fetch(new Request(`http://localhost/demo/oidc/jwks?n=${i}`));
     const kept = server.requests();
     expect(kept.map((e) => e.seq)).toEqual([3, 4, 5]);
@@ -144,7 +144,7 @@ describe('request journal', () => {
     expect(server.requests()).toEqual([]);
     await server.fetch(new Request('http://localhost/demo/oidc/jwks'));
     expect(server.requests().map((e) => e.seq)).toEqual([1]);
-    const off = await createReferenceServer(demoConfig(), { logger: false, journalSize: 0 });
+    const off = await createReferenceServer(demoConfig(), { logger: false, journalSize: 0, developmentKeys: true });
     await off.fetch(new Request('http://localhost/demo/oidc/jwks'));
     expect(off.requests()).toEqual([]);
     await expect(createReferenceServer(demoConfig(), { journalSize: -1 })).rejects.toThrow(/journal size/);
@@ -160,7 +160,7 @@ describe('request journal', () => {
 
   it('is served by the HTTP control API, which does not journal itself', async () => {
     const config = demoConfig();
-    const server = await createReferenceServer(config, { logger: false, controlApi: true });
+    const server = await createReferenceServer(config, { logger: false, controlApi: true, developmentKeys: true });
     const { origin, close } = await server.listen({ port: 0 });
     try {
       await fetch(`${origin}/demo/oauth/token`, { method: 'POST', body: new URLSearchParams({ grant_type: 'refresh_token', client_id: 'web', client_secret: 'web-secret-of-the-demo-Zq7Xk2Lm9Vb4', refresh_token: 'r-1234567' }) });

@@ -17,7 +17,7 @@ beforeAll(async () => {
   const web = config.tenants[0]?.clients?.find((c) => c.client_id === 'web');
   if (web) web.post_logout_redirect_uris = ['http://127.0.0.1:3000/'];
   const log = (m: string) => logs.push(m);
-  server = await createReferenceServer(config, { logger: { info: log, warn: log, error: log } });
+  server = await createReferenceServer(config, { logger: { info: log, warn: log, error: log }, developmentKeys: true });
   ({ origin } = await server.listen({ port: 0 }));
   issuer = `${origin}/demo`;
 });

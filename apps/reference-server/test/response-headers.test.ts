@@ -13,7 +13,7 @@ let issuer: string;
 const logs: string[] = [];
 beforeAll(async () => {
   const log = (m: string) => logs.push(m);
-  server = await createReferenceServer(demoConfig(), { logger: { info: log, warn: log, error: log } });
+  server = await createReferenceServer(demoConfig(), { logger: { info: log, warn: log, error: log }, developmentKeys: true });
   const { origin } = await server.listen({ port: 0 });
   issuer = `${origin}/demo`;
 });

@@ -19,6 +19,7 @@ const logged: string[] = [];
 beforeAll(async () => {
   const server = await createReferenceServer(demoConfig(), {
     logger: { info: (line) => logged.push(line), error: (line) => logged.push(line) },
+    developmentKeys: true,
   });
   listening = await server.listen({ port: 0, host: '127.0.0.1' });
   issuer = `${listening.origin}/demo`;

@@ -11,6 +11,7 @@ import { type RedisClientType, createClient } from 'redis';
 import { startRedisServer } from '../../../../test-support/redis-server';
 import { type NodeClientOptions, type SessionAuth, type SessionAuthOptions, createNodeClient, createSessionAuth, sendWebResponse, serviceProvider, toWebRequest } from '../../src/index';
 import { type Agent, SECRET } from './session-app';
+import { developmentKeysFor } from './reference-server';
 import { outlastClientKeepAlive } from '../../../../test-support/keep-alive';
 
 export const EVENT = 'http://schemas.openid.net/event/backchannel-logout';
@@ -124,7 +125,8 @@ export async function startBackchannelWorld(
     servers.push(server);
     origins.push(await listen(server));
   }
-  const provider = await createReferenceServer(providerConfig(origins, configure), { logger: false });
+  const config = providerConfig(origins, configure);
+  const provider = await createReferenceServer(config, { logger: false, developmentKeys: developmentKeysFor(config) });
   const listening = await provider.listen({ port: 0, host: '127.0.0.1' });
   const issuer = `${listening.origin}/demo`;
 

@@ -6,6 +6,7 @@ import { type Server, createServer } from 'node:http';
 import { once } from 'node:events';
 import { type ReferenceServer, type ServerConfig, type ServerControl, createReferenceServer, demoConfig } from '@oidc-rp/reference-server';
 import { CookieJar, completeLogin } from '@oidc-rp/reference-server/testing';
+import { developmentKeysFor } from './reference-server';
 import {
   type DpopHandle,
   type NodeClient,
@@ -102,6 +103,7 @@ export async function startSessionWorld({
   const server = await createReferenceServer(config, {
     onRequest: ({ method, path }) => requests.push({ method, path }),
     logger: false,
+    developmentKeys: developmentKeysFor(config),
   });
   const listening = await server.listen({ port: 0, host: '127.0.0.1' });
   const issuer = `${listening.origin}/demo`;
