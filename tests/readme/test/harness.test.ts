@@ -2,12 +2,12 @@
 // and fails on a broken snippet with the README's file and line and the compiler's or the
 // program's own error. Type-checked here against the workspace's built packages (the packed
 // ones are readme.test.ts's business), so this runs in seconds.
-import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { extractBlocks, MarkerError, snippetsOf } from '../src/extract.ts';
-import { failure, limitConcurrency, runnableSource, runSnippet, runVitestSnippets, typecheck, vitestConfig } from '../src/harness.ts';
+import { failure, limitConcurrency, linkedDependencies, runnableSource, runSnippet, runVitestSnippets, typecheck, vitestConfig } from '../src/harness.ts';
 import { checkInstallNotes, INSTALL_NOTE, installNote } from '../src/install-note.ts';
 
 const fence = '```';
@@ -156,6 +156,11 @@ describe('a broken snippet fails with its README file and line', () => {
     expect(thrown.output).toMatch(/^exited with 1\n[\s\S]*Error: no such tenant/);
     expect(thrown.output).toContain('X.md:2'); // the README line of the throw, not the generated file's
 
+    // Run without source maps first; a failure runs again with them, and a pass then stays a failure.
+    const [flaky] = snippetsOf(extractBlocks('X.md', `${fence}ts\nif (!process.execArgv.includes('--enable-source-maps')) throw new Error('first run');\n${fence}`));
+    if (!flaky) throw new Error('no snippet');
+    expect(await runSnippet(flaky, dir, 'http://127.0.0.1:1')).toEqual({ ok: false, output: expect.stringMatching(/^exited with 1\n[\s\S]*Error: first run[\s\S]*passed when run again/) });
+
     const hung = await runSnippet(hangs, dir, 'http://127.0.0.1:1', 1_000);
     expect(hung).toEqual({ ok: false, output: expect.stringMatching(/^did not exit within 1 s/) });
   });
@@ -222,6 +227,26 @@ describe('a broken snippet fails with its README file and line', () => {
     const [snippet] = snippetsOf(extractBlocks('X.md', `${fence}ts\nconst issuer: string = 'http://127.0.0.1:4000/demo';\n${fence}`));
     if (!snippet) throw new Error('no snippet');
     expect(runnableSource(snippet, 'http://127.0.0.1:40123').split('//# sourceMappingURL')[0]?.trim()).toBe("const issuer = 'http://127.0.0.1:40123/demo';");
+  });
+});
+
+describe('the scratch install', () => {
+  it("links the tarballs' registry dependencies without dependencies of their own to the copies their workspace packages resolve", () => {
+    const root = resolve(import.meta.dirname, '../../..');
+    const unpacked = (dependencies: Record<string, string>) => {
+      const dir = mkdtempSync(join(tmpdir(), 'oidc-rp-readme-unpacked-'));
+      writeFileSync(join(dir, 'package.json'), JSON.stringify({ dependencies }));
+      return dir;
+    };
+    const server = unpacked({ hono: '4', zod: '4', '@oidc-rp/core': '0.0.0', redis: '6', 'not-installed': '1' });
+    try {
+      // Its hono and zod have no dependencies; its redis has (npm would install them inside the link), and a name it does not resolve is npm's.
+      const links = linkedDependencies([{ name: '@oidc-rp/reference-server', dir: 'apps/reference-server', tarball: '', unpacked: server }], root);
+      expect(Object.keys(links).sort()).toEqual(['hono', 'zod']);
+      expect(links.hono).toBe(`file:${realpathSync(join(root, 'apps/reference-server/node_modules/hono'))}`);
+    } finally {
+      rmSync(server, { recursive: true, force: true });
+    }
   });
 });
 
