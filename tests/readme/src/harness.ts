@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, symlink
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import ts from 'typescript';
+import { transform } from 'esbuild';
 import { nativeTsc, nativeTscArgs } from '../../../scripts/lib/native-tsc.mjs';
 import { assertInstalledFromTarballs } from '../../../scripts/release-check.mjs';
 import { type Block, extractBlocks, type Snippet, snippetsOf } from './extract.ts';
@@ -173,15 +173,26 @@ export async function typecheck(snippets: Snippet[], dir: string): Promise<Map<s
 /** README origins replaced by the test server's real one when a snippet runs. */
 export const DOCUMENTED_ORIGINS = ['http://127.0.0.1:4000', 'http://localhost:4000'];
 
-/** The snippet as it runs: documented origins mapped, TypeScript removed (ES2022 for Node 20). */
-export function runnableSource(snippet: Snippet, origin: string, moreOrigins: [documented: string, real: string][] = []): string {
+/**
+ * The snippet as it runs: documented origins mapped, TypeScript removed (ES2022 for Node 20),
+ * with an inline source map to `<name>.<lang>` (positions a failed run reports at README lines).
+ * esbuild, whose service the browser bundles use too: the test process no longer loads
+ * TypeScript 5.9's compiler for this (about a second of CPU with the transpiles).
+ */
+export async function runnableSource(snippet: Snippet, origin: string, moreOrigins: [documented: string, real: string][] = []): Promise<string> {
   let code = snippet.code;
   for (const documented of DOCUMENTED_ORIGINS) code = code.split(documented).join(origin);
   for (const [documented, real] of moreOrigins) code = code.split(documented).join(real);
-  return ts.transpileModule(code, {
-    compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext, jsx: ts.JsxEmit.ReactJSX, inlineSourceMap: true },
-    fileName: `${snippet.name}${EXTENSION[snippet.lang]}`,
-  }).outputText;
+  const result = await transform(code, {
+    loader: snippet.lang === 'mjs' ? 'js' : snippet.lang,
+    format: 'esm',
+    target: 'es2022',
+    jsx: 'automatic',
+    sourcemap: 'inline',
+    sourcefile: `${snippet.name}${EXTENSION[snippet.lang]}`,
+    logLevel: 'silent',
+  });
+  return result.code;
 }
 
 /**
@@ -233,7 +244,7 @@ export function limitConcurrency(slots: number): <T>(task: () => Promise<T>) => 
 export async function runSnippet(snippet: Snippet, dir: string, origin: string, timeout = 30_000, env: Record<string, string> = {}): Promise<RunResult> {
   mkdirSync(join(dir, 'run'), { recursive: true });
   let file = join(dir, 'run', `${snippet.name}.mjs`);
-  writeFileSync(file, runnableSource(snippet, origin));
+  writeFileSync(file, await runnableSource(snippet, origin));
   if (snippet.mode === 'global-setup') {
     file = join(dir, 'run', `${snippet.name}.global-setup.mjs`);
     writeFileSync(file, globalSetupRunner(`./${snippet.name}.mjs`));

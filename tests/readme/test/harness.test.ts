@@ -223,10 +223,10 @@ describe('a broken snippet fails with its README file and line', () => {
     expect((await runSnippet(none, dir, 'http://127.0.0.1:1')).output).toMatch(/exited with 1[\s\S]*put no issuer URL in process\.env/);
   });
 
-  it('runs with the documented origin mapped to the test server and the types removed', () => {
+  it('runs with the documented origin mapped to the test server and the types removed', async () => {
     const [snippet] = snippetsOf(extractBlocks('X.md', `${fence}ts\nconst issuer: string = 'http://127.0.0.1:4000/demo';\n${fence}`));
     if (!snippet) throw new Error('no snippet');
-    expect(runnableSource(snippet, 'http://127.0.0.1:40123').split('//# sourceMappingURL')[0]?.trim()).toBe("const issuer = 'http://127.0.0.1:40123/demo';");
+    expect((await runnableSource(snippet, 'http://127.0.0.1:40123')).split('//# sourceMappingURL')[0]?.trim()).toBe('const issuer = "http://127.0.0.1:40123/demo";');
   });
 });
 
