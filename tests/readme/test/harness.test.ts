@@ -169,26 +169,32 @@ describe('a broken snippet fails with its README file and line', () => {
     expect(app.map((s) => errors.get(s.name))).toEqual([[], [expect.stringMatching(/^X\.md:7:11 TS2345: Argument of type 'number' is not assignable/)]]);
   });
 
+  // The vitest blocks of the next two tests, run in one vitest run as the real check runs all of its blocks (a vitest start each was most of this file's CPU).
+  const vitestBlocks = ['# Testing', '', '<!-- snippet: vitest -->', `${fence}ts`, "import { expect, it } from 'vitest';", '', "it('adds', () => {", '  expect(1 + 1).toBe(3);', '});', fence].join('\n');
+  const [fails] = snippetsOf(extractBlocks('packages/x/README.md', vitestBlocks));
+  const [passes] = snippetsOf(extractBlocks('packages/y/README.md', vitestBlocks.replace('toBe(3)', 'toBe(2)')));
+  // Each stubs a global and expects the other's absent: in one shared graph, whichever ran second would fail.
+  const stubbing = (own: string, other: string) =>
+    ['<!-- snippet: vitest -->', `${fence}ts`, "import { expect, it, vi } from 'vitest';", "it('stubs', () => {", `  vi.stubGlobal('${own}', 1);`, `  expect('${other}' in globalThis).toBe(false);`, '});', fence].join('\n');
+  const [stubsA] = snippetsOf(extractBlocks('packages/a/README.md', stubbing('readmeLeakA', 'readmeLeakB')));
+  const [stubsB] = snippetsOf(extractBlocks('packages/b/README.md', stubbing('readmeLeakB', 'readmeLeakA')));
+  let vitestRun: ReturnType<typeof runVitestSnippets> | undefined;
+  const vitestResults = () => {
+    if (!fails || !passes || !stubsA || !stubsB) throw new Error('no snippets');
+    vitestRun ??= runVitestSnippets([fails, passes, stubsA, stubsB], dir, 'http://127.0.0.1:1');
+    return vitestRun;
+  };
+
   it('a vitest block whose assertion fails: the assertion error at its README line; one that passes passes', async () => {
-    const blocks = ['# Testing', '', '<!-- snippet: vitest -->', `${fence}ts`, "import { expect, it } from 'vitest';", '', "it('adds', () => {", '  expect(1 + 1).toBe(3);', '});', fence].join('\n');
-    const [fails] = snippetsOf(extractBlocks('packages/x/README.md', blocks));
-    const [passes] = snippetsOf(extractBlocks('packages/y/README.md', blocks.replace('toBe(3)', 'toBe(2)')));
-    if (!fails || !passes) throw new Error('no snippets');
-    const results = await runVitestSnippets([fails, passes], dir, 'http://127.0.0.1:1');
-    expect(results.get(fails.name)).toEqual({ ok: false, output: expect.stringMatching(/^adds: failed\nAssertionError: expected 2 to be 3[\s\S]*packages\/x\/README\.md:8:/) });
-    expect(results.get(passes.name)).toEqual({ ok: true, output: '' });
+    const results = await vitestResults();
+    expect(results.get(fails?.name ?? '')).toEqual({ ok: false, output: expect.stringMatching(/^adds: failed\nAssertionError: expected 2 to be 3[\s\S]*packages\/x\/README\.md:8:/) });
+    expect(results.get(passes?.name ?? '')).toEqual({ ok: true, output: '' });
   });
 
   it('vitest blocks share a module graph, but those that stub a global get their own: the others do not see the stub', async () => {
-    // Each stubs a global and expects the other's absent: in one shared graph, whichever ran second would fail.
-    const block = (own: string, other: string) =>
-      ['<!-- snippet: vitest -->', `${fence}ts`, "import { expect, it, vi } from 'vitest';", "it('stubs', () => {", `  vi.stubGlobal('${own}', 1);`, `  expect('${other}' in globalThis).toBe(false);`, '});', fence].join('\n');
-    const [a] = snippetsOf(extractBlocks('packages/a/README.md', block('readmeLeakA', 'readmeLeakB')));
-    const [b] = snippetsOf(extractBlocks('packages/b/README.md', block('readmeLeakB', 'readmeLeakA')));
-    if (!a || !b) throw new Error('no snippets');
-    expect(vitestConfig([{ file: 'a.test.ts', code: a.code }, { file: 'plain.test.ts', code: 'it()' }])).toContain('"isolate":true,"include":["a.test.ts"]');
-    const results = await runVitestSnippets([a, b], dir, 'http://127.0.0.1:1');
-    expect([results.get(a.name), results.get(b.name)]).toEqual([{ ok: true, output: '' }, { ok: true, output: '' }]);
+    expect(vitestConfig([{ file: 'a.test.ts', code: stubsA?.code ?? '' }, { file: 'plain.test.ts', code: 'it()' }])).toContain('"isolate":true,"include":["a.test.ts"]');
+    const results = await vitestResults();
+    expect([results.get(stubsA?.name ?? ''), results.get(stubsB?.name ?? '')]).toEqual([{ ok: true, output: '' }, { ok: true, output: '' }]);
   });
 
   it('a global setup runs: its issuer must serve discovery, and a teardown that leaves the server open fails', async () => {
