@@ -38,17 +38,6 @@ export interface BrowserResult {
 
 let browser: Promise<Browser> | undefined;
 
-/**
- * CHROMIUM_LAUNCH without the spare renderer: Chromium starts a renderer process ahead of each
- * navigation, and a sign-in walk navigates between the app's and the server's origins (one
- * site, 127.0.0.1) several times; the spares were started and dropped (measured: the nine walks
- * started 43 renderer processes with it and 11 without, about 20.5 s against 18 s of CPU).
- */
-const LAUNCH = {
-  ...CHROMIUM_LAUNCH,
-  args: CHROMIUM_LAUNCH.args.map((arg) => (arg.startsWith('--disable-features=') ? `${arg},SpareRendererForSitePerProcess` : arg)),
-};
-
 export function closeBrowser(): Promise<void> {
   return browser ? browser.then((b) => b.close()) : Promise.resolve();
 }
@@ -73,7 +62,7 @@ async function addOrigin(control: Control, documented: string, real: string): Pr
 
 /** Opens `url`, clicks the button `run` names, signs in on the login page (allowing consent) when it names a user, and waits for its text. */
 async function walk(url: string, run: BrowserRun, describeUrl: (url: string) => string, problems: string[]): Promise<BrowserResult> {
-  browser ??= chromium.launch(LAUNCH);
+  browser ??= chromium.launch(CHROMIUM_LAUNCH);
   const context = await (await browser).newContext();
   context.setDefaultTimeout(30_000);
   const page = await context.newPage();
@@ -197,7 +186,7 @@ export async function walkQuickStart(
   const appOrigin = app.origin;
   const localhost = appOrigin.replace('127.0.0.1', 'localhost');
   const documented = (text: string) => text.split(appOrigin).join(DOCUMENTED_APP_ORIGIN).split(localhost).join(DOCUMENTED_APP_ORIGIN.replace('127.0.0.1', 'localhost'));
-  browser ??= chromium.launch(LAUNCH);
+  browser ??= chromium.launch(CHROMIUM_LAUNCH);
   const context = await (await browser).newContext();
   context.setDefaultTimeout(30_000);
   const problems: string[] = [];
