@@ -282,7 +282,7 @@ export async function runServerInBrowser(snippet: Snippet, dir: string, serverOr
   const hook = join(dir, 'run', 'listen-port.mjs');
   writeFileSync(hook, LISTEN_HOOK);
   const file = join(dir, 'run', `${snippet.name}.mjs`);
-  writeFileSync(file, runnableSource(snippet, serverOrigin, [[documented.origin, appOrigin]]));
+  writeFileSync(file, await runnableSource(snippet, serverOrigin, [[documented.origin, appOrigin]]));
   await registerOrigin(control, documented.origin, appOrigin);
 
   const child = spawn(process.execPath, ['--import', pathToFileURL(hook).href, '--enable-source-maps', file], {

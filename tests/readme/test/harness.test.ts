@@ -2,12 +2,12 @@
 // and fails on a broken snippet with the README's file and line and the compiler's or the
 // program's own error. Type-checked here against the workspace's built packages (the packed
 // ones are readme.test.ts's business), so this runs in seconds.
-import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { extractBlocks, MarkerError, snippetsOf } from '../src/extract.ts';
-import { failure, limitConcurrency, runnableSource, runSnippet, runVitestSnippets, typecheck, vitestConfig } from '../src/harness.ts';
+import { failure, limitConcurrency, linkedDependencies, runnableSource, runSnippet, runVitestSnippets, typecheck, vitestConfig } from '../src/harness.ts';
 import { checkInstallNotes, INSTALL_NOTE, installNote } from '../src/install-note.ts';
 
 const fence = '```';
@@ -156,6 +156,11 @@ describe('a broken snippet fails with its README file and line', () => {
     expect(thrown.output).toMatch(/^exited with 1\n[\s\S]*Error: no such tenant/);
     expect(thrown.output).toContain('X.md:2'); // the README line of the throw, not the generated file's
 
+    // Run without source maps first; a failure runs again with them, and a pass then stays a failure.
+    const [flaky] = snippetsOf(extractBlocks('X.md', `${fence}ts\nif (!process.execArgv.includes('--enable-source-maps')) throw new Error('first run');\n${fence}`));
+    if (!flaky) throw new Error('no snippet');
+    expect(await runSnippet(flaky, dir, 'http://127.0.0.1:1')).toEqual({ ok: false, output: expect.stringMatching(/^exited with 1\n[\s\S]*Error: first run[\s\S]*passed when run again/) });
+
     const hung = await runSnippet(hangs, dir, 'http://127.0.0.1:1', 1_000);
     expect(hung).toEqual({ ok: false, output: expect.stringMatching(/^did not exit within 1 s/) });
   });
@@ -164,26 +169,32 @@ describe('a broken snippet fails with its README file and line', () => {
     expect(app.map((s) => errors.get(s.name))).toEqual([[], [expect.stringMatching(/^X\.md:7:11 TS2345: Argument of type 'number' is not assignable/)]]);
   });
 
+  // The vitest blocks of the next two tests, run in one vitest run as the real check runs all of its blocks (a vitest start each was most of this file's CPU).
+  const vitestBlocks = ['# Testing', '', '<!-- snippet: vitest -->', `${fence}ts`, "import { expect, it } from 'vitest';", '', "it('adds', () => {", '  expect(1 + 1).toBe(3);', '});', fence].join('\n');
+  const [fails] = snippetsOf(extractBlocks('packages/x/README.md', vitestBlocks));
+  const [passes] = snippetsOf(extractBlocks('packages/y/README.md', vitestBlocks.replace('toBe(3)', 'toBe(2)')));
+  // Each stubs a global and expects the other's absent: in one shared graph, whichever ran second would fail.
+  const stubbing = (own: string, other: string) =>
+    ['<!-- snippet: vitest -->', `${fence}ts`, "import { expect, it, vi } from 'vitest';", "it('stubs', () => {", `  vi.stubGlobal('${own}', 1);`, `  expect('${other}' in globalThis).toBe(false);`, '});', fence].join('\n');
+  const [stubsA] = snippetsOf(extractBlocks('packages/a/README.md', stubbing('readmeLeakA', 'readmeLeakB')));
+  const [stubsB] = snippetsOf(extractBlocks('packages/b/README.md', stubbing('readmeLeakB', 'readmeLeakA')));
+  let vitestRun: ReturnType<typeof runVitestSnippets> | undefined;
+  const vitestResults = () => {
+    if (!fails || !passes || !stubsA || !stubsB) throw new Error('no snippets');
+    vitestRun ??= runVitestSnippets([fails, passes, stubsA, stubsB], dir, 'http://127.0.0.1:1');
+    return vitestRun;
+  };
+
   it('a vitest block whose assertion fails: the assertion error at its README line; one that passes passes', async () => {
-    const blocks = ['# Testing', '', '<!-- snippet: vitest -->', `${fence}ts`, "import { expect, it } from 'vitest';", '', "it('adds', () => {", '  expect(1 + 1).toBe(3);', '});', fence].join('\n');
-    const [fails] = snippetsOf(extractBlocks('packages/x/README.md', blocks));
-    const [passes] = snippetsOf(extractBlocks('packages/y/README.md', blocks.replace('toBe(3)', 'toBe(2)')));
-    if (!fails || !passes) throw new Error('no snippets');
-    const results = await runVitestSnippets([fails, passes], dir, 'http://127.0.0.1:1');
-    expect(results.get(fails.name)).toEqual({ ok: false, output: expect.stringMatching(/^adds: failed\nAssertionError: expected 2 to be 3[\s\S]*packages\/x\/README\.md:8:/) });
-    expect(results.get(passes.name)).toEqual({ ok: true, output: '' });
+    const results = await vitestResults();
+    expect(results.get(fails?.name ?? '')).toEqual({ ok: false, output: expect.stringMatching(/^adds: failed\nAssertionError: expected 2 to be 3[\s\S]*packages\/x\/README\.md:8:/) });
+    expect(results.get(passes?.name ?? '')).toEqual({ ok: true, output: '' });
   });
 
   it('vitest blocks share a module graph, but those that stub a global get their own: the others do not see the stub', async () => {
-    // Each stubs a global and expects the other's absent: in one shared graph, whichever ran second would fail.
-    const block = (own: string, other: string) =>
-      ['<!-- snippet: vitest -->', `${fence}ts`, "import { expect, it, vi } from 'vitest';", "it('stubs', () => {", `  vi.stubGlobal('${own}', 1);`, `  expect('${other}' in globalThis).toBe(false);`, '});', fence].join('\n');
-    const [a] = snippetsOf(extractBlocks('packages/a/README.md', block('readmeLeakA', 'readmeLeakB')));
-    const [b] = snippetsOf(extractBlocks('packages/b/README.md', block('readmeLeakB', 'readmeLeakA')));
-    if (!a || !b) throw new Error('no snippets');
-    expect(vitestConfig([{ file: 'a.test.ts', code: a.code }, { file: 'plain.test.ts', code: 'it()' }])).toContain('"isolate":true,"include":["a.test.ts"]');
-    const results = await runVitestSnippets([a, b], dir, 'http://127.0.0.1:1');
-    expect([results.get(a.name), results.get(b.name)]).toEqual([{ ok: true, output: '' }, { ok: true, output: '' }]);
+    expect(vitestConfig([{ file: 'a.test.ts', code: stubsA?.code ?? '' }, { file: 'plain.test.ts', code: 'it()' }])).toContain('"isolate":true,"include":["a.test.ts"]');
+    const results = await vitestResults();
+    expect([results.get(stubsA?.name ?? ''), results.get(stubsB?.name ?? '')]).toEqual([{ ok: true, output: '' }, { ok: true, output: '' }]);
   });
 
   it('a global setup runs: its issuer must serve discovery, and a teardown that leaves the server open fails', async () => {
@@ -218,10 +229,30 @@ describe('a broken snippet fails with its README file and line', () => {
     expect((await runSnippet(none, dir, 'http://127.0.0.1:1')).output).toMatch(/exited with 1[\s\S]*put no issuer URL in process\.env/);
   });
 
-  it('runs with the documented origin mapped to the test server and the types removed', () => {
+  it('runs with the documented origin mapped to the test server and the types removed', async () => {
     const [snippet] = snippetsOf(extractBlocks('X.md', `${fence}ts\nconst issuer: string = 'http://127.0.0.1:4000/demo';\n${fence}`));
     if (!snippet) throw new Error('no snippet');
-    expect(runnableSource(snippet, 'http://127.0.0.1:40123').split('//# sourceMappingURL')[0]?.trim()).toBe("const issuer = 'http://127.0.0.1:40123/demo';");
+    expect((await runnableSource(snippet, 'http://127.0.0.1:40123')).split('//# sourceMappingURL')[0]?.trim()).toBe('const issuer = "http://127.0.0.1:40123/demo";');
+  });
+});
+
+describe('the scratch install', () => {
+  it("links the tarballs' registry dependencies without dependencies of their own to the copies their workspace packages resolve", () => {
+    const root = resolve(import.meta.dirname, '../../..');
+    const unpacked = (dependencies: Record<string, string>) => {
+      const dir = mkdtempSync(join(tmpdir(), 'oidc-rp-readme-unpacked-'));
+      writeFileSync(join(dir, 'package.json'), JSON.stringify({ dependencies }));
+      return dir;
+    };
+    const server = unpacked({ hono: '4', zod: '4', '@oidc-rp/core': '0.0.0', redis: '6', 'not-installed': '1' });
+    try {
+      // Its hono and zod have no dependencies; its redis has (npm would install them inside the link), and a name it does not resolve is npm's.
+      const links = linkedDependencies([{ name: '@oidc-rp/reference-server', dir: 'apps/reference-server', tarball: '', unpacked: server }], root);
+      expect(Object.keys(links).sort()).toEqual(['hono', 'zod']);
+      expect(links.hono).toBe(`file:${realpathSync(join(root, 'apps/reference-server/node_modules/hono'))}`);
+    } finally {
+      rmSync(server, { recursive: true, force: true });
+    }
   });
 });
 

@@ -112,24 +112,53 @@ export interface HarnessPage {
   page: Page;
 }
 
+/** A file's harness: the fields are set once its beforeAll has run. */
+export interface SharedHarness {
+  harness: Harness;
+}
+
 /**
- * The setup of every e2e file: before its tests, the harness (with `options`) and a fresh
- * browser context (`contextOptions`, 15 s per action) with one page; after them, all closed.
- * The fields of the returned object are set once the file's beforeAll has run.
+ * The harness (with `options`) of an e2e file: started before its tests, closed after them. Its
+ * describe blocks take pages of their own with {@link setUpPage}: the tests of one settings share
+ * one reference server and one `next start` (each was a second or more of CPU to start).
  */
-export function setUpHarnessPage(options: { refreshLeeway?: number } = {}, contextOptions: BrowserContextOptions = {}): HarnessPage {
+export function setUpHarness(options: { refreshLeeway?: number } = {}): SharedHarness {
+  const shared = {} as SharedHarness;
+  beforeAll(async () => {
+    shared.harness = await startHarness(options);
+  });
+  afterAll(async () => {
+    await shared.harness?.close();
+  });
+  return shared;
+}
+
+/**
+ * A fresh browser context (`contextOptions`, 15 s per action) with one page on `shared`'s
+ * harness, for the tests of the enclosing describe (or file): opened before them, closed after
+ * them. Its cookies are its own, so each describe signs in from scratch.
+ */
+export function setUpPage(shared: SharedHarness, contextOptions: BrowserContextOptions = {}): HarnessPage {
   const e2e = {} as HarnessPage;
   beforeAll(async () => {
-    e2e.harness = await startHarness(options);
-    e2e.context = await e2e.harness.browser.newContext(contextOptions);
+    e2e.harness = shared.harness;
+    e2e.context = await shared.harness.browser.newContext(contextOptions);
     e2e.context.setDefaultTimeout(15_000);
     e2e.page = await e2e.context.newPage();
   });
   afterAll(async () => {
     await e2e.context?.close();
-    await e2e.harness?.close();
   });
   return e2e;
+}
+
+/**
+ * The setup of an e2e file with one browser context: before its tests, the harness (with
+ * `options`) and a fresh context with one page; after them, all closed.
+ * The fields of the returned object are set once the file's beforeAll has run.
+ */
+export function setUpHarnessPage(options: { refreshLeeway?: number } = {}, contextOptions: BrowserContextOptions = {}): HarnessPage {
+  return setUpPage(setUpHarness(options), contextOptions);
 }
 
 /** Fills the reference server's login form as alice (consent: allowed when asked). */
