@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { controlAccess, CONTROL_REQUEST_HEADER } from '../src/control/access';
 import { ConfigError, createReferenceServer, demoConfig, type Listening, type ReferenceServer, type ServerConfig } from '../src/index';
 import { MAX_BODY_BYTES } from '../src/http/params';
-import { developmentKeysFor } from './helpers';
+import { developmentKeysFor } from '../../../test-support/development-keys';
 
 const HEADER = { [CONTROL_REQUEST_HEADER]: '1' };
 const closers: (() => Promise<void>)[] = [];

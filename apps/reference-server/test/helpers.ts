@@ -4,6 +4,7 @@ import { expect } from 'vitest';
 import { ConfigError, createReferenceServer, demoConfig, type ReferenceServer, type ServerConfig, validateConfig } from '../src/index';
 import { completeLogin, CookieJar, type CompleteLoginOptions } from '../src/testing';
 import { ControlError } from '../src/control/errors';
+import { developmentKeysFor } from '../../../test-support/development-keys';
 
 export const ORIGIN = 'http://localhost';
 export const ISSUER = `${ORIGIN}/demo`;
@@ -29,25 +30,10 @@ export interface Harness {
 
 /**
  * A server on the demo config (optionally changed), with a hand-moved clock, no logging. It signs
- * with the fixed development keys when every tenant is a development one (generating an RSA key
+ * with the fixed development keys when the server allows them (test-support/development-keys.ts; generating an RSA key
  * per test makes the suite slow on a busy machine); test-server.test.ts and the key rotation
  * tests cover real key generation.
  */
-/**
- * Whether a server on `config` may sign with the fixed development keys: every tenant is a
- * development one, the store is memory and nothing exposes the server (it refuses them
- * otherwise). For the tests that are not about key generation: an RSA key costs about 0.2 s of
- * CPU per server.
- */
-export function developmentKeysFor(config: ServerConfig): boolean {
-  return config.tenants.every((t) => t.development === true) && (config.store?.type ?? 'memory') === 'memory' && !isExposed(config);
-}
-
-/** Reachable from outside this machine (the server refuses the development keys then). */
-function isExposed(config: ServerConfig): boolean {
-  return config.public_origin !== undefined || config.trust_proxy === true || (config.trusted_hosts?.length ?? 0) > 0;
-}
-
 export async function setup(change?: (config: ServerConfig) => void, options: { generateKeys?: boolean } = {}): Promise<Harness> {
   const config = demoConfig();
   change?.(config);

@@ -11,7 +11,7 @@ import { type RedisClientType, createClient } from 'redis';
 import { startRedisServer } from '../../../../test-support/redis-server';
 import { type NodeClientOptions, type SessionAuth, type SessionAuthOptions, createNodeClient, createSessionAuth, sendWebResponse, serviceProvider, toWebRequest } from '../../src/index';
 import { type Agent, SECRET } from './session-app';
-import { developmentKeysFor } from './reference-server';
+import { developmentKeysFor } from '../../../../test-support/development-keys';
 import { outlastClientKeepAlive } from '../../../../test-support/keep-alive';
 
 export const EVENT = 'http://schemas.openid.net/event/backchannel-logout';

@@ -3,6 +3,7 @@
 import { type ServerConfig, type ServerControl, createReferenceServer, demoConfig } from '@oidc-rp/reference-server';
 import { completeLogin } from '@oidc-rp/reference-server/testing';
 import { type NodeClient, type NodeClientOptions, type StartLoginOptions, serviceProvider } from '../../src/index';
+import { developmentKeysFor } from '../../../../test-support/development-keys';
 
 export interface RunningServer {
   origin: string;
@@ -14,22 +15,6 @@ export interface RunningServer {
   /** Runtime control of the server: transport faults, conformance faults, clock, users, clients. */
   control: ServerControl;
   close(): Promise<void>;
-}
-
-/**
- * Whether a server on `config` may sign with the reference server's fixed development keys:
- * every tenant is a development one, the store is memory and nothing exposes the server (it
- * refuses them for anything else). Generating an RSA key costs about 0.2 s of CPU, once per
- * server; no test of this package is about the provider's key generation (rotation still
- * generates a new key).
- */
-export function developmentKeysFor(config: ServerConfig): boolean {
-  return config.tenants.every((tenant) => tenant.development === true) && (config.store?.type ?? 'memory') === 'memory' && !isExposed(config);
-}
-
-/** Reachable from outside this machine (the server refuses the development keys then). */
-function isExposed(config: ServerConfig): boolean {
-  return config.public_origin !== undefined || config.trust_proxy === true || (config.trusted_hosts?.length ?? 0) > 0;
 }
 
 export async function startReferenceServer(config: ServerConfig = demoConfig()): Promise<RunningServer> {

@@ -6,7 +6,7 @@ import { type Server, createServer } from 'node:http';
 import { once } from 'node:events';
 import { type ReferenceServer, type ServerConfig, type ServerControl, createReferenceServer, demoConfig } from '@oidc-rp/reference-server';
 import { CookieJar, completeLogin } from '@oidc-rp/reference-server/testing';
-import { developmentKeysFor } from './reference-server';
+import { developmentKeysFor } from '../../../../test-support/development-keys';
 import {
   type DpopHandle,
   type NodeClient,
