@@ -23,8 +23,11 @@ export const sharedTestConfig = {
 
 // A file that replaces modules (`vi.mock`, `vi.doMock`) needs a module graph of its own: in a
 // shared one the module may already be loaded unmocked, and its mock would reach later files.
-// So does a file that picks its own environment (a docblock): its globals are not the others'.
-const NEEDS_OWN_GRAPH = /\bvi\s*\.\s*(?:mock|doMock|unmock|doUnmock)\s*\(|@vitest-environment\s/;
+// So does a file that picks another environment (a docblock): its globals are not the others'.
+// A docblock naming `node`, the environment of these suites, changes nothing: such a file shares
+// the graph (it used to get a worker and a whole import of its own: five Chromium files of the
+// conformance suite and the certification browser plans, 10-15 s of CPU per run).
+const NEEDS_OWN_GRAPH = /\bvi\s*\.\s*(?:mock|doMock|unmock|doUnmock)\s*\(|@vitest-environment\s+(?!node\b)/;
 
 function testFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
