@@ -21,7 +21,7 @@ let browser: Browser;
 let page: Page;
 
 beforeAll(async () => {
-  server = await createReferenceServer(certificationConfig(), { logger: false });
+  server = await createReferenceServer(certificationConfig(), { logger: false, developmentKeys: true });
   listening = await server.listen({ port: 0, host: '127.0.0.1' });
   for (const tenant of certificationConfig().tenants) {
     const response = await fetch(`${listening.origin}/${tenant.id}/oidc/jwks`);

@@ -15,7 +15,7 @@ let server: ReferenceServer;
 let listening: Listening;
 
 beforeAll(async () => {
-  server = await createReferenceServer(certificationConfig(), { logger: false });
+  server = await createReferenceServer(certificationConfig(), { logger: false, developmentKeys: true });
   listening = await server.listen({ port: 0, host: '127.0.0.1' });
   // Each tenant makes its signing key at start and the first token request waits for it: wait
   // here (the JWKS publishes the key), so no run pays for it inside a client's timeout.

@@ -80,7 +80,7 @@ beforeAll(async () => {
   spa.redirect_uris = [`${app.origin}/callback`];
   spa.skip_consent = true;
   spa.resources = [resource];
-  reference = await createReferenceServer(config, { logger: false });
+  reference = await createReferenceServer(config, { logger: false, developmentKeys: true });
   const listening = await reference.listen({ port: 0, host: '127.0.0.1' });
   closeReference = () => listening.close();
   issuer = `${listening.origin}/demo`;

@@ -124,7 +124,7 @@ beforeAll(async () => {
   spa.post_logout_redirect_uris = [`${app.origin}/`];
   spa.skip_consent = true;
   spa.resources = [apiA.resource, apiB.resource, retired];
-  reference = await createReferenceServer(config, { logger: false });
+  reference = await createReferenceServer(config, { logger: false, developmentKeys: true });
   const listening = await reference.listen({ port: 0, host: '127.0.0.1' });
   closeReference = () => listening.close();
   issuer = `${listening.origin}/demo`;

@@ -32,7 +32,7 @@ const ENDPOINTS: Array<{ path: string; kind: 'json' | 'html'; methods: string[] 
 
 let server: ReferenceServer;
 beforeAll(async () => {
-  server = await createReferenceServer(demoConfig(), { logger: false });
+  server = await createReferenceServer(demoConfig(), { logger: false, developmentKeys: true });
 });
 afterAll(() => server.close());
 

@@ -18,7 +18,7 @@ let listening: Listening;
 const requests: RequestInfo[] = [];
 
 beforeAll(async () => {
-  server = await createReferenceServer(conformanceConfig(), { logger: false, onRequest: (info) => requests.push(info) });
+  server = await createReferenceServer(conformanceConfig(), { logger: false, developmentKeys: true, onRequest: (info) => requests.push(info) });
   listening = await server.listen({ port: 0, host: '127.0.0.1' });
   // Each tenant generates its RSA signing key in the background at start, and its first token
   // request waits for it: wait here (the JWKS publishes the key), or whichever case runs first

@@ -82,7 +82,7 @@ beforeAll(async () => {
   web.token_endpoint_auth_method = 'client_secret_basic';
   web.grant_types = ['authorization_code', 'refresh_token', 'implicit'];
   web.response_types = ['code', 'code id_token', 'code token', 'code token id_token', 'id_token token', 'id_token'];
-  reference = await createReferenceServer(config, { logger: false });
+  reference = await createReferenceServer(config, { logger: false, developmentKeys: true });
   const listening = await reference.listen({ port: 0, host: '127.0.0.1' });
   closeReference = () => listening.close();
   issuer = `${listening.origin}/demo`;

@@ -11,7 +11,7 @@ let listening: Listening;
 let client: NodeClient;
 
 beforeAll(async () => {
-  const server = await createReferenceServer(demoConfig(), { logger: false });
+  const server = await createReferenceServer(demoConfig(), { logger: false, developmentKeys: true });
   listening = await server.listen({ port: 0, host: '127.0.0.1' });
   client = createNodeClient({
     issuer: `${listening.origin}/demo`,
