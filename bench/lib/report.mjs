@@ -266,8 +266,8 @@ function summary(byName) {
   const at = byName['access-token'];
   if (at?.ok) {
     for (const [alg, g] of Object.entries(at.data.goals)) {
-      rows.push([`Access token ${alg}`, '@oidc-rp/node/api ÷ crypto.verify (share of the limit)', ratio(g.vsLimit), '≥ 0.85×', status(g.vsLimit >= 0.85)]);
-      rows.push([`Access token ${alg}`, '@oidc-rp/node/api ÷ fast-jwt (no cache)', ratio(g.vsFastJwt), '≥ 1.00×', status(g.vsFastJwt >= 1)]);
+      rows.push([`Access token ${alg}`, '@oidc-rp/node/api ÷ crypto.verify (share of the limit), head to head', ratio(g.vsLimit), '≥ 0.85×', status(g.vsLimit >= 0.85)]);
+      rows.push([`Access token ${alg}`, '@oidc-rp/node/api ÷ fast-jwt (no cache), head to head', ratio(g.vsFastJwt), '≥ 1.00×', status(g.vsFastJwt >= 1)]);
       if (g.vsLimitCpu !== undefined) {
         rows.push([`Access token ${alg}`, 'the same ÷ crypto.verify, by CPU time', ratio(g.vsLimitCpu), '≥ 0.85×', status(g.vsLimitCpu >= 0.85)]);
         rows.push([`Access token ${alg}`, 'the same ÷ fast-jwt, by CPU time', ratio(g.vsFastJwtCpu), '≥ 1.00×', status(g.vsFastJwtCpu >= 1)]);
