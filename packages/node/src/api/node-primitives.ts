@@ -170,7 +170,7 @@ function isCompactJws(token: string): boolean {
   const second = first === -1 ? -1 : token.indexOf('.', first + 1);
   if (second === -1 || token.indexOf('.', second + 1) !== -1) return false;
   if (token.includes('+') || token.includes('/')) return false;
-  if (!headerBase64urlOnly(token.slice(0, first)) || !base64urlOnly(scratchJson, token.slice(first + 1, second))) return false;
+  if (!base64urlOnly(scratchHeader, token.slice(0, first), decodedLength) || !base64urlOnly(scratchJson, token.slice(first + 1, second))) return false;
   const signature = token.slice(second + 1);
   if (!base64urlOnly(scratchSignature, signature)) return false;
   // Decoded into the scratch (not too long for it, not of length 4k+1): noted for `verifyJws`.
@@ -184,19 +184,13 @@ function isCompactJws(token: string): boolean {
 // Node's base64url decoder also takes `+` and `/` (excluded above) and skips or stops at any
 // other character, so one outside the alphabet leaves fewer bytes than the length implies,
 // except in a segment of length 4k+1 (its last character decodes to nothing): those, and
-// segments too long for the scratch buffer, go to the regular expression.
-function base64urlOnly(scratch: Decoded, segment: string): boolean {
+// segments too long for the scratch buffer, go to the regular expression. `decode` is
+// `decodeInto`, or `decodedLength` for the header: an issuer's tokens share it (one per key), so
+// the one last checked is decoded again only when another one comes.
+function base64urlOnly(scratch: Decoded, segment: string, decode: (scratch: Decoded, segment: string) => number = decodeInto): boolean {
   const expected = (segment.length * 3) >> 2;
   if (segment.length % 4 === 1 || expected > scratch.buffer.length) return BASE64URL_SEGMENT.test(segment);
-  return decodeInto(scratch, segment) === expected;
-}
-
-// An issuer's tokens share their header (one per key): the header segment last checked is
-// decoded again only when another one comes (the scratch's note tells which segment it holds).
-function headerBase64urlOnly(segment: string): boolean {
-  const expected = (segment.length * 3) >> 2;
-  if (segment.length % 4 === 1 || expected > scratchHeader.buffer.length) return BASE64URL_SEGMENT.test(segment);
-  return decodedLength(scratchHeader, segment) === expected;
+  return decode(scratch, segment) === expected;
 }
 
 /**
