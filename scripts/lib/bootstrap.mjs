@@ -53,14 +53,14 @@ export function ensureDependencies() {
 }
 
 /**
- * Debian packages the tests need (Chromium for the browser tests, redis-server for the
+ * Debian packages the tests need (Chromium's headless build for the browser tests, redis-server for the
  * scale-out tests), installed with apt-get when missing and the user may. The install runs in
  * the background (the returned promise settles when it is done), so on a fresh machine it
  * downloads while `pnpm install` does: start it first, await it before the tests.
  */
 export function ensureSystemPackages() {
   const missing = [];
-  if (!existsSync('/usr/bin/chromium')) missing.push('chromium');
+  if (!existsSync('/usr/bin/chromium-headless-shell')) missing.push('chromium-headless-shell');
   if (!process.env.REDIS_SERVER && versionOf('redis-server') === undefined) missing.push('redis-server');
   if (missing.length === 0) return Promise.resolve();
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;

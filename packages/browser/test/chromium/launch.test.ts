@@ -1,14 +1,14 @@
 // @vitest-environment node
 /**
  * How every test of this repository launches Chromium (test-support/page-server.ts): the run's
- * browser opens no address-bar WebUI page per window and no spare renderers, and adding a
- * `--disable-features` of our own keeps every feature Playwright turns off (Chromium reads only
- * the last such switch).
+ * browser is the headless build, which opens no browser UI page (the desktop build preloads an
+ * address-bar WebUI page per window) and no spare renderers, and adding a `--disable-features` of
+ * our own keeps every feature Playwright turns off (Chromium reads only the last such switch).
  */
 import { readFileSync } from 'node:fs';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { PLAYWRIGHT_DISABLED_FEATURES, UNUSED_PROCESS_FEATURES, UNUSED_WINDOW_FEATURES } from '../../../../test-support/page-server';
+import { PLAYWRIGHT_DISABLED_FEATURES, UNUSED_PROCESS_FEATURES } from '../../../../test-support/page-server';
 import { connectChromium } from '../support/chromium';
 
 /** The features of each `--disable-features` on a process's command line, in order: Chromium uses the last. */
@@ -24,7 +24,7 @@ describe('the test browser', () => {
   });
   afterAll(() => browser?.close());
 
-  it('opens one page per context and no WebUI popup beside it', async () => {
+  it('opens one page per context and no browser UI page beside it', async () => {
     const contexts = await Promise.all([browser.newContext(), browser.newContext()]);
     for (const context of contexts) await (await context.newPage()).goto('data:text/html,<title>app</title>');
     const cdp = await browser.newBrowserCDPSession();
@@ -45,6 +45,6 @@ describe('the launch options', () => {
     const [playwrights, ours] = switches as [string[], string[]];
     expect(playwrights.length).toBeGreaterThan(0);
     expect([...PLAYWRIGHT_DISABLED_FEATURES].sort()).toEqual([...playwrights].sort());
-    expect([...ours].sort()).toEqual([...playwrights, ...UNUSED_WINDOW_FEATURES, ...UNUSED_PROCESS_FEATURES].sort());
+    expect([...ours].sort()).toEqual([...playwrights, ...UNUSED_PROCESS_FEATURES].sort());
   });
 });
