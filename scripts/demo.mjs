@@ -8,7 +8,7 @@ import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { ensureDependencies, ensurePnpm, fail, root, run } from './lib/bootstrap.mjs';
+import { ensureDependencies, ensurePnpm, fail, root, runBin } from './lib/bootstrap.mjs';
 
 const HOST = '127.0.0.1';
 const READY_TIMEOUT_MS = 60_000;
@@ -56,7 +56,7 @@ if (!values['no-build']) {
   ensurePnpm();
   ensureDependencies();
   console.log('› building (turbo; cached after the first run)');
-  if (run('pnpm', ['exec', 'turbo', 'run', 'build', '--output-logs=errors-only']) !== 0) fail('the build failed; its output is above.');
+  if (runBin('turbo', ['run', 'build', '--output-logs=errors-only']) !== 0) fail('the build failed; its output is above.');
 }
 
 // The demo tenant registers the default ports; other ports get a config with those origins.

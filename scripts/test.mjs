@@ -3,7 +3,7 @@
 // and ends with one summary of this run: the failed tests by name and a closing
 // `Tests: N passed, N failed` line, also when something failed.
 import { rmSync } from 'node:fs';
-import { ensureDependencies, ensurePnpm, ensureSystemPackages, root, run } from './lib/bootstrap.mjs';
+import { ensureDependencies, ensurePnpm, ensureSystemPackages, root, runBin } from './lib/bootstrap.mjs';
 import { clearReports, summarize } from './lib/test-report.mjs';
 
 // Debian's packages download in the background while pnpm and the dependencies install.
@@ -23,8 +23,8 @@ const extra = process.argv.slice(2); // e.g. `npm test -- --force` to ignore tur
 // four. The wall time is within noise; the point is a lower load, so timer-bound tests keep their margin.
 // Every task turbo starts costs a pnpm start (about 0.8 s of CPU): the type checks run as one task
 // (`typecheck:all`), and publint runs once on the packed tarballs in `tests/release`.
-const turbo = run('pnpm', ['exec', 'turbo', 'run', 'test', 'test:e2e', 'typecheck:all', 'lint', '--continue', '--concurrency=4', '--summarize', ...extra]);
-const biome = run('pnpm', ['exec', 'biome', 'lint', '.']);
+const turbo = runBin('turbo', ['run', 'test', 'test:e2e', 'typecheck:all', 'lint', '--continue', '--concurrency=4', '--summarize', ...extra]);
+const biome = runBin('biome', ['lint', '.']);
 
 const ok = summarize({ failedSteps: [...(turbo === 0 ? [] : ['turbo']), ...(biome === 0 ? [] : ['biome lint'])] });
 process.exit(ok ? 0 : 1);

@@ -16,6 +16,14 @@ export function run(command, args, options = {}) {
   return result.status ?? 1;
 }
 
+/**
+ * Runs a tool the workspace installed (`node_modules/.bin/<name>`), as `pnpm exec` would, without
+ * starting pnpm for it: about a second of CPU per call, spent only on finding that same file.
+ */
+export function runBin(name, args, options = {}) {
+  return run(join(root, 'node_modules', '.bin', name), args, options);
+}
+
 function versionOf(command) {
   const result = spawnSync(command, ['--version'], { encoding: 'utf8' });
   return result.status === 0 ? result.stdout.trim() : undefined;
