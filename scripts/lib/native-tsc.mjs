@@ -24,8 +24,19 @@ export const nativeTsc = getExePath();
  * their results are the same.
  */
 export function runNativeTsc(args, { cwd } = {}) {
-  const result = spawnSync(nativeTsc, nativeTscArgs(args), { stdio: 'inherit', cwd });
+  const result = spawnSync(nativeTsc, nativeTscArgs(args), { stdio: 'inherit', cwd, env: nativeTscEnv() });
   return result.status ?? 1;
+}
+
+/**
+ * The environment for {@link nativeTsc}: this process's, with Go's collector running when the heap
+ * has grown 5× (`GOGC=400`) instead of 2×. A check allocates most of what it keeps, so the default
+ * collected often for little: the type checks took 9% less CPU (20 s → 18 s for every workspace,
+ * four alternating runs each) for about 8% more memory at the peak (446 → 479 MB, the largest).
+ * A `GOGC` already set wins.
+ */
+export function nativeTscEnv() {
+  return { GOGC: '400', ...process.env };
 }
 
 /**
@@ -33,7 +44,7 @@ export function runNativeTsc(args, { cwd } = {}) {
  * {@link runNativeTsc}): for a caller that runs it its own way (async, output captured).
  *
  * @example
- * await execFileAsync(nativeTsc, nativeTscArgs(['-p', 'tsconfig.json', '--pretty', 'false']));
+ * await execFileAsync(nativeTsc, nativeTscArgs(['-p', 'tsconfig.json', '--pretty', 'false']), { env: nativeTscEnv() });
  */
 export function nativeTscArgs(args) {
   return ['--singleThreaded', ...args];

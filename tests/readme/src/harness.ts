@@ -7,7 +7,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { transform } from 'esbuild';
-import { nativeTsc, nativeTscArgs } from '../../../scripts/lib/native-tsc.mjs';
+import { nativeTsc, nativeTscArgs, nativeTscEnv } from '../../../scripts/lib/native-tsc.mjs';
 import { assertInstalledFromTarballs } from '../../../scripts/release-check.mjs';
 import { type Block, extractBlocks, type Snippet, snippetsOf } from './extract.ts';
 
@@ -143,7 +143,7 @@ export async function typecheck(snippets: Snippet[], dir: string): Promise<Map<s
   const paths = { '@/*': [join(dir, 'snippets', 'app', '*')] };
   const config = join(dir, 'tsconfig.snippets.json');
   writeFileSync(config, JSON.stringify({ compilerOptions: { ...COMPILER_OPTIONS, paths }, files: [...byPath.keys()] }, null, 2));
-  const result = await exec(nativeTsc, nativeTscArgs(['-p', config, '--pretty', 'false']), { cwd: dir, maxBuffer: 64 * 1024 * 1024 }).catch(
+  const result = await exec(nativeTsc, nativeTscArgs(['-p', config, '--pretty', 'false']), { cwd: dir, env: nativeTscEnv(), maxBuffer: 64 * 1024 * 1024 }).catch(
     (error: { stdout?: string; stderr?: string; code?: number }) => error,
   );
   const errors = new Map<string, string[]>(snippets.map((s) => [s.name, []]));
