@@ -31,9 +31,9 @@ export function runNativeTsc(args, { cwd } = {}) {
 /**
  * The environment for {@link nativeTsc}: this process's, with Go's collector running when the heap
  * has grown 5× (`GOGC=400`) instead of 2×. A check allocates most of what it keeps, so the default
- * collected often for little: the type checks took 9% less CPU (20 s → 18 s for every workspace,
- * four alternating runs each) for about 8% more memory at the peak (446 → 479 MB, the largest).
- * A `GOGC` already set wins.
+ * collected often for little: the type checks took 9% less CPU (21.7 s → 19.7 s for every
+ * workspace, the mean of four alternating runs each) for about 8% more memory at the peak
+ * (446 → 479 MB, the largest). A `GOGC` already set wins.
  */
 export function nativeTscEnv() {
   return { GOGC: '400', ...process.env };
