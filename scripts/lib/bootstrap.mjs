@@ -62,9 +62,9 @@ export function ensureDependencies() {
 
 /**
  * Debian packages the tests need (Chromium's headless build for the browser tests, redis-server
- * for the scale-out tests), installed with apt-get when missing and the user may. The install runs in
- * the background (the returned promise settles when it is done), so on a fresh machine it
- * downloads while `pnpm install` does: start it first, await it before the tests.
+ * for the scale-out tests), installed with apt-get when missing and the user may. The install
+ * runs in the background (the returned promise settles when it is done), so on a fresh machine
+ * it downloads while `pnpm install` does: start it first, await it before the tests.
  */
 export function ensureSystemPackages() {
   const missing = [];
